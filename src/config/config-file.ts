@@ -1,0 +1,93 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { LineCounter, parseDocument, isNode } from 'yaml';
+import { TradelabError } from '../errors/index.js';
+
+/** Config file names looked for in each directory, in this order. */
+export const CONFIG_FILE_NAMES = [
+  'tradelab.config.yaml',
+  'tradelab.config.yml',
+  'tradelab.config.json',
+] as const;
+
+/** A parsed YAML or JSON file that can tell where each value was written. */
+export interface LocatedFile {
+  /** Absolute path. */
+  path: string;
+  /** The parsed content. */
+  data: unknown;
+  /** `path:line:column` of the value at a key path, or of the nearest enclosing value found. */
+  locate(keyPath: readonly PropertyKey[]): string;
+}
+
+/**
+ * Finds the project's config file by walking up from `startDir`. Two config files in one directory
+ * are an error: which one wins would be a guess.
+ */
+export function findConfigFile(startDir: string): string | undefined {
+  let dir = resolve(startDir);
+  for (;;) {
+    const found = CONFIG_FILE_NAMES.map((name) => join(dir, name)).filter((p) => existsSync(p));
+    if (found.length > 1) {
+      throw new TradelabError('CONFIG_INVALID', `two config files in ${dir}: ${found.join(', ')}`, {
+        hint: 'keep one of them (YAML and JSON say the same thing)',
+      });
+    }
+    if (found[0] !== undefined) return found[0];
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** Reads a YAML (`.yaml`/`.yml`) or JSON (`.json`) file, keeping positions for error messages. */
+export function readLocatedFile(path: string, what = 'config file'): LocatedFile {
+  const absolute = resolve(path);
+  let text: string;
+  try {
+    text = readFileSync(absolute, 'utf8');
+  } catch (cause) {
+    throw new TradelabError('CONFIG_NOT_FOUND', `cannot read ${what} ${absolute}`, {
+      hint: 'check the path (relative paths are relative to the project root)',
+      cause,
+    });
+  }
+  if (absolute.endsWith('.json')) {
+    try {
+      JSON.parse(text);
+    } catch (cause) {
+      const message = cause instanceof Error ? cause.message : String(cause);
+      throw new TradelabError('CONFIG_PARSE', `${absolute}: not valid JSON: ${message}`, {
+        hint: 'fix the syntax, or write the file as YAML (tradelab.config.yaml)',
+        cause,
+      });
+    }
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const firstError = doc.errors[0];
+  if (firstError !== undefined) {
+    const at = lineCounter.linePos(firstError.pos[0]);
+    throw new TradelabError(
+      'CONFIG_PARSE',
+      `${absolute}:${at.line}:${at.col}: not valid YAML: ${firstError.message.split('\n')[0] ?? ''}`,
+      { hint: 'fix the syntax at that line', cause: firstError },
+    );
+  }
+  const data: unknown = doc.toJS() ?? {};
+  const locate = (keyPath: readonly PropertyKey[]): string => {
+    // Walk down as far as the path exists, so a missing key points at its parent.
+    for (let depth = keyPath.length; depth >= 0; depth--) {
+      const node: unknown = doc.getIn(
+        keyPath.slice(0, depth).map((k) => (typeof k === 'symbol' ? String(k) : k)),
+        true,
+      );
+      if (isNode(node) && node.range) {
+        const at = lineCounter.linePos(node.range[0]);
+        return `${absolute}:${at.line}:${at.col}`;
+      }
+    }
+    return absolute;
+  };
+  return { path: absolute, data, locate };
+}

@@ -1,0 +1,66 @@
+/**
+ * The one error type tradelab throws on purpose. Each has a stable `code` that scripts may match on,
+ * a message that says what failed and with which value, and a `hint` that says how to fix it.
+ */
+
+/** How an error code is reported: usage and config errors exit 2, runtime failures exit 1. */
+export type ErrorCategory = 'usage' | 'config' | 'runtime';
+
+/** Stable error codes and the category each belongs to. Never rename a code: scripts match on it. */
+export const ERROR_CODES = {
+  USAGE: 'usage',
+  UNKNOWN_COMMAND: 'usage',
+  UNKNOWN_OPTION: 'usage',
+  INVALID_ARGUMENT: 'usage',
+  UNKNOWN_PROFILE: 'usage',
+  AMBIGUOUS_PROFILE: 'usage',
+  CONFIG_NOT_FOUND: 'config',
+  CONFIG_PARSE: 'config',
+  CONFIG_INVALID: 'config',
+  PROFILE_INVALID: 'config',
+  PLAN_DOES_NOT_FIT: 'runtime',
+  INTERNAL: 'runtime',
+} as const satisfies Record<string, ErrorCategory>;
+
+/** A stable error code. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Options for {@link TradelabError}. */
+export interface TradelabErrorOptions {
+  /** How to fix it, in one sentence. */
+  hint?: string;
+  /** The lower-level error this one explains. */
+  cause?: unknown;
+  /** Machine-readable context (file, key path, value) for `--json` output. */
+  details?: Record<string, unknown>;
+}
+
+/** An error with a stable code, an actionable message and an optional hint. */
+export class TradelabError extends Error {
+  override readonly name = 'TradelabError';
+  readonly code: ErrorCode;
+  readonly hint: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: TradelabErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.hint = options.hint;
+    this.details = options.details;
+  }
+
+  /** Whether the user (command line, config) or the run itself is at fault. */
+  get category(): ErrorCategory {
+    return ERROR_CODES[this.code];
+  }
+
+  /** The process exit code the CLI uses for this error: 2 for usage/config, 1 for runtime. */
+  get exitCode(): 1 | 2 {
+    return this.category === 'runtime' ? 1 : 2;
+  }
+}
+
+/** Whether a value is a {@link TradelabError}, optionally with the given code. */
+export function isTradelabError(value: unknown, code?: ErrorCode): value is TradelabError {
+  return value instanceof TradelabError && (code === undefined || value.code === code);
+}
