@@ -1,0 +1,376 @@
+import { TradelabError } from '../../errors/index.js';
+import type { GpuProfile, Workload } from '../profile-schema.js';
+import { formatBytes, formatCount, GIB, MIB } from './format-bytes.js';
+import {
+  mlpParamCount,
+  mlpTrainingElementsPerSample,
+  mlpUnitsPerSample,
+  type MlpShape,
+} from './mlp-size.js';
+
+/** A compute backend the planner can plan for (`auto` already resolved). */
+export type PlanBackend = 'wasm' | 'webgpu' | 'tensorflow' | 'cpu';
+/** Element type of weights, gradients and activations. */
+export type PlanDtype = 'float32' | 'float16' | 'bfloat16';
+
+/** A model given by its architecture: the PPO actor-critic MLP pair. */
+export interface MlpModel extends MlpShape {
+  kind: 'mlp';
+}
+
+/** A model given by its size, for architectures the planner does not know. */
+export interface SizedModel {
+  kind: 'params';
+  paramCount: number;
+  /** Elements kept per sample for the backward pass; unknown (0) when absent. */
+  activationsPerSample?: number;
+  /** Where these figures come from, shown beside the terms. */
+  source?: string;
+}
+
+/** Measured memory (from a benchmark) that replaces the planner's estimates. */
+export interface MeasuredMemory {
+  /** Framework/context memory of one process. */
+  contextBytes?: number;
+  /** Everything one worker uses; replaces the sum of the terms. */
+  perWorkerBytes?: number;
+  /** Where the measurement comes from, e.g. "bench ppo-update, h100, 2026-12-01". */
+  source?: string;
+}
+
+/** The memory the workers share: the GPU's, or the host's when the backend computes on the CPU. */
+export interface MemoryBudget {
+  kind: 'gpu' | 'host';
+  totalBytes: number;
+  /** Free memory right now, when detected. */
+  freeBytes?: number;
+  /** Where the free figure comes from, e.g. "nvidia-smi GPU 0". */
+  freeSource?: string;
+}
+
+/** The dataset arrays each worker holds: `priceArray` (float64) and `techArray` (float32). */
+export interface DatasetShape {
+  bars: number;
+  assets: number;
+  features: number;
+}
+
+/** Input of {@link planWorkers}. */
+export interface PlanInput {
+  profile: GpuProfile;
+  workload: Workload;
+  /** Required for `drl`; for `forecast` the profile's memory per model is used when absent. */
+  model?: MlpModel | SizedModel;
+  /** Minibatch size (chunks for `tcn`). Default: the profile's value for the workload. */
+  batchSize?: number;
+  /** Envs stepped together per worker (`drl`). Default 1. */
+  nEnvs?: number;
+  /** Env steps collected per update (`drl`). Default 2 × batchSize. */
+  targetStep?: number;
+  /** Arrays each worker loads. Default: none. */
+  dataset?: DatasetShape;
+  /** Default `float32` (TensorFlow.js trains in float32). */
+  dtype?: PlanDtype;
+  backend: PlanBackend;
+  memory: MemoryBudget;
+  /** CPU cores available to workers (env stepping runs on the CPU). */
+  cpuCores: number;
+  /** Fraction of total memory to plan with. Default 0.85. */
+  safetyFactor?: number;
+  /** `forecast`: which of the profile's timeframes. Default `1h`. */
+  timeframe?: '1d' | '1h';
+  /** A worker count the user asked for; the plan says whether it fits. */
+  requestedWorkers?: number;
+  measured?: MeasuredMemory;
+}
+
+/** One line of the memory breakdown, with its arithmetic. */
+export interface Term {
+  label: string;
+  bytes: number;
+  /** How the bytes were computed, e.g. "17,154,058 params × 4 B". */
+  formula: string;
+}
+
+/** What caps the worker count. */
+export type LimitKind = 'requested' | 'wasm32' | 'memory' | 'maxWorkers' | 'cpuCores';
+
+/** One cap on the worker count and why. */
+export interface WorkerLimit {
+  by: LimitKind;
+  workers: number;
+  detail: string;
+}
+
+/** The plan: memory per worker, usable memory, and how many workers fit. */
+export interface WorkerPlan {
+  profile: string;
+  workload: Workload;
+  backend: PlanBackend;
+  dtype: PlanDtype;
+  batchSize: number;
+  nEnvs: number;
+  targetStep: number;
+  paramCount: number | undefined;
+  perWorker: Term[];
+  perWorkerBytes: number;
+  memoryKind: 'gpu' | 'host';
+  usable: Term;
+  workers: number;
+  limitedBy: LimitKind;
+  limits: WorkerLimit[];
+  /** At least one worker fits, and the requested count if one was given. */
+  fits: boolean;
+}
+
+/** Bytes per element of each dtype. */
+export const DTYPE_BYTES: Readonly<Record<PlanDtype, number>> = {
+  float32: 4,
+  float16: 2,
+  bfloat16: 2,
+};
+
+/**
+ * Framework/context memory of one worker process, before any tensor: our estimates until a
+ * benchmark measures them (pass `measured.contextBytes`). GPU backends pay a driver context
+ * (Dawn + Vulkan, or CUDA + cuDNN for tfjs-node-gpu); CPU backends pay the Node.js runtime and tfjs.
+ */
+export const CONTEXT_BYTES: Readonly<
+  Record<'gpu' | 'host', Readonly<Record<PlanBackend, number>>>
+> = {
+  gpu: { webgpu: 512 * MIB, tensorflow: 768 * MIB, wasm: 0, cpu: 0 },
+  host: { webgpu: 256 * MIB, tensorflow: 384 * MIB, wasm: 160 * MIB, cpu: 160 * MIB },
+};
+
+/** A wasm32 heap cannot grow past 4 GiB. */
+export const WASM32_LIMIT_BYTES = 4 * GIB;
+
+/** Adam keeps two float32 moments per parameter. */
+const ADAM_BYTES_PER_PARAM = 8;
+/** Rollout buffer floats per env step: obs, next obs, action, reward, done, log-prob. */
+const rolloutFloatsPerStep = (obsDim: number, actDim: number): number => 2 * obsDim + actDim + 3;
+
+/**
+ * Plans trial workers for one card: sums what one worker needs (every term with its arithmetic),
+ * takes the usable memory — min(total × safety factor, free memory when detected) — and caps the
+ * count by the workload's max workers, CPU cores, the wasm32 heap and the requested count.
+ */
+export function planWorkers(input: PlanInput): WorkerPlan {
+  const settings = input.profile.workloads[input.workload];
+  const dtype = input.dtype ?? 'float32';
+  const bytes = DTYPE_BYTES[dtype];
+  const batchSize = input.batchSize ?? defaultBatch(input);
+  const nEnvs = input.nEnvs ?? 1;
+  const targetStep = input.targetStep ?? 2 * batchSize;
+  const safetyFactor = input.safetyFactor ?? 0.85;
+  assertPositive({ batchSize, nEnvs, targetStep, cpuCores: input.cpuCores });
+
+  const terms: Term[] = [];
+  let paramCount: number | undefined;
+  const contextBytes =
+    input.measured?.contextBytes ?? CONTEXT_BYTES[input.memory.kind][input.backend];
+  if (input.measured?.perWorkerBytes !== undefined) {
+    terms.push({
+      label: 'measured worker',
+      bytes: input.measured.perWorkerBytes,
+      formula: `measured${input.measured.source === undefined ? '' : ` (${input.measured.source})`}`,
+    });
+  } else {
+    if (contextBytes > 0) {
+      terms.push({
+        label: 'framework/context',
+        bytes: contextBytes,
+        formula:
+          input.measured?.contextBytes !== undefined
+            ? `measured${input.measured.source === undefined ? '' : ` (${input.measured.source})`}`
+            : `${input.backend} on ${input.memory.kind === 'gpu' ? 'GPU' : 'host'}, estimate per process`,
+      });
+    }
+    const model = input.model ?? defaultModel(input);
+    if (model === undefined) {
+      const gb = input.profile.workloads.forecast.memoryPerModelGb[input.timeframe ?? '1h'];
+      terms.push({
+        label: 'model (from profile)',
+        bytes: gb * GIB,
+        formula: `memoryPerModelGb['${input.timeframe ?? '1h'}'] = ${gb} GB (${input.profile.workloads.forecast.source})`,
+      });
+    } else {
+      paramCount = model.kind === 'mlp' ? mlpParamCount(model) : model.paramCount;
+      const p = formatCount(paramCount);
+      const paramsFormula =
+        model.kind === 'mlp'
+          ? `${p} params (actor+critic, ${model.layers}×${model.netDim} hidden, obs ${model.obsDim}, act ${model.actDim})`
+          : `${p} params${model.source === undefined ? '' : ` (${model.source})`}`;
+      terms.push({
+        label: 'weights',
+        bytes: paramCount * bytes,
+        formula: `${paramsFormula} × ${bytes} B`,
+      });
+      terms.push({
+        label: 'gradients',
+        bytes: paramCount * bytes,
+        formula: `${p} params × ${bytes} B`,
+      });
+      terms.push({
+        label: 'Adam state',
+        bytes: paramCount * ADAM_BYTES_PER_PARAM,
+        formula: `${p} params × 2 moments × 4 B`,
+      });
+      if (dtype !== 'float32') {
+        terms.push({
+          label: 'float32 master weights',
+          bytes: paramCount * 4,
+          formula: `${p} params × 4 B`,
+        });
+      }
+      const perSample =
+        model.kind === 'mlp'
+          ? mlpTrainingElementsPerSample(model)
+          : (model.activationsPerSample ?? 0);
+      terms.push({
+        label: 'activations',
+        bytes: batchSize * perSample * bytes,
+        formula:
+          model.kind === 'mlp'
+            ? `batch ${formatCount(batchSize)} × (2 × ${formatCount(mlpUnitsPerSample(model))} layer outputs, saved + gradient, + ${model.obsDim} obs) × ${bytes} B`
+            : perSample === 0
+              ? 'unknown: pass activationsPerSample or a measured figure'
+              : `batch ${formatCount(batchSize)} × ${formatCount(perSample)} elements × ${bytes} B`,
+      });
+      if (input.workload === 'drl' && model.kind === 'mlp') {
+        const units = mlpUnitsPerSample(model) + model.obsDim;
+        terms.push({
+          label: 'rollout forward pass',
+          bytes: nEnvs * units * bytes,
+          formula: `${formatCount(nEnvs)} envs × ${formatCount(units)} units × ${bytes} B`,
+        });
+        const floats = rolloutFloatsPerStep(model.obsDim, model.actDim);
+        terms.push({
+          label: 'rollout buffer',
+          bytes: targetStep * floats * 4,
+          formula: `targetStep ${formatCount(targetStep)} × (2×${model.obsDim} obs + ${model.actDim} act + 3) floats × 4 B`,
+        });
+      }
+    }
+    if (input.dataset !== undefined) {
+      const { bars, assets, features } = input.dataset;
+      terms.push({
+        label: 'dataset arrays',
+        bytes: bars * assets * (8 + 4 * features),
+        formula: `${formatCount(bars)} bars × ${assets} assets × (8 B price + ${features} features × 4 B)`,
+      });
+    }
+  }
+  const perWorkerBytes = terms.reduce((sum, t) => sum + t.bytes, 0);
+
+  const budget = input.memory;
+  const scaled = budget.totalBytes * safetyFactor;
+  const usableBytes = budget.freeBytes === undefined ? scaled : Math.min(scaled, budget.freeBytes);
+  const what = budget.kind === 'gpu' ? 'VRAM' : 'RAM';
+  const usable: Term = {
+    label: `usable ${what}`,
+    bytes: usableBytes,
+    formula:
+      budget.freeBytes === undefined
+        ? `${formatBytes(budget.totalBytes)} ${what} × ${safetyFactor}`
+        : `min(${formatBytes(budget.totalBytes)} ${what} × ${safetyFactor}, ${formatBytes(budget.freeBytes)} free${budget.freeSource === undefined ? '' : ` per ${budget.freeSource}`})`,
+  };
+
+  const limits: WorkerLimit[] = [];
+  if (input.requestedWorkers !== undefined) {
+    limits.push({
+      by: 'requested',
+      workers: input.requestedWorkers,
+      detail: `--workers ${input.requestedWorkers}`,
+    });
+  }
+  const onWasm = budget.kind === 'host' && input.backend === 'wasm';
+  if (onWasm && perWorkerBytes > WASM32_LIMIT_BYTES) {
+    limits.push({
+      by: 'wasm32',
+      workers: 0,
+      detail: `a wasm worker cannot use more than 4 GiB; this one needs ${formatBytes(perWorkerBytes)}`,
+    });
+  }
+  const byMemory =
+    perWorkerBytes > 0 ? Math.floor(usableBytes / perWorkerBytes) : Number.MAX_SAFE_INTEGER;
+  limits.push({
+    by: 'memory',
+    workers: byMemory,
+    detail: `floor(${formatBytes(usableBytes)} / ${formatBytes(perWorkerBytes)} per worker)`,
+  });
+  limits.push({
+    by: 'maxWorkers',
+    workers: settings.maxWorkers,
+    detail: `profile ${input.profile.name}: ${input.workload}.maxWorkers (${settings.source})`,
+  });
+  limits.push({
+    by: 'cpuCores',
+    workers: input.cpuCores,
+    detail: `${input.cpuCores} CPU cores (envs and data run on the CPU)`,
+  });
+
+  const binding = limits.reduce((min, l) => (l.workers < min.workers ? l : min));
+  const workers = binding.workers;
+  return {
+    profile: input.profile.name,
+    workload: input.workload,
+    backend: input.backend,
+    dtype,
+    batchSize,
+    nEnvs,
+    targetStep,
+    paramCount,
+    perWorker: terms,
+    perWorkerBytes,
+    memoryKind: budget.kind,
+    usable,
+    workers,
+    limitedBy: binding.by,
+    limits,
+    fits:
+      workers >= 1 && (input.requestedWorkers === undefined || workers === input.requestedWorkers),
+  };
+}
+
+function defaultBatch(input: PlanInput): number {
+  const w = input.profile.workloads;
+  switch (input.workload) {
+    case 'drl':
+      return w.drl.batchSize;
+    case 'forecast':
+      return w.forecast.batchSize[input.timeframe ?? '1h'];
+    case 'tcn':
+      return w.tcn.chunksPerBatch;
+  }
+}
+
+/** TCN-12 with 512 hidden units (seed 003): ~18.6 M parameters, ~10 GB at 200 chunks with checkpointing. */
+export const SEED_TCN_MODEL: SizedModel = {
+  kind: 'params',
+  paramCount: 18_600_000,
+  activationsPerSample: 12_500_000,
+  source: 'TCN-12, 512 hidden, seed 003',
+};
+
+function defaultModel(input: PlanInput): MlpModel | SizedModel | undefined {
+  if (input.workload === 'tcn') return SEED_TCN_MODEL;
+  if (input.workload === 'drl') {
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      'the drl workload needs a model: {kind: "mlp", obsDim, actDim, netDim, layers} or {kind: "params", paramCount}',
+    );
+  }
+  return undefined;
+}
+
+function assertPositive(values: Record<string, number>): void {
+  for (const [name, value] of Object.entries(values)) {
+    if (!Number.isInteger(value) || value < 1) {
+      throw new TradelabError(
+        'INVALID_ARGUMENT',
+        `${name} must be a positive whole number, got ${value}`,
+      );
+    }
+  }
+}
