@@ -1,0 +1,51 @@
+import type { SettingName } from '../config/index.js';
+import type { Project } from '../project/index.js';
+import type { Output } from './output.js';
+
+/** A command-specific option. */
+export interface OptionSpec {
+  /** Long name without `--`, kebab-case. */
+  name: string;
+  short?: string;
+  type: 'string' | 'boolean';
+  /** Placeholder in help, e.g. `N`. */
+  value?: string;
+  description: string;
+}
+
+/** A positional argument. */
+export interface PositionalSpec {
+  name: string;
+  description: string;
+  required: boolean;
+}
+
+/** What a command receives. */
+export interface CommandContext {
+  /** Option values by long name (kebab-case), as typed. */
+  options: Readonly<Record<string, string | boolean | undefined>>;
+  positionals: readonly string[];
+  out: Output;
+  verbose: boolean;
+  /** Opens the project (loads and validates config and profiles) on first use. */
+  project(): Project;
+}
+
+/** The module a command's `load` returns. */
+export interface CommandModule {
+  run(context: CommandContext): Promise<void>;
+}
+
+/** A command: words, help, options, and a lazy import of its code (keeps `--help` fast). */
+export interface CommandSpec {
+  /** The words that name it, e.g. `['profiles', 'plan']`. */
+  words: readonly string[];
+  summary: string;
+  positionals: readonly PositionalSpec[];
+  options: readonly OptionSpec[];
+  /** Config settings this command takes as flags (`--profile`, `--safety-factor`, …). */
+  settings: readonly SettingName[];
+  /** Lines shown under "Examples" in its help. */
+  examples: readonly string[];
+  load(): Promise<CommandModule>;
+}

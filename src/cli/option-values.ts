@@ -1,0 +1,44 @@
+import { TradelabError } from '../errors/index.js';
+
+/** A whole-number option, checked against a minimum; undefined when not given. */
+export function intOption(
+  options: Readonly<Record<string, string | boolean | undefined>>,
+  name: string,
+  min = 1,
+): number | undefined {
+  const raw = options[name];
+  if (raw === undefined) return undefined;
+  const text = String(raw).replace(/_/g, '');
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isInteger(value) || value < min) {
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `--${name}: ${JSON.stringify(raw)} is not allowed: expected a whole number >= ${min}`,
+      {
+        hint: `e.g. --${name} ${Math.max(min, 16)}`,
+      },
+    );
+  }
+  return value;
+}
+
+/** A string option restricted to some values; undefined when not given. */
+export function choiceOption<T extends string>(
+  options: Readonly<Record<string, string | boolean | undefined>>,
+  name: string,
+  allowed: readonly T[],
+): T | undefined {
+  const raw = options[name];
+  if (raw === undefined) return undefined;
+  const value = String(raw);
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `--${name}: ${JSON.stringify(value)} is not allowed: expected one of ${allowed.join(', ')}`,
+      {
+        hint: `e.g. --${name} ${allowed[0] ?? ''}`,
+      },
+    );
+  }
+  return value as T;
+}

@@ -1,0 +1,25 @@
+import { formatBytes, type ProfileChoice } from '../profiles/index.js';
+
+/**
+ * The one line a training command logs when it starts, as the seeds did:
+ * `GPU: using profile 'NVIDIA RTX 4090' (24 GB VRAM) from GPU_PROFILE; workers: 2`.
+ */
+export function profileBanner(
+  choice: ProfileChoice,
+  workers: number,
+  hostRamBytes?: number,
+): string {
+  const { profile } = choice;
+  const memory =
+    profile.vendor === 'cpu'
+      ? `no GPU${hostRamBytes === undefined ? '' : `; ${formatBytes(hostRamBytes)} RAM`}`
+      : `${profile.vramGb} GB VRAM${profile.origin === 'builtin' ? '' : `, ${profile.origin}`}`;
+  const from = {
+    flag: `from ${choice.origin}`,
+    env: `from ${choice.origin}`,
+    file: `from ${choice.origin}`,
+    detected: `detected by ${choice.origin}`,
+    default: `by default (${choice.origin})`,
+  }[choice.source];
+  return `GPU: using profile '${profile.displayName}' (${memory}) ${from}; workers: ${workers}`;
+}

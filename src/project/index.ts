@@ -1,0 +1,8 @@
+export { openProject, type OpenProjectOptions, type Project } from './open-project.js';
+export {
+  DEFAULT_DATASET,
+  planHere,
+  resolvePlanBackend,
+  type PlanHere,
+  type PlanRequest,
+} from './plan-here.js';
