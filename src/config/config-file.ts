@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { LineCounter, parseDocument, isNode } from 'yaml';
+import { isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
 import { TradelabError } from '../errors/index.js';
 
 /** Config file names looked for in each directory, in this order. */
@@ -16,8 +16,11 @@ export interface LocatedFile {
   path: string;
   /** The parsed content. */
   data: unknown;
-  /** `path:line:column` of the value at a key path, or of the nearest enclosing value found. */
-  locate(keyPath: readonly PropertyKey[]): string;
+  /**
+   * `path:line:column` of the value at a key path (of the key itself with `at: 'key'`), or of the
+   * nearest enclosing value that exists.
+   */
+  locate(keyPath: readonly PropertyKey[], at?: 'value' | 'key'): string;
 }
 
 /**
@@ -75,13 +78,23 @@ export function readLocatedFile(path: string, what = 'config file'): LocatedFile
     );
   }
   const data: unknown = doc.toJS() ?? {};
-  const locate = (keyPath: readonly PropertyKey[]): string => {
+  const keys = (path: readonly PropertyKey[]): unknown[] =>
+    path.map((k) => (typeof k === 'symbol' ? String(k) : k));
+  const locate = (keyPath: readonly PropertyKey[], at: 'value' | 'key' = 'value'): string => {
+    if (at === 'key' && keyPath.length > 0) {
+      const parent: unknown = doc.getIn(keys(keyPath.slice(0, -1)), true);
+      const last = keyPath[keyPath.length - 1];
+      const pair = isMap(parent)
+        ? parent.items.find((item) => isScalar(item.key) && item.key.value === last)
+        : undefined;
+      if (pair !== undefined && isNode(pair.key) && pair.key.range) {
+        const pos = lineCounter.linePos(pair.key.range[0]);
+        return `${absolute}:${pos.line}:${pos.col}`;
+      }
+    }
     // Walk down as far as the path exists, so a missing key points at its parent.
     for (let depth = keyPath.length; depth >= 0; depth--) {
-      const node: unknown = doc.getIn(
-        keyPath.slice(0, depth).map((k) => (typeof k === 'symbol' ? String(k) : k)),
-        true,
-      );
+      const node: unknown = doc.getIn(keys(keyPath.slice(0, depth)), true);
       if (isNode(node) && node.range) {
         const at = lineCounter.linePos(node.range[0]);
         return `${absolute}:${at.line}:${at.col}`;

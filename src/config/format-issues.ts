@@ -57,7 +57,7 @@ export function describeIssue(
   data: unknown,
   schema: z.ZodType,
   basePath: readonly PropertyKey[] = [],
-): { path: PropertyKey[]; text: string } {
+): { path: PropertyKey[]; text: string; at: 'value' | 'key' } {
   const path = [...basePath, ...issue.path];
   if (issue.code === 'unrecognized_keys') {
     const known = knownKeysAt(schema, issue.path);
@@ -67,14 +67,18 @@ export function describeIssue(
     });
     return {
       path: [...path, issue.keys[0] ?? ''],
+      at: 'key',
       text: `${formatKeyPath(path)}: ${parts.join(', ')}; allowed here: ${known.join(', ')}`,
     };
   }
   const value = valueAt(data, issue.path);
   const message =
     issue.code === 'invalid_type' && value === undefined ? 'is required' : issue.message;
+  if (message === 'is required')
+    return { path, at: 'value', text: `${formatKeyPath(path)}: is required` };
   return {
     path,
+    at: 'value',
     text: `${formatKeyPath(path)}: ${showValue(value)} is not allowed: ${message}`,
   };
 }

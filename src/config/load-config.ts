@@ -205,8 +205,8 @@ function issuesError(
   basePath: PropertyKey[],
 ): TradelabError {
   const lines = issues.map((issue) => {
-    const { path, text } = describeIssue(issue, file.data, schema, basePath);
-    return `${file.locate(path)}: ${text}`;
+    const { path, text, at } = describeIssue(issue, file.data, schema, basePath);
+    return `${file.locate(path, at)}: ${text}`;
   });
   const [first = file.path, ...rest] = lines;
   return new TradelabError(

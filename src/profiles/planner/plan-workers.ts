@@ -302,7 +302,7 @@ export function planWorkers(input: PlanInput): WorkerPlan {
   limits.push({
     by: 'maxWorkers',
     workers: settings.maxWorkers,
-    detail: `profile ${input.profile.name}: ${input.workload}.maxWorkers (${settings.source})`,
+    detail: `profile ${input.profile.name}, ${input.workload}.maxWorkers; source: ${settings.source}`,
   });
   limits.push({
     by: 'cpuCores',

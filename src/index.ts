@@ -1,0 +1,8 @@
+/**
+ * tradelab's programmatic API: what the CLI (and later the HTTP server) call. Everything here is
+ * also reachable from the CLI; nothing here prints.
+ */
+export * from './errors/index.js';
+export * from './config/index.js';
+export * from './profiles/index.js';
+export * from './project/index.js';

@@ -1,0 +1,206 @@
+import { describe, expect, it } from 'vitest';
+import { isTradelabError } from '../../errors/index.js';
+import { createProfileRegistry } from '../profile-registry.js';
+import { GIB, MIB } from './format-bytes.js';
+import { mlpParamCount, mlpTrainingElementsPerSample, mlpUnitsPerSample } from './mlp-size.js';
+import { planWorkers, type PlanInput } from './plan-workers.js';
+
+const registry = createProfileRegistry();
+const profile = (name: string) => registry.resolve(name);
+
+// A model small enough to size by hand: obs 4, act 2, two hidden layers of 8.
+const tiny = { kind: 'mlp' as const, obsDim: 4, actDim: 2, netDim: 8, layers: 2 };
+
+const base: PlanInput = {
+  profile: profile('rtx_3070'),
+  workload: 'drl',
+  model: tiny,
+  batchSize: 100,
+  nEnvs: 10,
+  targetStep: 1000,
+  dataset: { bars: 100, assets: 2, features: 3 },
+  backend: 'webgpu',
+  memory: { kind: 'gpu', totalBytes: 8 * GIB },
+  cpuCores: 4,
+  safetyFactor: 0.85,
+};
+
+describe('mlp sizes', () => {
+  it('counts parameters of actor and critic by hand', () => {
+    // hidden stack: 4·8 + 8 + (8·8 + 8) = 112; actor: + 8·2 + 2 + 2 log-std = 132; critic: + 8 + 1 = 121.
+    expect(mlpParamCount(tiny)).toBe(253);
+    // ElegantRL-shaped default: obs 81, act 10, 3 × 1024.
+    expect(mlpParamCount({ obsDim: 81, actDim: 10, netDim: 1024, layers: 3 })).toBe(4_377_621);
+  });
+  it('counts activation elements per training sample', () => {
+    expect(mlpUnitsPerSample(tiny)).toBe(2 * 2 * 8 + 2 + 1);
+    expect(mlpTrainingElementsPerSample(tiny)).toBe(2 * 35 + 4);
+  });
+});
+
+describe('planWorkers', () => {
+  it('sums hand-computed terms and caps by the profile', () => {
+    const plan = planWorkers(base);
+    const bytes = Object.fromEntries(plan.perWorker.map((t) => [t.label, t.bytes]));
+    expect(bytes).toEqual({
+      'framework/context': 512 * MIB,
+      weights: 253 * 4,
+      gradients: 253 * 4,
+      'Adam state': 253 * 8,
+      activations: 100 * 74 * 4,
+      'rollout forward pass': 10 * 39 * 4,
+      'rollout buffer': 1000 * (2 * 4 + 2 + 3) * 4,
+      'dataset arrays': 100 * 2 * (8 + 3 * 4),
+    });
+    expect(plan.perWorkerBytes).toBe(536_870_912 + 91_208);
+    expect(plan.usable.bytes).toBeCloseTo(8 * GIB * 0.85, 3);
+    const memoryLimit = plan.limits.find((l) => l.by === 'memory');
+    expect(memoryLimit?.workers).toBe(13);
+    // rtx_3070's drl.maxWorkers is 1 (seed 000: one worker per study on 8 GB).
+    expect(plan.workers).toBe(1);
+    expect(plan.limitedBy).toBe('maxWorkers');
+    expect(plan.fits).toBe(true);
+  });
+
+  it('shows its arithmetic in every term', () => {
+    const plan = planWorkers(base);
+    const formula = (label: string) => plan.perWorker.find((t) => t.label === label)?.formula ?? '';
+    expect(formula('weights')).toContain('253 params');
+    expect(formula('weights')).toContain('× 4 B');
+    expect(formula('rollout buffer')).toContain('targetStep 1,000');
+    expect(formula('activations')).toContain('batch 100');
+    expect(plan.usable.formula).toBe('8.00 GiB VRAM × 0.85');
+  });
+
+  it('takes detected free memory when it is lower than total × safety factor', () => {
+    const plan = planWorkers({
+      ...base,
+      profile: profile('rtx_4090'),
+      memory: { kind: 'gpu', totalBytes: 24 * GIB, freeBytes: GIB, freeSource: 'nvidia-smi GPU 0' },
+    });
+    expect(plan.usable.bytes).toBe(GIB);
+    expect(plan.usable.formula).toContain('1.00 GiB free per nvidia-smi GPU 0');
+    // Two workers need 2 × 536,962,120 B > 1 GiB.
+    expect(plan.workers).toBe(1);
+    expect(plan.limitedBy).toBe('memory');
+  });
+
+  it('caps by CPU cores, and reports a requested count that does not fit', () => {
+    const big = {
+      ...base,
+      profile: profile('rtx_4090'),
+      memory: { kind: 'gpu' as const, totalBytes: 24 * GIB },
+    };
+    expect(planWorkers({ ...big, cpuCores: 2 })).toMatchObject({
+      workers: 2,
+      limitedBy: 'cpuCores',
+      fits: true,
+    });
+    expect(planWorkers({ ...big, requestedWorkers: 3 })).toMatchObject({
+      workers: 3,
+      limitedBy: 'requested',
+      fits: true,
+    });
+    expect(planWorkers({ ...big, requestedWorkers: 8 })).toMatchObject({
+      workers: 4,
+      limitedBy: 'cpuCores',
+      fits: false,
+    });
+  });
+
+  it('reports zero workers when one does not fit', () => {
+    const plan = planWorkers({
+      ...base,
+      model: { kind: 'mlp', obsDim: 81, actDim: 10, netDim: 4096, layers: 3 },
+      batchSize: 65536,
+    });
+    expect(plan.workers).toBe(0);
+    expect(plan.limitedBy).toBe('memory');
+    expect(plan.fits).toBe(false);
+  });
+
+  it('plans the cpu profile against host memory and stops a wasm worker at 4 GiB', () => {
+    const host = { kind: 'host' as const, totalBytes: 64 * GIB, freeBytes: 60 * GIB };
+    const small = planWorkers({ ...base, profile: profile('cpu'), backend: 'wasm', memory: host });
+    expect(small.memoryKind).toBe('host');
+    expect(small.perWorker[0]).toMatchObject({ label: 'framework/context', bytes: 160 * MIB });
+    expect(small.workers).toBe(4);
+    const huge = planWorkers({
+      ...base,
+      profile: profile('cpu'),
+      backend: 'wasm',
+      memory: host,
+      model: { kind: 'mlp', obsDim: 81, actDim: 10, netDim: 2048, layers: 3 },
+      batchSize: 65536,
+    });
+    expect(huge.perWorkerBytes).toBeGreaterThan(4 * GIB);
+    expect(huge).toMatchObject({ workers: 0, limitedBy: 'wasm32', fits: false });
+  });
+
+  it('sizes half precision with float32 master weights and Adam moments', () => {
+    const plan = planWorkers({ ...base, dtype: 'bfloat16' });
+    const bytes = Object.fromEntries(plan.perWorker.map((t) => [t.label, t.bytes]));
+    expect(bytes.weights).toBe(253 * 2);
+    expect(bytes.gradients).toBe(253 * 2);
+    expect(bytes['float32 master weights']).toBe(253 * 4);
+    expect(bytes['Adam state']).toBe(253 * 8);
+    expect(bytes.activations).toBe(100 * 74 * 2);
+  });
+
+  it('uses measured memory in place of estimates', () => {
+    const context = planWorkers({
+      ...base,
+      measured: { contextBytes: 300 * MIB, source: 'bench' },
+    });
+    expect(context.perWorker[0]).toMatchObject({ bytes: 300 * MIB, formula: 'measured (bench)' });
+    const whole = planWorkers({ ...base, measured: { perWorkerBytes: 2 * GIB } });
+    expect(whole.perWorker).toHaveLength(1);
+    expect(whole.perWorkerBytes).toBe(2 * GIB);
+  });
+
+  it("plans forecasting from the profile's memory per model (seed 004)", () => {
+    const plan = planWorkers({
+      profile: profile('rtx_4090'),
+      workload: 'forecast',
+      timeframe: '1h',
+      backend: 'webgpu',
+      memory: { kind: 'gpu', totalBytes: 24 * GIB },
+      cpuCores: 16,
+    });
+    expect(plan.batchSize).toBe(768);
+    expect(plan.perWorker.map((t) => t.label)).toEqual([
+      'framework/context',
+      'model (from profile)',
+    ]);
+    // 12 GB + 0.5 GiB context per model: one fits in 24 GB × 0.85, not the seed's two.
+    expect(plan.workers).toBe(1);
+    expect(plan.limitedBy).toBe('memory');
+  });
+
+  it('plans TCN pretraining with seed 003 model by default', () => {
+    const plan = planWorkers({
+      profile: profile('rtx_5080'),
+      workload: 'tcn',
+      backend: 'webgpu',
+      memory: { kind: 'gpu', totalBytes: 16 * GIB },
+      cpuCores: 16,
+    });
+    expect(plan.batchSize).toBe(200);
+    expect(plan.paramCount).toBe(18_600_000);
+    expect(plan.workers).toBe(1);
+  });
+
+  it('rejects a non-positive batch size and a drl plan without a model', () => {
+    const error = (() => {
+      try {
+        planWorkers({ ...base, batchSize: 0 });
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(isTradelabError(error, 'INVALID_ARGUMENT')).toBe(true);
+    const { model: _model, ...withoutModel } = base;
+    expect(() => planWorkers(withoutModel)).toThrow(/needs a model/);
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from './support/run-cli.js';
+
+describe('tradelab CLI basics', () => {
+  it('prints help listing every command, exit 0', async () => {
+    const result = await runCli(['--help']);
+    expect(result.code).toBe(0);
+    for (const command of [
+      'quickstart',
+      'profiles list',
+      'profiles show',
+      'profiles detect',
+      'profiles plan',
+      'config show',
+    ]) {
+      expect(result.stdout).toContain(command);
+    }
+  });
+
+  it('prints a command help with its options and settings flags', async () => {
+    const result = await runCli(['profiles', 'plan', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--net-dim N');
+    expect(result.stdout).toContain('--profile VALUE');
+    expect(result.stdout).toContain('GPU_PROFILE');
+  });
+
+  it('prints the version', async () => {
+    const result = await runCli(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('rejects an unknown command with exit 2 and a suggestion', async () => {
+    const result = await runCli(['profile', 'lst']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error [UNKNOWN_COMMAND]: unknown command "profile lst"');
+    expect(result.stderr).toContain('hint: did you mean `tradelab profiles list`?');
+  });
+
+  it('names the sub-commands of a group', async () => {
+    const result = await runCli(['profiles', 'frobnicate']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('`profiles` takes: list, show, detect, plan');
+  });
+
+  it('rejects an unknown option with exit 2 and the closest option', async () => {
+    const result = await runCli(['profiles', 'plan', '--net-dimm', '512']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('unknown option --net-dimm');
+    expect(result.stderr).toContain('did you mean --net-dim?');
+  });
+
+  it('rejects a bad option value with the flag, the value and what is allowed', async () => {
+    const result = await runCli(['profiles', 'plan', '--batch-size', 'lots', '--no-detect']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      '--batch-size: "lots" is not allowed: expected a whole number >= 1',
+    );
+  });
+
+  it('requires the positional argument', async () => {
+    const result = await runCli(['profiles', 'show']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('missing NAME');
+  });
+
+  it('prints the stack with --verbose, not without', async () => {
+    const quiet = await runCli(['profiles', 'show', 'nope']);
+    const verbose = await runCli(['profiles', 'show', 'nope', '--verbose']);
+    expect(quiet.code).toBe(2);
+    expect(quiet.stderr.split('\n').filter(Boolean)).toHaveLength(2);
+    expect(verbose.stderr).toContain('at ');
+    expect(verbose.stderr).toContain('TradelabError');
+  });
+
+  it('adds a JSON error record with --json', async () => {
+    const result = await runCli(['profiles', 'show', 'a100', '--json']);
+    expect(result.code).toBe(2);
+    const record = result.stderr.split('\n').find((line) => line.startsWith('{'));
+    expect(JSON.parse(record ?? '{}')).toMatchObject({ error: { code: 'AMBIGUOUS_PROFILE' } });
+  });
+});

@@ -1,0 +1,120 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { jsonLines, runCli, tempDir } from './support/run-cli.js';
+
+function project(files: Record<string, string>): string {
+  const dir = tempDir();
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+function setting(stdout: string, key: string): Record<string, unknown> | undefined {
+  return jsonLines(stdout).find((r) => r.type === 'setting' && r.key === key);
+}
+
+describe('configuration from the CLI', () => {
+  it('finds the config file from a subdirectory and resolves paths against its directory', async () => {
+    const dir = project({
+      'tradelab.config.yaml': 'paths:\n  data: store\nplanner:\n  safetyFactor: 0.9\n',
+    });
+    const sub = join(dir, 'a', 'b');
+    mkdirSync(sub, { recursive: true });
+    const result = await runCli(['config', 'show', '--json'], { cwd: sub });
+    expect(result.code).toBe(0);
+    expect(jsonLines(result.stdout)[0]).toMatchObject({ type: 'project', root: dir });
+    expect(setting(result.stdout, 'paths.data')).toMatchObject({
+      value: join(dir, 'store'),
+      source: 'file',
+    });
+    expect(setting(result.stdout, 'planner.safetyFactor')).toMatchObject({
+      value: 0.9,
+      source: 'file',
+    });
+  });
+
+  it('applies flag > env > .env > file > default', async () => {
+    const dir = project({
+      'tradelab.config.yaml':
+        'profile: rtx_3070\nplanner:\n  safetyFactor: 0.5\ncompute:\n  backend: wasm\n',
+      '.env': 'GPU_PROFILE=rtx_4090\nTRADELAB_SAFETY_FACTOR=0.6\n',
+    });
+    const result = await runCli(['config', 'show', '--json', '--profile', 'h100'], {
+      cwd: dir,
+      env: { TRADELAB_SAFETY_FACTOR: '0.7' },
+    });
+    expect(setting(result.stdout, 'profile')).toMatchObject({
+      value: 'h100',
+      source: 'flag',
+      origin: '--profile',
+    });
+    expect(setting(result.stdout, 'planner.safetyFactor')).toMatchObject({
+      value: 0.7,
+      source: 'env',
+    });
+    expect(setting(result.stdout, 'compute.backend')).toMatchObject({
+      value: 'wasm',
+      source: 'file',
+    });
+    expect(setting(result.stdout, 'detect.timeoutMs')).toMatchObject({
+      value: 5000,
+      source: 'default',
+    });
+    const withoutFlag = await runCli(['config', 'show', '--json'], { cwd: dir });
+    expect(setting(withoutFlag.stdout, 'profile')).toMatchObject({
+      value: 'rtx_4090',
+      source: 'env',
+      origin: `GPU_PROFILE (${join(dir, '.env')}:1)`,
+    });
+  });
+
+  it('reports a bad value with the file, line, key path, value and what is allowed, exit 2', async () => {
+    const dir = project({
+      'tradelab.config.yaml': 'profile: h100\nplanner:\n  safetyFactor: 1.5\n',
+    });
+    const result = await runCli(['profiles', 'list'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `error [CONFIG_INVALID]: ${join(dir, 'tradelab.config.yaml')}:3:17: planner.safetyFactor: 1.5 is not allowed: must be at most 1`,
+    );
+  });
+
+  it('suggests the right key for a typo', async () => {
+    const dir = project({ 'tradelab.config.yaml': 'compute:\n  backnd: wasm\n' });
+    const result = await runCli(['config', 'show'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('unknown key "backnd" (did you mean "backend"?)');
+    expect(result.stderr).toContain('tradelab.config.yaml:2:3');
+  });
+
+  it('reports a bad environment value by its variable', async () => {
+    const result = await runCli(['config', 'show'], { env: { TRADELAB_BACKEND: 'cuda' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'environment variable TRADELAB_BACKEND: "cuda" is not allowed for compute.backend',
+    );
+    expect(result.stderr).toContain('"auto"|"wasm"|"webgpu"|"tensorflow"|"cpu"');
+  });
+
+  it('uses a profile named in the config file, and a custom one from a profiles file', async () => {
+    const dir = project({
+      'tradelab.config.yaml': 'profile: lab_card\nprofilesFile: gpus.yaml\n',
+      'gpus.yaml': 'lab_card:\n  extends: a100_80gb\n  displayName: Lab A100\n  hourlyUsd: 1.2\n',
+    });
+    const result = await runCli(['profiles', 'plan', '--no-detect'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /GPU: using profile 'Lab A100' \(80 GB VRAM, custom\) from .*tradelab\.config\.yaml:1:10; workers:/,
+    );
+  });
+
+  it('reports a bad custom profile at its line in the profiles file', async () => {
+    const dir = project({
+      'tradelab.config.yaml': 'profilesFile: gpus.yaml\n',
+      'gpus.yaml': 'lab_card:\n  extends: a100\n',
+    });
+    const result = await runCli(['profiles', 'list'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${join(dir, 'gpus.yaml')}:2:12: profile "a100" is ambiguous`);
+  });
+});

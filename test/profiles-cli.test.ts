@@ -1,0 +1,208 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_PROFILES } from '../src/profiles/index.js';
+import { fakeTools, jsonLines, printsFixture, runCli, tempDir } from './support/run-cli.js';
+
+describe('tradelab profiles list', () => {
+  it('lists every built-in profile in a table', async () => {
+    const result = await runCli(['profiles', 'list']);
+    expect(result.code).toBe(0);
+    for (const name of Object.keys(BUILTIN_PROFILES))
+      expect(result.stdout).toMatch(new RegExp(`^${name}\\s`, 'm'));
+    expect(result.stdout).toMatch(
+      /^rtx_4090\s+NVIDIA RTX 4090\s+24\s+1008\s+82\.6\s+165\.2\s+0\.00/m,
+    );
+  });
+
+  it('prints one JSON object per profile with --json', async () => {
+    const result = await runCli(['profiles', 'list', '--json']);
+    const records = jsonLines(result.stdout);
+    expect(records).toHaveLength(Object.keys(BUILTIN_PROFILES).length);
+    expect(records.find((r) => r.name === 'h100')).toMatchObject({
+      vramGb: 80,
+      hourlyUsd: 2.5,
+      origin: 'builtin',
+    });
+  });
+
+  it('marks custom profiles from the config file', async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'tradelab.config.yaml'),
+      'profiles:\n  my_4090:\n    extends: rtx_4090\n    displayName: My 4090\n    workloads:\n      drl:\n        maxWorkers: 3\n',
+    );
+    const result = await runCli(['profiles', 'list'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^my_4090\s+My 4090\s.*custom \(extends rtx_4090\)$/m);
+  });
+});
+
+describe('tradelab profiles show', () => {
+  it('shows every field of a profile found by alias', async () => {
+    const result = await runCli(['profiles', 'show', 'RTX_4090']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('display name');
+    expect(result.stdout).toContain('NVIDIA RTX 4090');
+    expect(result.stdout).toContain('1008 GB/s');
+    expect(result.stdout).toContain('seed 004');
+  });
+
+  it('fails on an unknown name with the known names and the closest one, exit 2', async () => {
+    const result = await runCli(['profiles', 'show', 'rtx4080ti']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('unknown profile "rtx4080ti"; known: rtx_3070');
+    expect(result.stderr).toMatch(/did you mean rtx_4080\?/);
+  });
+
+  it('fails on an ambiguous alias with the choices', async () => {
+    const result = await runCli(['profiles', 'show', 'a100']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'profile "a100" is ambiguous: it could be a100_40gb or a100_80gb',
+    );
+  });
+});
+
+describe('tradelab profiles detect', () => {
+  it('detects an H100 through a fake nvidia-smi', async () => {
+    const tools = fakeTools({ 'nvidia-smi': printsFixture('nvidia-smi-h100-single.txt') });
+    const result = await runCli(['profiles', 'detect'], { tools });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/nvidia-smi\s+found\s+\d+ ms\s+NVIDIA H100 80GB HBM3/);
+    expect(result.stdout).toMatch(/rocm-smi\s+missing/);
+    expect(result.stdout).toMatch(
+      /0\s+NVIDIA H100 80GB HBM3\s+79\.65 GiB\s+79\.65 GiB\s+nvidia-smi\s+h100/,
+    );
+    expect(result.stdout).toContain('Profile: h100 (NVIDIA H100 80GB), detected');
+  });
+
+  it('lists several GPUs each with its profile, in JSON', async () => {
+    const tools = fakeTools({ 'nvidia-smi': printsFixture('nvidia-smi-h100nvl-multi.txt') });
+    const result = await runCli(['profiles', 'detect', '--json'], { tools });
+    const records = jsonLines(result.stdout);
+    const gpus = records.filter((r) => r.type === 'gpu');
+    expect(gpus.map((g) => [g.index, g.profile])).toEqual([
+      [0, 'h100_94gb'],
+      [1, 'h100_94gb'],
+    ]);
+    expect(records.find((r) => r.type === 'choice')).toMatchObject({
+      profile: 'h100_94gb',
+      source: 'detected',
+    });
+  });
+
+  it('derives a profile for an AMD card it has none for (rocm-smi)', async () => {
+    const tools = fakeTools({ 'rocm-smi': printsFixture('rocm-smi-7900xt.json') });
+    const result = await runCli(['profiles', 'detect', '--json'], { tools });
+    const choice = jsonLines(result.stdout).find((r) => r.type === 'choice');
+    expect(choice?.profile).toBe('derived_radeon_rx_7900_xt');
+    expect(String(choice?.reason)).toContain('derived from');
+  });
+
+  it('reports a driver failure and a hanging tool, then falls back to cpu', async () => {
+    const tools = fakeTools({
+      'nvidia-smi': printsFixture('nvidia-smi-driver-failed.txt', 9),
+      'amd-smi': 'sleep 30',
+      'rocm-smi': 'echo "this is not json"',
+    });
+    const result = await runCli(['profiles', 'detect', '--detect-timeout-ms', '300'], { tools });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/nvidia-smi\s+failed\s+\d+ ms\s+exit 9: NVIDIA-SMI has failed/);
+    expect(result.stdout).toMatch(/amd-smi\s+timeout/);
+    expect(result.stdout).toMatch(/rocm-smi\s+garbage/);
+    expect(result.stdout).toContain('Profile: cpu (CPU only), from default');
+  });
+
+  it('says when the chosen profile is not the detected card', async () => {
+    const tools = fakeTools({ 'nvidia-smi': printsFixture('nvidia-smi-4090-single.txt') });
+    const result = await runCli(['profiles', 'detect'], { tools, env: { GPU_PROFILE: 'h100' } });
+    expect(result.stdout).toContain(
+      'Profile: h100 (NVIDIA H100 80GB), from env: named by GPU_PROFILE',
+    );
+    expect(result.stderr).toContain("is not this machine's NVIDIA GeForce RTX 4090");
+  });
+});
+
+describe('tradelab profiles plan', () => {
+  it("logs the seeds' GPU line and the breakdown for a profile from GPU_PROFILE", async () => {
+    const result = await runCli(
+      ['profiles', 'plan', '--net-dim', '2048', '--batch-size', '32768', '--no-detect'],
+      {
+        env: { GPU_PROFILE: 'rtx_3070' },
+      },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      "GPU: using profile 'NVIDIA RTX 3070' (8 GB VRAM) from GPU_PROFILE; workers: 1",
+    );
+    expect(result.stdout).toMatch(/weights\s+65\.4 MiB\s+17,143,829 params/);
+    expect(result.stdout).toContain('usable VRAM: 6.80 GiB = 8.00 GiB VRAM × 0.85');
+  });
+
+  it('caps usable memory by free VRAM that detection reports', async () => {
+    const tools = fakeTools({
+      'nvidia-smi': 'echo "0, GPU-1, NVIDIA GeForce RTX 4090, 24564, 20000, 90, 2520, 300.00"',
+    });
+    const result = await runCli(['profiles', 'plan', '--json'], { tools });
+    const plan = jsonLines(result.stdout)[0];
+    expect(plan).toMatchObject({
+      type: 'plan',
+      profile: 'rtx_4090',
+      profileSource: 'detected',
+      memoryFreeBytes: 4564 * 2 ** 20,
+    });
+    expect(plan?.usable).toMatchObject({ bytes: 4564 * 2 ** 20 });
+  });
+
+  it('exits 1 and says why when the requested workers do not fit', async () => {
+    const result = await runCli([
+      'profiles',
+      'plan',
+      '--profile',
+      'rx_7900_gre',
+      '--net-dim',
+      '4096',
+      '--batch-size',
+      '65536',
+      '--workers',
+      '10',
+      '--no-detect',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('Does not fit: one worker needs');
+    expect(result.stderr).toContain('error [PLAN_DOES_NOT_FIT]: 10 workers');
+  });
+
+  it('plans against RAM with the wasm backend, even on a GPU profile', async () => {
+    const result = await runCli([
+      'profiles',
+      'plan',
+      '--profile',
+      'h100',
+      '--backend',
+      'wasm',
+      '--json',
+      '--no-detect',
+    ]);
+    expect(jsonLines(result.stdout)[0]).toMatchObject({ backend: 'wasm', memoryKind: 'host' });
+  });
+});
+
+describe('tradelab quickstart', () => {
+  it('detects, picks a profile and prints a plan', async () => {
+    const tools = fakeTools({ 'nvidia-smi': printsFixture('nvidia-smi-4090-single.txt') });
+    const result = await runCli(['quickstart'], { tools });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      "GPU: using profile 'NVIDIA RTX 4090' (24 GB VRAM) detected by nvidia-smi; workers:",
+    );
+    expect(result.stdout).toContain('per worker');
+  });
+
+  it('runs on the cpu profile when there is no GPU', async () => {
+    const result = await runCli(['quickstart']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("GPU: using profile 'CPU only' (no GPU;");
+  });
+});

@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (tests run the built CLI from here). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The installed entry point, as `npx tradelab` runs it. */
+export const BIN = join(REPO_ROOT, 'bin', 'tradelab.js');
+/** Recorded tool outputs. */
+export const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'detect');
+
+/** What a CLI run printed and returned. */
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options for {@link runCli}. */
+export interface RunOptions {
+  cwd?: string;
+  /** Extra environment; PATH defaults to a directory with no GPU tools. */
+  env?: Record<string, string>;
+  /** A directory of fake GPU tools put first on PATH. */
+  tools?: string;
+}
+
+/** A fresh temporary directory. */
+export function tempDir(prefix = 'tradelab-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** An empty DRM sysfs tree, so the machine's own /sys never leaks into a test. */
+const EMPTY_DRM = (() => {
+  const dir = join(tempDir('tradelab-drm-'), 'drm');
+  mkdirSync(dir);
+  return dir;
+})();
+
+/** Runs `node bin/tradelab.js ARGS` as a real process with a clean, controlled environment. */
+export function runCli(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
+  const systemPath = '/usr/local/bin:/usr/bin:/bin';
+  const env: Record<string, string> = {
+    PATH: options.tools === undefined ? systemPath : `${options.tools}:${systemPath}`,
+    HOME: process.env.HOME ?? '/tmp',
+    TRADELAB_SYSFS_DRM: EMPTY_DRM,
+    ...options.env,
+  };
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? tempDir(), env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Writes fake GPU tools (bash scripts) into a fresh directory; returns the directory for `tools`. */
+export function fakeTools(scripts: Record<string, string>): string {
+  const dir = tempDir('tradelab-tools-');
+  for (const [name, body] of Object.entries(scripts)) {
+    const path = join(dir, name);
+    writeFileSync(path, `#!/bin/bash\n${body}\n`);
+    chmodSync(path, 0o755);
+  }
+  return dir;
+}
+
+/** A fake tool body that prints a fixture file and exits with `code`. */
+export function printsFixture(fixture: string, code = 0): string {
+  return `cat '${join(FIXTURES, fixture)}'\nexit ${code}`;
+}
+
+/** Parses JSON-lines output. */
+export function jsonLines(text: string): Record<string, unknown>[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}

@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // End-to-end tests spawn the built CLI; two cores, so keep parallelism modest.
+    maxWorkers: 2,
+    testTimeout: 30_000,
+  },
+});
