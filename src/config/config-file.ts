@@ -60,7 +60,10 @@ export function readLocatedFile(path: string, what = 'config file'): LocatedFile
       JSON.parse(text);
     } catch (cause) {
       const message = cause instanceof Error ? cause.message : String(cause);
-      throw new TradelabError('CONFIG_PARSE', `${absolute}: not valid JSON: ${message}`, {
+      // V8 reports a character offset ("at position 23"); people read lines.
+      const offset = /at position (\d+)/.exec(message)?.[1];
+      const where = offset === undefined ? '' : `:${lineAndColumn(text, Number(offset))}`;
+      throw new TradelabError('CONFIG_PARSE', `${absolute}${where}: not valid JSON: ${message}`, {
         hint: 'fix the syntax, or write the file as YAML (tradelab.config.yaml)',
         cause,
       });
@@ -103,4 +106,9 @@ export function readLocatedFile(path: string, what = 'config file'): LocatedFile
     return absolute;
   };
   return { path: absolute, data, locate };
+}
+
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `${before.length}:${(before[before.length - 1]?.length ?? 0) + 1}`;
 }

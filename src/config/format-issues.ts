@@ -71,6 +71,14 @@ export function describeIssue(
       text: `${formatKeyPath(path)}: ${parts.join(', ')}; allowed here: ${known.join(', ')}`,
     };
   }
+  if (issue.code === 'invalid_key') {
+    const key = String(path[path.length - 1]);
+    return {
+      path,
+      at: 'key',
+      text: `${formatKeyPath(path.slice(0, -1))}: key ${JSON.stringify(key)} is not allowed: ${issue.issues[0]?.message ?? issue.message}`,
+    };
+  }
   const value = valueAt(data, issue.path);
   const message =
     issue.code === 'invalid_type' && value === undefined ? 'is required' : issue.message;

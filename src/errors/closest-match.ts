@@ -20,6 +20,7 @@ export function editDistance(a: string, b: string): number {
  */
 export function closestMatch(input: string, candidates: readonly string[]): string | undefined {
   const needle = input.toLowerCase();
+  if (needle === '') return undefined;
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of candidates) {

@@ -83,12 +83,12 @@ export function createProfileRegistry(
         throw error;
       }
     }
-    const merged = mergeProfile(base, custom.input);
+    const merged = mergeProfile(base, custom.input, base?.name === custom.name);
     const result = ProfileSpecSchema.safeParse(merged);
     if (!result.success) {
       const problems = result.error.issues.map((issue) => {
         const path = issue.path.map(String).join('.');
-        const missing = issue.code === 'invalid_type' && base === undefined;
+        const missing = base === undefined && valueAtPath(merged, issue.path) === undefined;
         return `${custom.locate(issue.path)}: profiles.${custom.name}.${path}: ${missing ? 'is required (or use `extends` to start from a built-in)' : issue.message}`;
       });
       throw new TradelabError('PROFILE_INVALID', problems.join('\n'), {
@@ -136,7 +136,12 @@ function resolveIn(byName: ReadonlyMap<string, GpuProfile>, input: string): GpuP
   if (byCanonical !== undefined) return byCanonical;
   const byAlias = profiles.filter((p) => p.aliases.some((a) => normalizeProfileName(a) === wanted));
   if (byAlias.length === 1 && byAlias[0] !== undefined) return byAlias[0];
-  const ambiguous = byAlias.length > 1 ? byAlias.map((p) => p.name) : AMBIGUOUS_ALIASES[wanted];
+  // Vendor words are stripped for matching, so look `amd` up as typed too.
+  const loose = input.toLowerCase().replace(/[\s_\-.]/g, '');
+  const ambiguous =
+    byAlias.length > 1
+      ? byAlias.map((p) => p.name)
+      : (AMBIGUOUS_ALIASES[wanted] ?? AMBIGUOUS_ALIASES[loose]);
   if (ambiguous !== undefined) {
     throw new TradelabError(
       'AMBIGUOUS_PROFILE',
@@ -168,8 +173,25 @@ function resolveIn(byName: ReadonlyMap<string, GpuProfile>, input: string): GpuP
   );
 }
 
-/** Merges a custom definition over its base; workload settings merge one level deeper. */
-function mergeProfile(base: GpuProfile | undefined, input: CustomProfileInput): unknown {
+function valueAtPath(data: unknown, path: readonly PropertyKey[]): unknown {
+  let current = data;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+/**
+ * Merges a custom definition over its base; workload settings merge one level deeper. Aliases are
+ * inherited only by a custom that replaces the built-in of its own name (elsewhere `4090` keeps
+ * meaning the built-in); `match` patterns are, so detection picks a custom that extends the card's.
+ */
+function mergeProfile(
+  base: GpuProfile | undefined,
+  input: CustomProfileInput,
+  replacesBase: boolean,
+): unknown {
   const { extends: _parent, workloads, ...fields } = input;
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
   if (base === undefined) return { ...defined, workloads };
@@ -192,5 +214,6 @@ function mergeProfile(base: GpuProfile | undefined, input: CustomProfileInput): 
       next.source = 'custom';
     mergedWorkloads[key] = next;
   }
-  return { ...baseSpec, ...defined, workloads: mergedWorkloads };
+  const aliases = replacesBase ? baseSpec.aliases : [];
+  return { ...baseSpec, aliases, ...defined, workloads: mergedWorkloads };
 }
