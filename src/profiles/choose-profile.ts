@@ -44,16 +44,18 @@ export function chooseProfile(
   detection: Detection | undefined,
 ): ProfileChoice {
   const matched = (detection?.gpus ?? []).map((gpu) => matchDetectedGpu(gpu, registry));
-  const primary = [...matched].sort(
+  const byMemory = [...matched].sort(
     (a, b) =>
       (b.gpu.memoryTotalBytes ?? 0) - (a.gpu.memoryTotalBytes ?? 0) || a.gpu.index - b.gpu.index,
-  )[0];
+  );
+  const primary = byMemory[0];
 
   if (requested !== undefined) {
     const profile = registry.resolve(requested.name);
-    const sameCard = primary !== undefined && sameProfileFamily(profile, primary.profile);
+    // The biggest detected card this profile describes, if the machine has one.
+    const card = byMemory.find((m) => sameProfileFamily(profile, m.profile));
     const mismatch =
-      primary === undefined || sameCard
+      primary === undefined || card !== undefined
         ? undefined
         : `profile ${profile.name} (from ${requested.origin}) is not this machine's ${primary.gpu.name} (${primary.profile.name}); planning for ${profile.name}, detected free memory not applied`;
     return {
@@ -62,8 +64,8 @@ export function chooseProfile(
       origin: requested.origin,
       reason: `named by ${requested.origin}${requested.name === profile.name ? '' : ` as "${requested.name}"`}`,
       matched,
-      gpu: sameCard ? primary.gpu : undefined,
-      freeBytes: sameCard ? freeMemoryBytes(primary.gpu) : undefined,
+      gpu: card?.gpu,
+      freeBytes: card === undefined ? undefined : freeMemoryBytes(card.gpu),
       mismatch,
     };
   }

@@ -49,8 +49,9 @@ export function parseNvidiaSmiCsv(text: string): ParsedToolOutput {
         return;
       }
       // Without `nounits` values carry units ("24564 MiB", "0 %"): accept them.
-      const n = Number(raw.replace(/\s*(MiB|%|MHz|W)$/, ''));
-      if (raw === '' || !Number.isFinite(n))
+      const digits = raw.replace(/\s*(MiB|%|MHz|W)$/, '');
+      const n = Number(digits);
+      if (!/^\d+(\.\d+)?$/.test(digits))
         warnings.push(`GPU ${indexValue}: ${label} is not a number: ${clip(raw)}`);
       else set(n);
     };

@@ -40,8 +40,10 @@ export function readSysfsDrm(root = DEFAULT_DRM_ROOT): ParsedToolOutput {
       continue;
     }
     const deviceId = read('device');
+    // product_name exists, empty, on consumer cards: only some server cards fill it in.
+    const product = read('product_name');
     const name =
-      read('product_name') ??
+      (product === '' ? undefined : product) ??
       (deviceId === undefined ? undefined : AMD_DEVICE_NAMES[deviceId]) ??
       `AMD GPU ${deviceId ?? card}`;
     const gpu: DetectedGpu = {

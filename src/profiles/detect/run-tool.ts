@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 
+/** How long to wait for a tool's pipes to close after it exits. */
+const EXIT_GRACE_MS = 100;
+
 /** The outcome of running one external tool with a time limit. */
 export type ToolRun =
   | { status: 'ok'; stdout: string; stderr: string; durationMs: number }
@@ -53,13 +56,15 @@ export function runTool(
     const stderr: Buffer[] = [];
     let bytes = 0;
     const collect = (sink: Buffer[]) => (chunk: Buffer) => {
-      if (bytes >= maxBytes) return;
-      bytes += chunk.length;
-      sink.push(chunk);
+      const room = maxBytes - bytes;
+      if (room <= 0) return;
+      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      bytes += kept.length;
+      sink.push(kept);
     };
     child.stdout.on('data', collect(stdout));
     child.stderr.on('data', collect(stderr));
-    const timer = setTimeout(() => {
+    const killGroup = (): void => {
       if (child.pid !== undefined) {
         try {
           process.kill(-child.pid, 'SIGKILL');
@@ -69,6 +74,9 @@ export function runTool(
       }
       child.stdout.destroy();
       child.stderr.destroy();
+    };
+    const timer = setTimeout(() => {
+      killGroup();
       finish({ status: 'timeout', durationMs: elapsed() });
     }, options.timeoutMs);
     child.on('error', (error: NodeJS.ErrnoException) => {
@@ -83,7 +91,7 @@ export function runTool(
           durationMs: elapsed(),
         });
     });
-    child.on('close', (code, signal) => {
+    const done = (code: number | null, signal: string | null): void => {
       const out = Buffer.concat(stdout).toString('utf8');
       const err = Buffer.concat(stderr).toString('utf8');
       if (code === 0) finish({ status: 'ok', stdout: out, stderr: err, durationMs: elapsed() });
@@ -96,6 +104,16 @@ export function runTool(
           stderr: err,
           durationMs: elapsed(),
         });
+    };
+    child.on('close', done);
+    // A tool that exited but left a child holding its pipes open has said all it will: take its
+    // output after a short grace for the last bytes, and kill what it left behind.
+    child.on('exit', (code, signal) => {
+      setTimeout(() => {
+        if (settled) return;
+        killGroup();
+        done(code, signal);
+      }, EXIT_GRACE_MS).unref();
     });
   });
 }
