@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TradelabError } from '../errors/index.js';
 import { createProfileRegistry } from '../profiles/profile-registry.js';
 import { loadConfig, type LoadConfigOptions } from './load-config.js';
 import { SETTINGS } from './settings.js';
+import { errorOf } from '../../test/support/assertions.js';
 
 const made: string[] = [];
 
@@ -31,17 +31,6 @@ function load(
   options: Omit<LoadConfigOptions, 'cwd'> = {},
 ): ReturnType<typeof loadConfig> {
   return loadConfig({ env: {}, ...options, cwd });
-}
-
-/** The TradelabError `fn` throws; fails the test when it throws nothing or something else. */
-function errorOf(fn: () => unknown): TradelabError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof TradelabError) return error;
-    throw error;
-  }
-  throw new Error('expected a TradelabError, but nothing was thrown');
 }
 
 const YAML = 'tradelab.config.yaml';

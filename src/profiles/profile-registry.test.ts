@@ -7,21 +7,11 @@ import {
   type CustomProfileDefinition,
 } from './profile-registry.js';
 import { ProfileSpecSchema, type CustomProfileInput } from './profile-schema.js';
+import { errorOf } from '../../test/support/assertions.js';
 
 /** A custom definition as a config file would hand it over, located in a fake file. */
 function custom(name: string, input: CustomProfileInput): CustomProfileDefinition {
   return { name, input, locate: (p) => 'file.yaml:' + p.map(String).join('.') };
-}
-
-/** The TradelabError `fn` throws; fails the test when it throws nothing or something else. */
-function errorOf(fn: () => unknown): TradelabError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof TradelabError) return error;
-    throw error;
-  }
-  throw new Error('expected a TradelabError, but nothing was thrown');
 }
 
 const REQUIRED = [

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,18 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { detectGpus, type Detection, type ToolReport } from './detect-gpus.js';
 import type { DetectionTool } from './detected-gpu.js';
 import { NVIDIA_SMI_ARGS } from './parse-nvidia-smi.js';
+import { utility } from '../../../test/support/assertions.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/detect/', import.meta.url));
 const MIB = 2 ** 20;
-
-/** The absolute path of a system utility, so the fake tools do not depend on PATH. */
-function utility(name: string): string {
-  for (const dir of ['/usr/bin', '/bin']) {
-    const path = join(dir, name);
-    if (existsSync(path)) return path;
-  }
-  throw new Error(`${name} not found in /usr/bin or /bin`);
-}
 
 const BASH = utility('bash');
 const CAT = utility('cat');

@@ -1,18 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runTool, type ToolRun } from './run-tool.js';
-
-/** The absolute path of a system utility, so the fake tools do not depend on PATH. */
-function utility(name: string): string {
-  for (const dir of ['/usr/bin', '/bin']) {
-    const path = join(dir, name);
-    if (existsSync(path)) return path;
-  }
-  throw new Error(`${name} not found in /usr/bin or /bin`);
-}
+import { utility } from '../../../test/support/assertions.js';
 
 const BASH = utility('bash');
 const SLEEP = utility('sleep');
