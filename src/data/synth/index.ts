@@ -1,0 +1,12 @@
+export {
+  DEFAULT_REGIMES,
+  generateSynthetic,
+  type RegimeSpec,
+  type SynthOptions,
+  type SyntheticAsset,
+  type SyntheticMarket,
+  type SyntheticMeta,
+} from './generate-synthetic.js';
+export { momentumState } from './momentum-state.js';
+export { Rng } from './random.js';
+export { digestBars } from './synthetic-digest.js';
