@@ -6,3 +6,4 @@ export * from './errors/index.js';
 export * from './config/index.js';
 export * from './profiles/index.js';
 export * from './project/index.js';
+export * from './data/index.js';

@@ -1,0 +1,389 @@
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TradelabError } from '../../errors/index.js';
+import { allocateBars, type Bars } from '../bars.js';
+import { CATALOG_FILE, readCatalog } from './catalog.js';
+import { openDatasetStore, type DatasetStore, type DatasetWrite } from './dataset-store.js';
+
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh store in a temp directory (the directory itself is not created by the store). */
+function freshStore(): DatasetStore {
+  const dir = mkdtempSync(join(tmpdir(), 'tradelab-store-'));
+  made.push(dir);
+  return openDatasetStore(join(dir, 'data'));
+}
+
+/** A seeded PRNG (mulberry32), uniform in [0, 1). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const T0 = Date.UTC(2024, 0, 2);
+const MIN = 60_000;
+
+/** Random bars with full-precision doubles (and a few awkward ones), optionally an adjusted close. */
+function randomBars(n: number, seed: number, withAdj = false, stepMs = MIN): Bars {
+  const random = rng(seed);
+  const bars = allocateBars(n, withAdj);
+  for (let i = 0; i < n; i++) {
+    const close = 100 * Math.exp(random() - 0.5);
+    bars.timestamps[i] = T0 + i * stepMs;
+    bars.open[i] = close * (1 + (random() - 0.5) / 100);
+    bars.high[i] = Math.max(close, bars.open[i] ?? 0) * (1 + random() / 100);
+    bars.low[i] = Math.min(close, bars.open[i] ?? 0) * (1 - random() / 100);
+    bars.close[i] = close;
+    bars.volume[i] = random() * 1e6;
+    if (bars.adjClose !== undefined) bars.adjClose[i] = close * (0.9 + random() / 20);
+  }
+  bars.volume.set([0, 0.1 + 0.2, 5e-324, 1.7976931348623157e308].slice(0, n));
+  return bars;
+}
+
+const info = (extra: Partial<DatasetWrite> = {}): DatasetWrite => ({
+  calendar: '24/7',
+  gaps: { unexpected: 0, missingBars: 0, largest: undefined, closures: 0 },
+  adjusted: false,
+  sources: [
+    {
+      path: '/data/btc.csv',
+      sha256: 'ab'.repeat(32),
+      bytes: 1234,
+      rows: 10,
+      format: 'generic',
+      importedAt: '2024-06-01T00:00:00.000Z',
+    },
+  ],
+  ...extra,
+});
+
+/** The bytes of a typed array, for bit-exact comparisons. */
+const bits = (a: Float64Array | undefined): Buffer =>
+  a === undefined ? Buffer.alloc(0) : Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+function expectSameBits(actual: Bars, expected: Bars): void {
+  for (const field of ['timestamps', 'open', 'high', 'low', 'close', 'volume', 'adjClose'] as const)
+    expect(bits(actual[field]).equals(bits(expected[field])), field).toBe(true);
+}
+
+/** The Parquet files under the store, relative to it. */
+function parquetFiles(store: DatasetStore): string[] {
+  if (!existsSync(store.dir)) return [];
+  return readdirSync(store.dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.parquet'))
+    .sort();
+}
+
+async function rejection(promise: Promise<unknown>): Promise<TradelabError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof TradelabError) return error;
+    throw error;
+  }
+  throw new Error('expected a TradelabError, but nothing was thrown');
+}
+
+function catchError(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+const BTC_1M = { symbol: 'BTCUSDT', timeframe: '1m' } as const;
+const BTC_1H = { symbol: 'BTCUSDT', timeframe: '1h' } as const;
+const SPY_1D = { symbol: 'SPY', timeframe: '1d' } as const;
+
+describe('DatasetStore: write and read', () => {
+  it('round-trips bars bit for bit, adjusted close included', async () => {
+    const store = freshStore();
+    const bars = randomBars(500, 1, true);
+    await store.write(SPY_1D, bars, info({ calendar: 'us-equities' }));
+    const { entry, bars: back } = await store.read(SPY_1D);
+    expect(entry.adjusted).toBe(false);
+    expectSameBits(back, bars);
+  });
+
+  it('keeps -0 and tiny or huge values as they are', async () => {
+    const store = freshStore();
+    const bars = randomBars(6, 2);
+    bars.volume[4] = -0;
+    bars.open[5] = Number.MIN_VALUE;
+    await store.write(BTC_1M, bars, info());
+    expectSameBits((await store.read(BTC_1M)).bars, bars);
+  });
+
+  it('reads an adjusted dataset as adjusted bars, and as imported with raw', async () => {
+    const store = freshStore();
+    const bars = randomBars(50, 3, true, 86_400_000);
+    await store.write(SPY_1D, bars, info({ adjusted: true, calendar: 'us-equities' }));
+    const raw = await store.read(SPY_1D, { raw: true });
+    expectSameBits(raw.bars, bars);
+    const { entry, bars: adjusted } = await store.read(SPY_1D);
+    expect(entry.adjusted).toBe(true);
+    expect(bits(adjusted.close).equals(bits(bars.adjClose))).toBe(true);
+    expect(bits(adjusted.timestamps).equals(bits(bars.timestamps))).toBe(true);
+    expect(bits(adjusted.volume).equals(bits(bars.volume))).toBe(true);
+    for (let i = 0; i < 50; i++) {
+      const factor = (bars.adjClose?.[i] ?? NaN) / (bars.close[i] ?? NaN);
+      expect(adjusted.open[i]).toBeCloseTo((bars.open[i] ?? NaN) * factor, 9);
+      expect(adjusted.high[i]).toBeCloseTo((bars.high[i] ?? NaN) * factor, 9);
+      expect(adjusted.low[i]).toBeCloseTo((bars.low[i] ?? NaN) * factor, 9);
+    }
+  });
+
+  it('records the dataset in the catalog', async () => {
+    const store = freshStore();
+    const bars = randomBars(10, 4);
+    const entry = await store.write(BTC_1M, bars, info());
+    expect(entry).toMatchObject({
+      symbol: 'BTCUSDT',
+      timeframe: '1m',
+      calendar: '24/7',
+      rows: 10,
+      firstMs: T0,
+      lastMs: T0 + 9 * MIN,
+      columns: ['timestamp', 'open', 'high', 'low', 'close', 'volume'],
+      adjusted: false,
+      sources: info().sources,
+    });
+    expect(entry.file).toMatch(/^BTCUSDT\/1m\.[0-9a-f]{8}\.parquet$/);
+    expect(existsSync(join(store.dir, entry.file))).toBe(true);
+    expect(entry.createdAt).toBe(entry.updatedAt);
+    expect(store.get(BTC_1M)).toEqual(entry);
+    expect(readCatalog(store.dir)).toEqual({ version: 1, datasets: { 'BTCUSDT:1m': entry } });
+    // Nothing else is left behind: no lock, no temp files.
+    expect(readdirSync(store.dir).sort()).toEqual(['BTCUSDT', CATALOG_FILE]);
+    expect(readdirSync(join(store.dir, 'BTCUSDT'))).toEqual([entry.file.split('/')[1]]);
+  });
+
+  it('lists datasets sorted by key', async () => {
+    const store = freshStore();
+    expect(store.list()).toEqual([]);
+    await store.write(SPY_1D, randomBars(3, 5, false, 86_400_000), info());
+    await store.write(BTC_1M, randomBars(3, 6), info());
+    await store.write(BTC_1H, randomBars(3, 7, false, 3_600_000), info());
+    expect(store.list().map((e) => `${e.symbol}:${e.timeframe}`)).toEqual([
+      'BTCUSDT:1h',
+      'BTCUSDT:1m',
+      'SPY:1d',
+    ]);
+  });
+
+  it('replaces a dataset on rewrite: new file, old file removed, created time kept', async () => {
+    const store = freshStore();
+    const first = await store.write(BTC_1M, randomBars(10, 8), info());
+    await sleep(5);
+    const newer = randomBars(20, 9);
+    const second = await store.write(BTC_1M, newer, info());
+    expect(second.file).not.toBe(first.file);
+    expect(existsSync(join(store.dir, first.file))).toBe(false);
+    expect(parquetFiles(store)).toEqual([second.file]);
+    expect(second.createdAt).toBe(first.createdAt);
+    expect(second.updatedAt > first.updatedAt).toBe(true);
+    expect(second.rows).toBe(20);
+    expectSameBits((await store.read(BTC_1M)).bars, newer);
+  });
+
+  it('removes a dataset and its file', async () => {
+    const store = freshStore();
+    await store.write(BTC_1H, randomBars(3, 10, false, 3_600_000), info());
+    const entry = await store.write(BTC_1M, randomBars(3, 11), info());
+    const removed = await store.remove(BTC_1M);
+    expect(removed).toEqual(entry);
+    expect(store.get(BTC_1M)).toBeUndefined();
+    expect(existsSync(join(store.dir, entry.file))).toBe(false);
+    expect(store.list().map((e) => e.timeframe)).toEqual(['1h']);
+    const again = await rejection(store.remove(BTC_1M));
+    expect(again.message).toContain('no dataset BTCUSDT:1m');
+  });
+});
+
+describe('DatasetStore: missing datasets', () => {
+  it('suggests a close key when the one asked for is missing', async () => {
+    const store = freshStore();
+    await store.write(BTC_1H, randomBars(3, 12, false, 3_600_000), info());
+    const error = catchError(() => store.require(BTC_1M));
+    expect(error).toBeInstanceOf(TradelabError);
+    const e = error as TradelabError;
+    expect(e.code).toBe('INVALID_ARGUMENT');
+    expect(e.message).toBe(`no dataset BTCUSDT:1m in ${store.dir}; there are: BTCUSDT:1h`);
+    expect(e.hint).toBe('did you mean BTCUSDT:1h?');
+    const read = await rejection(store.read({ symbol: 'BTCUSD', timeframe: '1h' }));
+    expect(read.hint).toBe('did you mean BTCUSDT:1h?');
+  });
+
+  it('says so when the store is empty, and how to fill it', () => {
+    const store = freshStore();
+    const error = catchError(() => store.require(BTC_1M)) as TradelabError;
+    expect(error.message).toBe(`no dataset BTCUSDT:1m in ${store.dir} (the store is empty)`);
+    expect(error.hint).toContain('tradelab data import');
+  });
+
+  it('reports a dataset file that went missing', async () => {
+    const store = freshStore();
+    const entry = await store.write(BTC_1M, randomBars(3, 13), info());
+    rmSync(join(store.dir, entry.file));
+    const error = await rejection(store.read(BTC_1M));
+    expect(error.message).toContain('which is missing');
+    expect(error.hint).toContain('tradelab data rm BTCUSDT:1m');
+  });
+});
+
+describe('DatasetStore: the catalog lock', () => {
+  it('takes over a lock left by a process that is gone', async () => {
+    const store = freshStore();
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    await store.write(BTC_1H, randomBars(3, 14, false, 3_600_000), info());
+    writeFileSync(join(store.dir, 'catalog.lock'), String(gone));
+    await store.write(BTC_1M, randomBars(3, 15), info());
+    expect(store.get(BTC_1M)?.rows).toBe(3);
+    expect(existsSync(join(store.dir, 'catalog.lock'))).toBe(false);
+  });
+
+  it('waits for a lock held by a live process', async () => {
+    const store = freshStore();
+    await store.write(BTC_1H, randomBars(3, 16, false, 3_600_000), info());
+    const lock = join(store.dir, 'catalog.lock');
+    writeFileSync(lock, String(process.pid));
+    const pending = store.write(BTC_1M, randomBars(3, 17), info());
+    await sleep(300);
+    expect(store.get(BTC_1M)).toBeUndefined();
+    rmSync(lock);
+    await pending;
+    expect(store.get(BTC_1M)?.rows).toBe(3);
+    expect(store.get(BTC_1H)?.rows).toBe(3);
+  });
+
+  it('serializes concurrent writes: both datasets end up in the catalog', async () => {
+    const store = freshStore();
+    await Promise.all([
+      store.write(BTC_1M, randomBars(30, 18), info()),
+      store.write(SPY_1D, randomBars(40, 19, true, 86_400_000), info()),
+      store.write(BTC_1H, randomBars(50, 20, false, 3_600_000), info()),
+    ]);
+    expect(store.list().map((e) => [`${e.symbol}:${e.timeframe}`, e.rows])).toEqual([
+      ['BTCUSDT:1h', 50],
+      ['BTCUSDT:1m', 30],
+      ['SPY:1d', 40],
+    ]);
+    expect(parquetFiles(store)).toHaveLength(3);
+  });
+
+  it('leaves one file when two writes of one dataset race', async () => {
+    const store = freshStore();
+    await Promise.all([
+      store.write(BTC_1M, randomBars(30, 21), info()),
+      store.write(BTC_1M, randomBars(31, 22), info()),
+    ]);
+    const entry = store.require(BTC_1M);
+    expect(parquetFiles(store)).toEqual([entry.file]);
+    expect((await store.read(BTC_1M)).bars.timestamps.length).toBe(entry.rows);
+  });
+});
+
+describe('DatasetStore: a damaged catalog', () => {
+  it('reports a catalog.json that is not JSON, naming the file', async () => {
+    const store = freshStore();
+    await store.write(BTC_1M, randomBars(3, 23), info());
+    const path = join(store.dir, CATALOG_FILE);
+    writeFileSync(path, readFileSync(path, 'utf8').slice(0, 40));
+    const error = catchError(() => store.list()) as TradelabError;
+    expect(error).toBeInstanceOf(TradelabError);
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toBe(`${path} is not valid JSON`);
+    expect(error.hint).toContain('restore it from a backup');
+    const onWrite = await rejection(store.write(BTC_1H, randomBars(3, 24), info()));
+    expect(onWrite.code).toBe('CONFIG_INVALID');
+    // The failed write left no file and no lock behind.
+    expect(existsSync(join(store.dir, 'catalog.lock'))).toBe(false);
+    expect(parquetFiles(store)).toHaveLength(1);
+  });
+
+  it('reports a catalog of another version', () => {
+    const store = freshStore();
+    const path = join(store.dir, CATALOG_FILE);
+    mkdirSync(store.dir);
+    writeFileSync(path, '{"version": 2, "datasets": {}}');
+    const error = catchError(() => store.get(BTC_1M)) as TradelabError;
+    expect(error).toBeInstanceOf(TradelabError);
+    expect(error.message).toBe(`${path} has version 2; this tradelab reads version 1`);
+  });
+
+  it.each([
+    ['null', 'null'],
+    ['an array', '[]'],
+    ['datasets: null', '{"version": 1, "datasets": null}'],
+  ])('reports a catalog.json holding %s as damaged, not with a TypeError', (_, text) => {
+    const store = freshStore();
+    mkdirSync(store.dir);
+    writeFileSync(join(store.dir, CATALOG_FILE), text);
+    const error = catchError(() => store.list());
+    expect(error).toBeInstanceOf(TradelabError);
+    expect((error as TradelabError).code).toBe('CONFIG_INVALID');
+  });
+});
+
+describe('DatasetStore: the files are plain Parquet', () => {
+  it('reads back through DuckDB read_parquet with the same values', async () => {
+    const store = freshStore();
+    const bars = randomBars(200, 25, true, 86_400_000);
+    const entry = await store.write(SPY_1D, bars, info({ adjusted: true }));
+    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+    const duck = await instance.connect();
+    try {
+      const path = join(store.dir, entry.file);
+      const described = await duck.runAndReadAll('DESCRIBE SELECT * FROM read_parquet($1)', [path]);
+      expect(described.getRowObjects().map((r) => [r['column_name'], r['column_type']])).toEqual([
+        ['timestamp', 'TIMESTAMP WITH TIME ZONE'],
+        ['open', 'DOUBLE'],
+        ['high', 'DOUBLE'],
+        ['low', 'DOUBLE'],
+        ['close', 'DOUBLE'],
+        ['volume', 'DOUBLE'],
+        ['adj_close', 'DOUBLE'],
+      ]);
+      const reader = await duck.runAndReadAll(
+        'SELECT epoch_ms("timestamp") AS t, open, high, low, close, volume, adj_close FROM read_parquet($1)',
+        [path],
+      );
+      const [t, open, high, low, close, volume, adj] = reader.getColumns();
+      expect(t?.map(Number)).toEqual([...bars.timestamps]);
+      expect(open).toEqual([...bars.open]);
+      expect(high).toEqual([...bars.high]);
+      expect(low).toEqual([...bars.low]);
+      expect(close).toEqual([...bars.close]);
+      expect(volume).toEqual([...bars.volume]);
+      expect(adj).toEqual([...(bars.adjClose ?? [])]);
+    } finally {
+      duck.closeSync();
+      instance.closeSync();
+    }
+  });
+});
