@@ -18,6 +18,8 @@ export interface PositionalSpec {
   name: string;
   description: string;
   required: boolean;
+  /** Takes every remaining argument (`FILE...`); only the last positional may. */
+  variadic?: boolean;
 }
 
 /** What a command receives. */
@@ -25,6 +27,8 @@ export interface CommandContext {
   /** Option values by long name (kebab-case), as typed. */
   options: Readonly<Record<string, string | boolean | undefined>>;
   positionals: readonly string[];
+  /** The working directory: where relative FILE arguments resolve, as in a shell. */
+  cwd: string;
   out: Output;
   verbose: boolean;
   /** Opens the project (loads and validates config and profiles) on first use. */

@@ -60,6 +60,7 @@ export async function runCli(argv: readonly string[], io: CliEnvironment): Promi
     await module.run({
       options: parsed.values,
       positionals: parsed.positionals,
+      cwd: io.cwd,
       out: createOutput(io, json),
       verbose,
       project: () =>
@@ -154,7 +155,7 @@ function checkPositionals(spec: CommandSpec, positionals: readonly string[]): vo
       },
     );
   }
-  if (positionals.length > spec.positionals.length) {
+  if (positionals.length > spec.positionals.length && spec.positionals.at(-1)?.variadic !== true) {
     throw new TradelabError(
       'USAGE',
       `unexpected argument "${positionals[spec.positionals.length] ?? ''}": usage: ${usage}`,

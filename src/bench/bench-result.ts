@@ -1,0 +1,45 @@
+/** One benchmark figure: what was measured, the median over repeats, and its target if any. */
+export interface BenchResult {
+  bench: string;
+  /** What was measured, e.g. "import (epoch-ms CSV)". */
+  name: string;
+  /** Work items per run (rows, bars…). */
+  items: number;
+  /** Median seconds per run. */
+  seconds: number;
+  /** Every run's seconds. */
+  runs: number[];
+  /** items / seconds. */
+  rate: number;
+  /** The unit of `rate`, e.g. "rows/s". */
+  unit: string;
+  /** The issue's target, in the same unit, when there is one. */
+  target?: number;
+  /** Where and how it ran. */
+  machine: { cpus: number; node: string; loadAverage: number };
+}
+
+/** The median of some numbers. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? 0)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/** Runs `fn` `repeat` times (after `setup` each time, untimed) and returns every run's seconds. */
+export async function timeRuns(
+  repeat: number,
+  fn: () => unknown,
+  setup?: () => unknown,
+): Promise<number[]> {
+  const runs: number[] = [];
+  for (let r = 0; r < repeat; r++) {
+    await setup?.();
+    const started = performance.now();
+    await fn();
+    runs.push((performance.now() - started) / 1000);
+  }
+  return runs;
+}

@@ -1,0 +1,30 @@
+import type { BenchResult } from '../bench/index.js';
+import { count } from './format.js';
+import type { Output } from './output.js';
+import { renderTable } from './output.js';
+
+/** Prints benchmark results as a table (or one JSON object each with `--json`). */
+export function printBench(out: Output, results: readonly BenchResult[]): void {
+  if (out.json) {
+    for (const r of results) out.record(r);
+    return;
+  }
+  for (const line of renderTable(results, [
+    { header: 'BENCHMARK', value: (r) => r.name },
+    { header: 'ITEMS', value: (r) => count(r.items), right: true },
+    { header: 'MEDIAN S', value: (r) => r.seconds.toFixed(3), right: true },
+    { header: 'RATE', value: (r) => `${count(r.rate)} ${r.unit}`, right: true },
+    {
+      header: 'TARGET',
+      value: (r) => (r.target === undefined ? '-' : `≥ ${count(r.target)}`),
+      right: true,
+    },
+    { header: 'RUNS (S)', value: (r) => r.runs.map((s) => s.toFixed(2)).join(' ') },
+  ]))
+    out.line(line);
+  const m = results[0]?.machine;
+  if (m !== undefined)
+    out.line(
+      `\n${m.cpus} CPUs, Node ${m.node}, load average ${m.loadAverage.toFixed(2)} at the start; medians of ${results[0]?.runs.length ?? 0} runs.`,
+    );
+}

@@ -1,0 +1,739 @@
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Bars } from '../src/data/bars.js';
+import type { DatasetKey } from '../src/data/store/dataset-key.js';
+import { openDatasetStore } from '../src/data/store/dataset-store.js';
+import { jsonLines, runCli, tempDir, type CliResult } from './support/run-cli.js';
+
+const MIN = 60_000;
+const T0 = Date.UTC(2024, 0, 1);
+const HEADER = 'timestamp,open,high,low,close,volume';
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh project directory (no config: the store is `.tradelab/data` in it). */
+function project(): string {
+  const dir = tempDir('tradelab-data-cli-');
+  made.push(dir);
+  return dir;
+}
+
+/** Writes a file into `dir` (parents created) and returns its absolute path. */
+function put(dir: string, name: string, content: string | Uint8Array): string {
+  const path = join(dir, name);
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, content);
+  return path;
+}
+
+const cli = (dir: string, ...args: string[]): Promise<CliResult> => runCli(args, { cwd: dir });
+
+/** A generic CSV row with an ISO timestamp. */
+const row = (t: number, o: number, h: number | string, l: number, c: number, v: number): string =>
+  `${new Date(t).toISOString()},${o},${h},${l},${c},${v}`;
+
+/** `n` valid bars `stepMs` apart from `start`, prices with two decimals. */
+function rows(start: number, n: number, stepMs = MIN, base = 100): string[] {
+  return Array.from({ length: n }, (_, i) => {
+    const open = Number((base + i * 0.37).toFixed(2));
+    const close = Number((open + 0.21).toFixed(2));
+    const high = Number((close + 0.5).toFixed(2));
+    const low = Number((open - 0.5).toFixed(2));
+    return row(start + i * stepMs, open, high, low, close, 10 + i);
+  });
+}
+const csv = (lines: readonly string[]): string => `${HEADER}\n${lines.join('\n')}\n`;
+
+/** Every file under the project's store, with its bytes; undefined when there is no store. */
+function storeSnapshot(dir: string): Map<string, Buffer> | undefined {
+  const root = join(dir, '.tradelab');
+  if (!existsSync(root)) return undefined;
+  const files = new Map<string, Buffer>();
+  for (const name of readdirSync(root, { recursive: true, encoding: 'utf8' }).sort()) {
+    const path = join(root, name);
+    if (statSync(path).isFile()) files.set(name, readFileSync(path));
+  }
+  return files;
+}
+
+async function readBars(dir: string, key: DatasetKey, raw = false): Promise<Bars> {
+  return (await openDatasetStore(join(dir, '.tradelab', 'data')).read(key, { raw })).bars;
+}
+
+function expectSameBars(actual: Bars, expected: Bars): void {
+  for (const field of ['timestamps', 'open', 'high', 'low', 'close', 'volume'] as const)
+    expect([...actual[field]], field).toEqual([...expected[field]]);
+}
+
+const BTC_1M: DatasetKey = { symbol: 'BTCUSDT', timeframe: '1m' };
+
+describe('data import, list, show, export, rm', () => {
+  it('imports a generic CSV and shows, lists, exports and removes it', async () => {
+    const dir = project();
+    put(dir, 'btc.csv', csv(rows(T0, 30)));
+    const imported = await cli(
+      dir,
+      'data',
+      'import',
+      'btc.csv',
+      '--symbol',
+      'btcusdt',
+      '--timeframe',
+      '1m',
+    );
+    expect(imported.stderr).toBe('');
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toContain(
+      `${join(dir, 'btc.csv')}: generic (auto: header with timestamp, open, high, low, close, volume), 30 rows; timestamps: ISO-8601`,
+    );
+    expect(imported.stdout).toContain('Imported 30 rows into BTCUSDT:1m');
+    expect(imported.stdout).toContain(
+      'Range: 2024-01-01T00:00Z → 2024-01-01T00:29Z, calendar 24/7',
+    );
+    expect(imported.stdout).toContain('Values: all rows valid.');
+    expect(imported.stdout).toContain('Gaps: no missing bars.');
+
+    const list = await cli(dir, 'data', 'list');
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(
+      /^BTCUSDT:1m\s+30\s+2024-01-01 00:00\s+2024-01-01 00:29\s+24\/7\s+-\s+1 file$/m,
+    );
+    expect(list.stdout).toContain(`Store: ${join(dir, '.tradelab', 'data')}`);
+
+    const show = await cli(dir, 'data', 'show', 'BTCUSDT:1m', '--json', '--rows', '2');
+    expect(show.code).toBe(0);
+    const records = jsonLines(show.stdout);
+    expect(records[0]).toMatchObject({
+      type: 'dataset',
+      dataset: 'BTCUSDT:1m',
+      rows: 30,
+      firstMs: T0,
+      lastMs: T0 + 29 * MIN,
+      calendar: '24/7',
+    });
+    expect(records.slice(1).map((r) => r.time)).toEqual([
+      '2024-01-01T00:00Z',
+      '2024-01-01T00:01Z',
+      '2024-01-01T00:28Z',
+      '2024-01-01T00:29Z',
+    ]);
+    expect(records[1]).toMatchObject({
+      type: 'bar',
+      open: 100,
+      high: 100.71,
+      low: 99.5,
+      close: 100.21,
+      volume: 10,
+    });
+
+    const toCsv = await cli(dir, 'data', 'export', 'BTCUSDT:1m', '--out', 'out.csv');
+    expect(toCsv.code).toBe(0);
+    expect(toCsv.stdout).toContain(`Wrote 30 bars of BTCUSDT:1m to ${join(dir, 'out.csv')} (csv).`);
+    const exported = readFileSync(join(dir, 'out.csv'), 'utf8').split('\n');
+    expect(exported[0]).toBe(HEADER);
+    expect(exported[1]).toBe('2024-01-01T00:00:00.000Z,100,100.71,99.5,100.21,10');
+    expect(exported).toHaveLength(32);
+    const toParquet = await cli(dir, 'data', 'export', 'BTCUSDT:1m', '--out', 'out.parquet');
+    expect(toParquet.code).toBe(0);
+    expect(readFileSync(join(dir, 'out.parquet')).subarray(0, 4).toString()).toBe('PAR1');
+
+    // What export writes, import reads back to the same bars.
+    const original = await readBars(dir, BTC_1M);
+    for (const [file, symbol] of [
+      ['out.csv', 'FROMCSV'],
+      ['out.parquet', 'FROMPARQUET'],
+    ] as const) {
+      const again = await cli(dir, 'data', 'import', file, '--symbol', symbol, '--timeframe', '1m');
+      expect(again.code).toBe(0);
+      expectSameBars(await readBars(dir, { symbol, timeframe: '1m' }), original);
+    }
+
+    const entry = openDatasetStore(join(dir, '.tradelab', 'data')).require(BTC_1M);
+    const removed = await cli(dir, 'data', 'rm', 'BTCUSDT:1m');
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toBe('Removed BTCUSDT:1m (30 bars).\n');
+    expect(existsSync(join(dir, '.tradelab', 'data', entry.file))).toBe(false);
+    const after = await cli(dir, 'data', 'list', '--json');
+    expect(jsonLines(after.stdout).map((r) => r.dataset)).toEqual(['FROMCSV:1m', 'FROMPARQUET:1m']);
+  });
+
+  it('treats importing the same file twice as a no-op: the store keeps its bytes', async () => {
+    const dir = project();
+    put(dir, 'btc.csv', csv(rows(T0, 10)));
+    expect(
+      (await cli(dir, 'data', 'import', 'btc.csv', '--symbol', 'BTCUSDT', '--timeframe', '1m'))
+        .code,
+    ).toBe(0);
+    const before = storeSnapshot(dir);
+    expect([...(before?.keys() ?? [])].filter((f) => f.endsWith('.parquet'))).toHaveLength(1);
+    const again = await cli(
+      dir,
+      'data',
+      'import',
+      'btc.csv',
+      '--symbol',
+      'BTCUSDT',
+      '--timeframe',
+      '1m',
+    );
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`${join(dir, 'btc.csv')}: unchanged, skipped`);
+    expect(again.stdout).toContain(
+      'Nothing to import: BTCUSDT:1m already holds these files (same SHA-256). The store is unchanged.',
+    );
+    expect(storeSnapshot(dir)).toEqual(before);
+  });
+
+  it('reports a missing dataset with a suggestion, exit 2', async () => {
+    const dir = project();
+    put(dir, 'btc.csv', csv(rows(T0, 3)));
+    await cli(dir, 'data', 'import', 'btc.csv', '--symbol', 'BTCUSDT', '--timeframe', '1m');
+    const result = await cli(dir, 'data', 'show', 'BTCUSDT:1h');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error [INVALID_ARGUMENT]: no dataset BTCUSDT:1h');
+    expect(result.stderr).toContain('hint: did you mean BTCUSDT:1m?');
+  });
+});
+
+describe('malformed files: exit 2, the specified message, the store untouched', () => {
+  let template = '';
+  beforeAll(async () => {
+    template = project();
+    put(template, 'good.csv', csv(rows(T0, 10)));
+    const result = await cli(
+      template,
+      'data',
+      'import',
+      'good.csv',
+      '--symbol',
+      'BTCUSDT',
+      '--timeframe',
+      '1m',
+    );
+    expect(result.code).toBe(0);
+    rmSync(join(template, 'good.csv'));
+  });
+
+  const DAY2 = T0 + 86_400_000;
+  /** A file of three 1m bars on the next day with `bad` as its second data row (line 3). */
+  const withRow = (bad: string): string =>
+    csv([
+      row(DAY2, 100, 101, 99, 100.5, 10),
+      bad,
+      row(DAY2 + 2 * MIN, 101, 101.5, 100.2, 100.8, 9),
+    ]);
+  const at = new Date(DAY2 + MIN).toISOString();
+
+  const cases: {
+    name: string;
+    file: string;
+    content: string | Uint8Array;
+    args?: string[];
+    messages: (path: string) => string[];
+  }[] = [
+    {
+      name: 'an unparsable value',
+      file: 'bad.csv',
+      content: withRow(`${at},100.5,abc,100,101,12`),
+      messages: (p) => [
+        'error [INVALID_ARGUMENT]: 1 bad value in the input:',
+        `${p}:3:3 (high): "abc" is not a number`,
+      ],
+    },
+    {
+      name: 'an empty field',
+      file: 'bad.csv',
+      content: withRow(`${at},100.5,102,,101,12`),
+      messages: (p) => [`${p}:3:4 (low): empty field`],
+    },
+    {
+      name: 'NaN',
+      file: 'bad.csv',
+      content: withRow(`${at},100.5,102,100,NaN,12`),
+      messages: (p) => [`${p}:3:5 (close): "NaN" (NaN) is not a value`],
+    },
+    {
+      name: 'Inf',
+      file: 'bad.csv',
+      content: withRow(`${at},100.5,102,100,101,Inf`),
+      messages: (p) => [`${p}:3:6 (volume): "Inf" is infinite`],
+    },
+    {
+      name: 'a bad timestamp',
+      file: 'bad.csv',
+      content: withRow('2024-01-02T00:0X:00Z,100.5,102,100,101,12'),
+      messages: (p) => [
+        `${p}:3:1 (timestamp): timestamp "2024-01-02T00:0X:00Z" is not an ISO-8601 date-time or an epoch number`,
+      ],
+    },
+    {
+      name: 'a non-positive price',
+      file: 'bad.csv',
+      content: withRow(`${at},100.5,102,100,-101,12`),
+      messages: (p) => [
+        `${p}:3:5`,
+        'non-positive price (open 100.5, high 102, low 100, close -101)',
+      ],
+    },
+    {
+      name: 'high < max(open, close)',
+      file: 'bad.csv',
+      content: withRow(`${at},100.5,100.8,100,101,12`),
+      messages: (p) => [`${p}:3:3`, 'high 100.8 is below max(open 100.5, close 101)'],
+    },
+    {
+      name: 'low > min(open, close)',
+      file: 'bad.csv',
+      content: withRow(`${at},100.5,102,100.7,101,12`),
+      messages: (p) => [`${p}:3:4`, 'low 100.7 is above min(open 100.5, close 101)'],
+    },
+    {
+      name: 'a negative volume',
+      file: 'bad.csv',
+      content: withRow(`${at},100.5,102,100,101,-12`),
+      messages: (p) => [`${p}:3:6`, 'negative volume -12'],
+    },
+    {
+      name: 'a conflicting duplicate',
+      file: 'bad.csv',
+      content: csv([...rows(DAY2, 3), row(DAY2 + MIN, 100.37, 101.08, 99.87, 100.99, 11)]),
+      messages: (p) => [
+        'error [INVALID_ARGUMENT]: 1 conflicting duplicate timestamp (same time, different values):',
+        `${at}: ${p}:3 has close 100.58, ${p}:5 has close 100.99`,
+      ],
+    },
+    {
+      name: 'a conflict with the stored bars',
+      file: 'bad.csv',
+      content: csv([row(T0 + 9 * MIN, 103.33, 104.04, 102.83, 103.6, 19)]),
+      messages: (p) => [`existing dataset has close 103.54, ${p}:2 has close 103.6`],
+    },
+    {
+      name: 'a wrong timeframe (1m data declared 1h)',
+      file: 'minutes.csv',
+      content: csv(rows(DAY2, 10)),
+      args: ['--timeframe', '1h'],
+      messages: () => [
+        'error [INVALID_ARGUMENT]: 9 of 9 bars are closer than 1h to the previous one',
+        'hint: this looks like 1m data: import it with --timeframe 1m',
+      ],
+    },
+    {
+      name: 'an unknown format',
+      file: 'what.csv',
+      content: 'foo,bar\n1,2\n',
+      messages: (p) => [
+        `error [INVALID_ARGUMENT]: ${p}: cannot tell its format from the first line: "foo,bar"`,
+      ],
+    },
+    {
+      name: 'a truncated gzip file',
+      file: 'btc.csv.gz',
+      content: gzipSync(csv(rows(DAY2, 200))).subarray(0, 300),
+      messages: (p) => [
+        `error [INVALID_ARGUMENT]: ${p} is not a valid gzip file`,
+        'hint: the download may be truncated',
+      ],
+    },
+  ];
+
+  it.each(cases)('rejects $name', async ({ file, content, args, messages }) => {
+    const dir = project();
+    cpSync(join(template, '.tradelab'), join(dir, '.tradelab'), { recursive: true });
+    const before = storeSnapshot(dir);
+    const path = put(dir, file, content);
+    const result = await cli(
+      dir,
+      'data',
+      'import',
+      file,
+      '--symbol',
+      'BTCUSDT',
+      ...(args ?? ['--timeframe', '1m']),
+    );
+    expect(result.code).toBe(2);
+    for (const message of messages(path)) expect(result.stderr).toContain(message);
+    expect(result.stdout).toBe('');
+    expect(storeSnapshot(dir)).toEqual(before);
+  });
+
+  it('creates no store when the first import fails', async () => {
+    const dir = project();
+    put(dir, 'bad.csv', withRow(`${at},100.5,102,100,101,-12`));
+    const result = await cli(
+      dir,
+      'data',
+      'import',
+      'bad.csv',
+      '--symbol',
+      'BTCUSDT',
+      '--timeframe',
+      '1m',
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('nothing was imported');
+    expect(existsSync(join(dir, '.tradelab'))).toBe(false);
+  });
+});
+
+describe('bad-row policies', () => {
+  const messy = csv([
+    ...rows(T0, 2),
+    row(T0 + 2 * MIN, 100.74, 'x', 100.2, 100.9, 12),
+    row(T0 + 3 * MIN, 100.9, 101.4, 100.4, 101.1, -5),
+    row(T0 + 4 * MIN, 101.1, 101.0, 100.6, 101.2, 7),
+    ...rows(T0 + 5 * MIN, 3, MIN, 101.2),
+  ]);
+
+  it('--on-bad drop skips bad rows and says how many', async () => {
+    const dir = project();
+    put(dir, 'messy.csv', messy);
+    const result = await cli(
+      dir,
+      'data',
+      'import',
+      'messy.csv',
+      '--symbol',
+      'BTCUSDT',
+      '--timeframe',
+      '1m',
+      '--on-bad',
+      'drop',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'Values: 1 unparsable, 1 high below open/close, 1 negative volume → dropped 3 rows (--on-bad drop). First ones:',
+    );
+    expect(result.stdout).toContain(`${join(dir, 'messy.csv')}:4:3 (high): "x" is not a number`);
+    expect(result.stdout).toContain('Imported 8 rows into BTCUSDT:1m');
+    expect(result.stdout).toContain('5 bars now');
+    expect(result.stdout).toContain('Gaps: 1 gap with missing data, 3 bars missing in all');
+  });
+
+  it('--on-bad repair forward-fills and clamps, and says how many', async () => {
+    const dir = project();
+    put(dir, 'messy.csv', messy);
+    const result = await cli(
+      dir,
+      'data',
+      'import',
+      'messy.csv',
+      '--symbol',
+      'BTCUSDT',
+      '--timeframe',
+      '1m',
+      '--on-bad',
+      'repair',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      '→ repaired 2 fields (forward fill), clamped 1 high/low, dropped 0 rows (--on-bad repair)',
+    );
+    expect(result.stdout).toContain('8 bars now');
+    const bars = await readBars(dir, BTC_1M);
+    expect(bars.high[2]).toBe(100.9); // max(open, close) for the unreadable high
+    expect(bars.volume[3]).toBe(12); // the previous bar's volume
+    expect(bars.high[4]).toBe(101.2); // raised to the close
+  });
+});
+
+describe('inputs: directories, globs, gzip', () => {
+  /** Binance klines (ms) for `n` minutes from `start`. */
+  const klines = (start: number, n: number): string =>
+    Array.from({ length: n }, (_, i) => {
+      const t = start + i * MIN;
+      return `${t},${100 + i},${101 + i},${99 + i},${100.5 + i},1.5,${t + MIN - 1},150,42,0.7,70,0`;
+    }).join('\n') + '\n';
+  const FEB = Date.UTC(2024, 1, 1);
+
+  function monthlyDumps(dir: string): void {
+    put(dir, 'dumps/BTCUSDT-1m-2024-01.csv', klines(FEB - 3 * MIN, 3));
+    put(dir, 'dumps/BTCUSDT-1m-2024-02.csv', klines(FEB, 3));
+    put(dir, 'dumps/README.md', 'not data\n');
+  }
+
+  it('merges a directory of monthly files into one series', async () => {
+    const dir = project();
+    monthlyDumps(dir);
+    const result = await cli(
+      dir,
+      'data',
+      'import',
+      'dumps',
+      '--symbol',
+      'BTCUSDT',
+      '--timeframe',
+      '1m',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('BTCUSDT-1m-2024-01.csv: binance (auto: 12 columns, no header');
+    expect(result.stdout).toContain('Imported 6 rows into BTCUSDT:1m');
+    expect(result.stdout).toContain('Range: 2024-01-31T23:57Z → 2024-02-01T00:02Z');
+    expect(result.stdout).toContain('Gaps: no missing bars.');
+    const bars = await readBars(dir, BTC_1M);
+    expect([...bars.timestamps]).toEqual([-3, -2, -1, 0, 1, 2].map((i) => FEB + i * MIN));
+    const entry = openDatasetStore(join(dir, '.tradelab', 'data')).require(BTC_1M);
+    expect(entry.sources.map((s) => s.path)).toEqual([
+      join(dir, 'dumps', 'BTCUSDT-1m-2024-01.csv'),
+      join(dir, 'dumps', 'BTCUSDT-1m-2024-02.csv'),
+    ]);
+  });
+
+  it('merges the files a glob matches into one series', async () => {
+    const dir = project();
+    monthlyDumps(dir);
+    put(dir, 'dumps/ETHUSDT-1m-2024-01.csv', klines(FEB - 3 * MIN, 3).replaceAll(',100', ',200'));
+    const result = await cli(
+      dir,
+      'data',
+      'import',
+      'dumps/BTCUSDT-1m-2024-*.csv',
+      '--symbol',
+      'BTCUSDT',
+      '--timeframe',
+      '1m',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Imported 6 rows into BTCUSDT:1m');
+    expect(result.stdout).not.toContain('ETHUSDT');
+    expect((await readBars(dir, BTC_1M)).timestamps.length).toBe(6);
+    const none = await cli(
+      dir,
+      'data',
+      'import',
+      'dumps/*.parquet',
+      '--symbol',
+      'BTCUSDT',
+      '--timeframe',
+      '1m',
+    );
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no file matches dumps/*.parquet');
+  });
+
+  it('reads a .csv.gz file', async () => {
+    const dir = project();
+    put(dir, 'btc.csv.gz', gzipSync(csv(rows(T0, 5))));
+    const result = await cli(
+      dir,
+      'data',
+      'import',
+      'btc.csv.gz',
+      '--symbol',
+      'BTCUSDT',
+      '--timeframe',
+      '1m',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('btc.csv.gz: generic');
+    expect(result.stdout).toContain('Imported 5 rows into BTCUSDT:1m');
+    expect((await readBars(dir, BTC_1M)).close[4]).toBe(101.69);
+  });
+});
+
+describe('formats', () => {
+  it('imports Yahoo with --adjusted: close is the adjusted close, the raw bars are kept', async () => {
+    const dir = project();
+    put(
+      dir,
+      'SPY.csv',
+      'Date,Open,High,Low,Close,Adj Close,Volume\n' +
+        '2024-01-02,472.16,473.67,470.49,472.65,465.00,123623700\n' +
+        '2024-01-03,470.43,471.19,468.17,468.79,461.21,103585900\n' +
+        '2024-01-04,468.30,470.96,467.05,467.28,459.72,84232200\n' +
+        '2024-01-05,467.49,470.44,466.43,467.92,460.35,86060800\n' +
+        '2024-01-08,468.43,474.75,468.30,474.60,466.92,74879100\n',
+    );
+    const result = await cli(
+      dir,
+      'data',
+      'import',
+      'SPY.csv',
+      '--symbol',
+      'SPY',
+      '--timeframe',
+      '1d',
+      '--adjusted',
+      '--json',
+    );
+    expect(result.code).toBe(0);
+    const [record] = jsonLines(result.stdout);
+    expect(record).toMatchObject({
+      type: 'import',
+      dataset: 'SPY:1d',
+      status: 'imported',
+      entry: { calendar: 'us-equities', adjusted: true, rows: 5 },
+      files: [{ format: 'yahoo', rows: 5 }],
+    });
+    const key = { symbol: 'SPY', timeframe: '1d' } as const;
+    const adjusted = await readBars(dir, key);
+    expect([...adjusted.close]).toEqual([465, 461.21, 459.72, 460.35, 466.92]);
+    expect(adjusted.open[0]).toBeCloseTo((472.16 * 465) / 472.65, 9);
+    const raw = await readBars(dir, key, true);
+    expect([...raw.close]).toEqual([472.65, 468.79, 467.28, 467.92, 474.6]);
+    expect([...(raw.adjClose ?? [])]).toEqual([465, 461.21, 459.72, 460.35, 466.92]);
+  });
+
+  it('refuses --adjusted for a file without an adjusted close', async () => {
+    const dir = project();
+    put(dir, 'btc.csv', csv(rows(T0, 3)));
+    const result = await cli(
+      dir,
+      'data',
+      'import',
+      'btc.csv',
+      '--symbol',
+      'BTCUSDT',
+      '--timeframe',
+      '1m',
+      '--adjusted',
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--adjusted needs an adjusted close column');
+    expect(existsSync(join(dir, '.tradelab'))).toBe(false);
+  });
+
+  it('imports Binance klines with open times in microseconds', async () => {
+    const dir = project();
+    const start = 1735689600000000;
+    put(
+      dir,
+      'BTCUSDT-1m-2025-01-01.csv',
+      [0, 1, 2]
+        .map((i) => {
+          const t = start + i * 60_000_000;
+          return `${t},${93576 + i},${93610 + i},${93537 + i},${93600 + i},8.2,${t + 59_999_999},768978.5,1234,4.5,420000.1,0`;
+        })
+        .join('\n') + '\n',
+    );
+    const result = await cli(
+      dir,
+      'data',
+      'import',
+      'BTCUSDT-1m-2025-01-01.csv',
+      '--symbol',
+      'BTCUSDT',
+      '--timeframe',
+      '1m',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'binance (auto: 12 columns, no header, first field is an epoch time (1735689600000000)), 3 rows; timestamps: microseconds since the epoch',
+    );
+    expect(result.stdout).toContain('Range: 2025-01-01T00:00Z → 2025-01-01T00:02Z, calendar 24/7');
+    expect([...(await readBars(dir, BTC_1M)).timestamps]).toEqual([
+      1735689600000, 1735689660000, 1735689720000,
+    ]);
+  });
+
+  it('reads zone-less timestamps in the --tz zone, and rejects an unknown zone', async () => {
+    const dir = project();
+    put(
+      dir,
+      'spy.csv',
+      csv(rows(Date.UTC(2024, 6, 1, 9, 30), 3, 30 * MIN).map((r) => r.replace('.000Z', ''))),
+    );
+    const result = await cli(
+      dir,
+      'data',
+      'import',
+      'spy.csv',
+      '--symbol',
+      'SPY',
+      '--timeframe',
+      '30m',
+      '--tz',
+      'America/New_York',
+      '--calendar',
+      'us-equities',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'Range: 2024-07-01T13:30Z → 2024-07-01T14:30Z, calendar us-equities',
+    );
+    const bad = await cli(
+      dir,
+      'data',
+      'import',
+      'spy.csv',
+      '--symbol',
+      'QQQ',
+      '--timeframe',
+      '30m',
+      '--tz',
+      'Mars/Olympus',
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--tz "Mars/Olympus" is not a time zone');
+  });
+});
+
+describe('gaps and resampling', () => {
+  it('says that closures are normal for us-equities, and counts missing bars apart', async () => {
+    const dir = project();
+    /** 30-minute bars of one NYSE session in January (09:30–15:30 New York = 14:30–20:30 UTC). */
+    const session = (day: number): string[] => rows(Date.UTC(2024, 0, day, 14, 30), 13, 30 * MIN);
+    const thursday = session(4).filter((_, i) => i !== 6); // 12:30 New York missing
+    put(dir, 'spy.csv', csv([...thursday, ...session(5), ...session(8)]));
+    const result = await cli(
+      dir,
+      'data',
+      'import',
+      'spy.csv',
+      '--symbol',
+      'SPY',
+      '--timeframe',
+      '30m',
+      '--calendar',
+      'us-equities',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'Gaps: 1 gap with missing data, 1 bar missing in all; the largest 1 bar (60 min) from 2024-01-04T17:00Z to 2024-01-04T18:00Z; 2 gaps where the us-equities market was closed (nights, weekends, holidays: normal).',
+    );
+  });
+
+  it('resamples through the CLI into new datasets', async () => {
+    const dir = project();
+    put(dir, 'btc.csv', csv(rows(T0, 191)));
+    expect(
+      (await cli(dir, 'data', 'import', 'btc.csv', '--symbol', 'BTCUSDT', '--timeframe', '1m'))
+        .code,
+    ).toBe(0);
+    const result = await cli(dir, 'data', 'resample', 'BTCUSDT:1m', '--to', '5m,1h', '--json');
+    expect(result.code).toBe(0);
+    const records = jsonLines(result.stdout);
+    expect(records.map((r) => [r.dataset, r.rows, r.droppedIncomplete])).toEqual([
+      ['BTCUSDT:5m', 38, true],
+      ['BTCUSDT:1h', 3, true],
+    ]);
+    const hourly = await readBars(dir, { symbol: 'BTCUSDT', timeframe: '1h' });
+    const minutes = await readBars(dir, BTC_1M);
+    expect([...hourly.timestamps]).toEqual([0, 1, 2].map((h) => T0 + h * 3_600_000));
+    expect(hourly.open[1]).toBe(minutes.open[60]);
+    expect(hourly.close[1]).toBe(minutes.close[119]);
+    expect(hourly.volume[1]).toBe(minutes.volume.subarray(60, 120).reduce((a, b) => a + b, 0));
+    const list = jsonLines((await cli(dir, 'data', 'list', '--json')).stdout);
+    expect(list.find((r) => r.dataset === 'BTCUSDT:5m')).toMatchObject({
+      rows: 38,
+      derivedFrom: 'BTCUSDT:1m',
+    });
+    const finer = await cli(dir, 'data', 'resample', 'BTCUSDT:1h', '--to', '1m');
+    expect(finer.code).toBe(2);
+    expect(finer.stderr).toContain('cannot resample 1h to 1m');
+  });
+});
