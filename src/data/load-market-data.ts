@@ -1,7 +1,8 @@
+import { join } from 'node:path';
 import { TradelabError } from '../errors/index.js';
-import type { Bars } from './bars.js';
 import type { CalendarName } from './calendar.js';
-import { computeFeaturesForAssets, type FeatureOptions } from './features/index.js';
+import { cachedFeatures } from './feature-cache.js';
+import type { FeatureOptions } from './features/index.js';
 import { formatDatasetKey, type DatasetKey } from './store/dataset-key.js';
 import type { DatasetStore } from './store/dataset-store.js';
 import type { Timeframe } from './timeframe.js';
@@ -26,7 +27,7 @@ export interface MarketData {
   /** T × assets × F raw (not normalized) features. */
   techArray: Float32Array;
   featureNames: string[];
-  /** Leading bars dropped because some feature was still warming up. */
+  /** Leading aligned bars dropped because some symbol's features were still warming up. */
   warmupDropped: number;
   /** Per symbol: bars in its dataset (within the range), and bars dropped for lack of a partner in every other symbol. */
   alignment: { bars: number[]; dropped: number[] };
@@ -43,7 +44,8 @@ export interface LoadMarketDataOptions {
 
 /**
  * Loads datasets of one timeframe, keeps the timestamps every symbol has (inner join, reporting
- * what each lost), computes features on the aligned bars, and trims the warm-up from every array.
+ * what each lost), takes each symbol's features (computed on its own series, cached in the store),
+ * and trims the rows where any symbol's features are still warming up from every array.
  */
 export async function loadMarketData(
   store: DatasetStore,
@@ -76,45 +78,77 @@ export async function loadMarketData(
     );
   }
   const calendar: CalendarName = calendars[0] ?? '24/7';
-  const series = loaded.map((l) => inRange(l.bars, options.range));
-  const rowsPerSymbol = innerJoin(series.map((b) => b.timestamps));
-  const aligned = series.map((bars, a) => pick(bars, rowsPerSymbol[a] ?? new Int32Array()));
+  // Features come from each symbol's own full series (cached beside it), then rows are aligned:
+  // a symbol's return at t spans its own previous bar even where another symbol has a hole.
+  const tables = await Promise.all(
+    loaded.map((l) => cachedFeatures(join(store.dir, l.entry.file), l.bars, options.features)),
+  );
+  const ranged = loaded.map((l) => rangeOf(l.bars.timestamps, options.range));
+  const rowsPerSymbol = innerJoin(
+    loaded.map((l, s) => l.bars.timestamps.subarray(ranged[s]?.[0] ?? 0, ranged[s]?.[1] ?? 0)),
+  );
+  rowsPerSymbol.forEach((rows, s) => {
+    const offset = ranged[s]?.[0] ?? 0;
+    for (let j = 0; j < rows.length; j++) rows[j] = (rows[j] ?? 0) + offset;
+  });
   const shared = rowsPerSymbol[0]?.length ?? 0;
-  const features = computeFeaturesForAssets(aligned, options.features);
-  const warm = features.warmup;
+  // Drop leading aligned rows until every symbol is past its own warm-up.
+  let warm = 0;
+  while (
+    warm < shared &&
+    rowsPerSymbol.some((rows, s) => (rows[warm] ?? 0) < (tables[s]?.table.warmup ?? 0))
+  )
+    warm++;
   const t = shared - warm;
   if (t <= 0) {
     throw new TradelabError(
       'INVALID_ARGUMENT',
-      `only ${shared} aligned bars, fewer than the ${warm} the features need to warm up`,
+      `only ${shared} aligned bars, none past the ${tables[0]?.table.warmup ?? 0} bars the features need to warm up`,
       {
         hint: 'load a longer range, or more overlapping history',
       },
     );
   }
+  const names = tables[0]?.table.names ?? [];
   const assets = keys.length;
   const interleave = (field: 'close' | 'open' | 'high' | 'low' | 'volume'): Float64Array => {
     const out = new Float64Array(t * assets);
     for (let a = 0; a < assets; a++) {
-      const column = aligned[a]?.[field];
-      if (column === undefined) continue;
-      for (let i = 0; i < t; i++) out[i * assets + a] = column[i + warm] ?? 0;
+      const column = loaded[a]?.bars[field];
+      const rows = rowsPerSymbol[a];
+      if (column === undefined || rows === undefined) continue;
+      for (let i = 0; i < t; i++) out[i * assets + a] = column[rows[i + warm] ?? 0] ?? 0;
     }
     return out;
   };
-  const width = features.names.length;
+  const width = names.length;
+  // Written in order (row, asset, feature): sequential writes are what this loop is bound by.
+  const techArray = new Float32Array(t * assets * width);
+  const columnsOf = tables.map((x) => x.table.columns);
+  let k = 0;
+  for (let i = 0; i < t; i++) {
+    for (let a = 0; a < assets; a++) {
+      const row = rowsPerSymbol[a]?.[i + warm] ?? 0;
+      const columns = columnsOf[a] ?? [];
+      for (let f = 0; f < width; f++) techArray[k++] = columns[f]?.[row] ?? 0;
+    }
+  }
+  const firstRows = rowsPerSymbol[0] ?? new Int32Array();
+  const timestamps = new Float64Array(t);
+  for (let i = 0; i < t; i++)
+    timestamps[i] = loaded[0]?.bars.timestamps[firstRows[i + warm] ?? 0] ?? 0;
   const data: MarketData = {
     symbols: keys.map((k) => k.symbol),
     timeframe: first.timeframe,
     calendar,
-    timestamps: (aligned[0]?.timestamps ?? new Float64Array()).slice(warm),
+    timestamps,
     priceArray: interleave('close'),
-    techArray: features.values.slice(warm * assets * width),
-    featureNames: features.names,
+    techArray,
+    featureNames: names,
     warmupDropped: warm,
     alignment: {
-      bars: series.map((b) => b.timestamps.length),
-      dropped: series.map((b) => b.timestamps.length - shared),
+      bars: ranged.map(([lo, hi]) => hi - lo),
+      dropped: ranged.map(([lo, hi]) => hi - lo - shared),
     },
   };
   if (options.ohlcv !== false) {
@@ -126,22 +160,12 @@ export async function loadMarketData(
   return data;
 }
 
-function inRange(bars: Bars, range: LoadMarketDataOptions['range']): Bars {
-  if (range === undefined) return bars;
-  const ts = bars.timestamps;
+/** The row range [lo, hi) of the timestamps inside `range`. */
+function rangeOf(ts: Float64Array, range: LoadMarketDataOptions['range']): [number, number] {
+  if (range === undefined) return [0, ts.length];
   const lo = range.fromMs === undefined ? 0 : lowerBound(ts, range.fromMs);
   const hi = range.toMs === undefined ? ts.length : lowerBound(ts, range.toMs);
-  const view = (a: Float64Array): Float64Array => a.subarray(lo, hi);
-  const out: Bars = {
-    timestamps: view(ts),
-    open: view(bars.open),
-    high: view(bars.high),
-    low: view(bars.low),
-    close: view(bars.close),
-    volume: view(bars.volume),
-  };
-  if (bars.adjClose !== undefined) out.adjClose = view(bars.adjClose);
-  return out;
+  return [lo, Math.max(lo, hi)];
 }
 
 function lowerBound(a: Float64Array, x: number): number {
@@ -161,6 +185,15 @@ function lowerBound(a: Float64Array, x: number): number {
  */
 export function innerJoin(series: readonly Float64Array[]): Int32Array[] {
   const k = series.length;
+  // Common case: every series has the same timestamps.
+  const [head] = series;
+  if (
+    head !== undefined &&
+    series.every((x) => x.length === head.length && x.every((v, i) => v === head[i]))
+  ) {
+    const identity = Int32Array.from({ length: head.length }, (_, i) => i);
+    return series.map(() => identity.slice());
+  }
   const capacity = Math.min(...series.map((a) => a.length));
   const out = series.map(() => new Int32Array(capacity));
   const at = new Int32Array(k);
@@ -191,20 +224,4 @@ export function innerJoin(series: readonly Float64Array[]): Int32Array[] {
       n++;
     }
   }
-}
-
-function pick(bars: Bars, rows: Int32Array): Bars {
-  const take = (a: Float64Array): Float64Array => {
-    const out = new Float64Array(rows.length);
-    for (let j = 0; j < rows.length; j++) out[j] = a[rows[j] ?? 0] ?? 0;
-    return out;
-  };
-  return {
-    timestamps: take(bars.timestamps),
-    open: take(bars.open),
-    high: take(bars.high),
-    low: take(bars.low),
-    close: take(bars.close),
-    volume: take(bars.volume),
-  };
 }

@@ -295,18 +295,25 @@ export function parseBarsCsv(
           // "." and "-." have no digit: not a number (the general path says so too).
           if (!anyDigit) plain = false;
           let value: number;
-          if (plain && !empty && digitsSeen <= 15 && fraction <= 22 && (role !== 0 || !dot)) {
+          // Integers are exact up to 2^53: enough for epoch microseconds (16 digits).
+          const exact = digitsSeen <= 15 || (!dot && mantissa <= Number.MAX_SAFE_INTEGER);
+          if (plain && !empty && exact && fraction <= 22 && (role !== 0 || !dot)) {
             value = mantissa / (POW10[fraction] ?? 1);
             if (negative) value = -value;
             if (role === 0) value = Math.floor(epochToMs(value));
           } else if (role === 0) {
-            fallback = true; // ISO timestamps and odd epochs take the general path
-            break;
+            // An ISO-8601 timestamp parses in place; anything else takes the general path.
+            value = empty ? Number.NaN : parseIsoTimestamp(bytes, fieldStart, fieldEnd, zone);
+            if (value - value !== 0) {
+              fallback = true;
+              break;
+            }
+            epochUnits |= 8;
           } else value = empty ? Number.NaN : parseNumber(bytes, fieldStart, fieldEnd);
           if (role === 0) {
             out.timestamps[n] = value;
             if (value - value !== 0) bad |= FIELD_BITS.timestamp;
-            else epochUnits |= mantissa < 1e11 ? 1 : mantissa < 1e14 ? 2 : 4;
+            else if (plain) epochUnits |= mantissa < 1e11 ? 1 : mantissa < 1e14 ? 2 : 4;
           } else {
             (targetOf[role - 1] ?? out.close)[n] = value;
             if (value - value !== 0) bad |= bitOf[role - 1] ?? 0;

@@ -34,18 +34,20 @@ export function epochToMs(value: number): number {
   return Number.NaN;
 }
 
-const digit = (b: number | undefined): number =>
-  b === undefined ? -1 : b >= 48 && b <= 57 ? b - 48 : -1;
-
+/** The value of `n` decimal digits at `at`, or -1 if any byte is not a digit. */
 function digits(bytes: Uint8Array, at: number, n: number): number {
   let value = 0;
-  for (let i = 0; i < n; i++) {
-    const d = digit(bytes[at + i]);
-    if (d < 0) return -1;
+  for (let i = at; i < at + n; i++) {
+    const d = (bytes[i] ?? 0) - 48;
+    if (d < 0 || d > 9) return -1;
     value = value * 10 + d;
   }
   return value;
 }
+
+// Consecutive rows nearly always share their date: remember the last one's day number.
+let lastDateKey = -1;
+let lastDays = 0;
 
 /**
  * Parses an ISO-8601 date or date-time in `bytes[start, end)`: `YYYY-MM-DD`, then optionally `T` or
@@ -62,7 +64,12 @@ export function parseIsoTimestamp(
   const month = digits(bytes, start + 5, 2);
   const day = digits(bytes, start + 8, 2);
   if (year < 0 || month < 1 || month > 12 || day < 1 || day > 31) return Number.NaN;
-  let ms = daysFromCivil(year, month, day) * 86_400_000;
+  const dateKey = year * 10_000 + month * 100 + day;
+  if (dateKey !== lastDateKey) {
+    lastDays = daysFromCivil(year, month, day);
+    lastDateKey = dateKey;
+  }
+  let ms = lastDays * 86_400_000;
   let i = start + 10;
   let zoned = false;
   if (i < end && (bytes[i] === 84 || bytes[i] === 32)) {
@@ -81,8 +88,8 @@ export function parseIsoTimestamp(
       if (i < end && (bytes[i] === 46 || bytes[i] === 44)) {
         i++;
         let scale = 100;
-        while (i < end && digit(bytes[i]) >= 0) {
-          ms += digit(bytes[i]) * scale;
+        for (let d = (bytes[i] ?? 0) - 48; i < end && d >= 0 && d <= 9; d = (bytes[i] ?? 0) - 48) {
+          ms += d * scale;
           scale /= 10;
           i++;
         }

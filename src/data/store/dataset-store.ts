@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { closestMatch, TradelabError } from '../../errors/index.js';
 import { adjustedBars, BAR_FIELDS, barCount, type Bars } from '../bars.js';
 import type { ParquetColumnInput } from '../parquet/parquet-table.js';
@@ -165,7 +165,7 @@ export function openDatasetStore(dir: string): DatasetStore {
         rmSync(path, { force: true });
         throw error;
       }
-      if (previous !== undefined && previous !== file) rmSync(join(dir, previous), { force: true });
+      if (previous !== undefined && previous !== file) removeDatasetFile(dir, previous);
       if (entry === undefined) throw new Error('catalog update did not run');
       return entry;
     },
@@ -183,8 +183,19 @@ export function openDatasetStore(dir: string): DatasetStore {
         delete catalog.datasets[name];
         return found;
       });
-      rmSync(join(dir, entry.file), { force: true });
+      removeDatasetFile(dir, entry.file);
       return entry;
     },
   };
+}
+
+/** Removes a dataset's Parquet file and the feature caches made from it (`<file>.features-*`). */
+function removeDatasetFile(dir: string, file: string): void {
+  const path = join(dir, file);
+  rmSync(path, { force: true });
+  const folder = dirname(path);
+  const prefix = `${basename(path, '.parquet')}.features-`;
+  if (!existsSync(folder)) return;
+  for (const name of readdirSync(folder))
+    if (name.startsWith(prefix)) rmSync(join(folder, name), { force: true });
 }
