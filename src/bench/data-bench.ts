@@ -136,8 +136,19 @@ export async function benchData(options: DataBenchOptions = {}): Promise<BenchRe
       });
     }
     const keys = ten.symbols.map((symbol) => ({ symbol, timeframe: '1h' as const }));
-    const loadRuns = await timeRuns(repeat, () => loadMarketData(loadStore, keys));
-    record('load 10 assets × 100k bars (prices + features)', 1_000_000, loadRuns, 'bars/s');
+    // The first load computes the features and caches them beside each dataset; later loads read them.
+    record(
+      'load 10 × 100k bars, first (computes features)',
+      1_000_000,
+      await timeRuns(1, () => loadMarketData(loadStore, keys)),
+      'bars/s',
+    );
+    record(
+      'load 10 × 100k bars (prices + cached features)',
+      1_000_000,
+      await timeRuns(repeat, () => loadMarketData(loadStore, keys)),
+      'bars/s',
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -117,22 +117,19 @@ export async function loadMarketData(
       const column = loaded[a]?.bars[field];
       const rows = rowsPerSymbol[a];
       if (column === undefined || rows === undefined) continue;
-      for (let i = 0; i < t; i++) out[i * assets + a] = column[rows[i + warm] ?? 0] ?? 0;
+      for (let i = 0, at = a; i < t; i++, at += assets)
+        out[at] = column[rows[i + warm] as number] as number;
     }
     return out;
   };
   const width = names.length;
-  // Written in order (row, asset, feature): sequential writes are what this loop is bound by.
   const techArray = new Float32Array(t * assets * width);
-  const columnsOf = tables.map((x) => x.table.columns);
-  let k = 0;
-  for (let i = 0; i < t; i++) {
-    for (let a = 0; a < assets; a++) {
-      const row = rowsPerSymbol[a]?.[i + warm] ?? 0;
-      const columns = columnsOf[a] ?? [];
-      for (let f = 0; f < width; f++) techArray[k++] = columns[f]?.[row] ?? 0;
-    }
-  }
+  gatherFeatures(
+    techArray,
+    tables.flatMap((x) => x.table.columns),
+    rowsPerSymbol,
+    { rows: t, skip: warm, assets, width },
+  );
   const firstRows = rowsPerSymbol[0] ?? new Int32Array();
   const timestamps = new Float64Array(t);
   for (let i = 0; i < t; i++)
@@ -158,6 +155,28 @@ export async function loadMarketData(
     data.volume = interleave('volume');
   }
   return data;
+}
+
+/**
+ * Fills the T × assets × F techArray from per-asset feature columns (`columns[a·F + f]`) at the
+ * aligned rows. Written in output order, as sequential writes are what this loop is bound by; the
+ * casts only drop `undefined` from indexed reads that are in range by construction.
+ */
+function gatherFeatures(
+  out: Float32Array,
+  columns: readonly Float32Array[],
+  rowsPerSymbol: readonly Int32Array[],
+  shape: { rows: number; skip: number; assets: number; width: number },
+): void {
+  const { rows, skip, assets, width } = shape;
+  let k = 0;
+  for (let i = 0; i < rows; i++) {
+    for (let a = 0; a < assets; a++) {
+      const row = (rowsPerSymbol[a] as Int32Array)[i + skip] as number;
+      const base = a * width;
+      for (let f = 0; f < width; f++) out[k++] = (columns[base + f] as Float32Array)[row] as number;
+    }
+  }
 }
 
 /** The row range [lo, hi) of the timestamps inside `range`. */
@@ -187,10 +206,7 @@ export function innerJoin(series: readonly Float64Array[]): Int32Array[] {
   const k = series.length;
   // Common case: every series has the same timestamps.
   const [head] = series;
-  if (
-    head !== undefined &&
-    series.every((x) => x.length === head.length && x.every((v, i) => v === head[i]))
-  ) {
+  if (head !== undefined && series.every((x) => sameValues(x, head))) {
     const identity = Int32Array.from({ length: head.length }, (_, i) => i);
     return series.map(() => identity.slice());
   }
@@ -224,4 +240,11 @@ export function innerJoin(series: readonly Float64Array[]): Int32Array[] {
       n++;
     }
   }
+}
+
+function sameValues(a: Float64Array, b: Float64Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -84,11 +84,24 @@ export function cleanBars(
   const existingRows = existing === undefined ? 0 : barCount(existing);
   const total = existingRows + files.reduce((sum, f) => sum + f.timestamps.length, 0);
   const withAdj = files.some((f) => f.adjClose !== undefined) || existing?.adjClose !== undefined;
-  const all = allocateBars(total, withAdj);
-  const bad = new Uint8Array(total);
+  // One new file and nothing stored (the usual import): work on its arrays, no copy.
+  const only = files.length === 1 && existing === undefined ? files[0] : undefined;
+  const all: Bars =
+    only === undefined
+      ? allocateBars(total, withAdj)
+      : {
+          timestamps: only.timestamps,
+          open: only.open,
+          high: only.high,
+          low: only.low,
+          close: only.close,
+          volume: only.volume,
+          ...(only.adjClose === undefined ? {} : { adjClose: only.adjClose }),
+        };
+  const bad = only?.badFields ?? new Uint8Array(total);
   const source = new Int32Array(total); // file index, -1 for existing rows
-  const lines = new Int32Array(total);
-  let n = 0;
+  const lines = only?.lines ?? new Int32Array(total);
+  let n = only === undefined ? 0 : total;
   if (existing !== undefined) {
     copyInto(all, n, existing, 0, existingRows);
     source.fill(-1, 0, existingRows);
@@ -96,7 +109,7 @@ export function cleanBars(
   }
   // Files in the order of their first timestamp, so monthly dumps concatenate already sorted.
   const order = files.map((f, i) => i).sort((a, b) => firstValid(files[a]) - firstValid(files[b]));
-  for (const fi of order) {
+  for (const fi of only === undefined ? order : []) {
     const f = files[fi];
     if (f === undefined) continue;
     const rows = f.timestamps.length;
@@ -208,11 +221,13 @@ export function cleanBars(
   // Count descents within one source only: stored bars followed by earlier new ones are not out of order.
   let outOfOrder = 0;
   let unsorted = false;
+  let repeats = false;
   for (let i = 1; i < n; i++) {
-    if ((all.timestamps[i] ?? 0) < (all.timestamps[i - 1] ?? 0)) {
+    const d = (all.timestamps[i] ?? 0) - (all.timestamps[i - 1] ?? 0);
+    if (d < 0) {
       unsorted = true;
       if (source[i] === source[i - 1]) outOfOrder++;
-    }
+    } else if (d === 0) repeats = true;
   }
   let perm: Uint32Array | undefined;
   if (unsorted || hasNaN(all.timestamps, n)) {
@@ -228,6 +243,23 @@ export function cleanBars(
     });
   }
   const at = (k: number): number => (perm === undefined ? k : (perm[k] ?? 0));
+
+  // Already clean, in order and without repeats: the rows are the output as they are.
+  if (perm === undefined && !repeats && problemCount === 0) {
+    return finish(all, n, options, {
+      total,
+      existingRows,
+      fieldProblems,
+      valueProblems,
+      examples,
+      policy,
+      dropped: 0,
+      repaired: 0,
+      clamped: 0,
+      duplicatesMerged: 0,
+      outOfOrder,
+    });
+  }
 
   // Walk in time order: drop/repair, merge duplicates, write the output.
   const out = allocateBars(n, withAdj);
@@ -295,24 +327,51 @@ export function cleanBars(
       },
     );
   }
-  const bars = sliceBars(out, m);
+  return finish(sliceBars(out, m), m, options, {
+    total,
+    existingRows,
+    fieldProblems,
+    valueProblems,
+    examples,
+    policy,
+    dropped,
+    repaired,
+    clamped,
+    duplicatesMerged,
+    outOfOrder,
+  });
+}
+
+type Counts = Pick<
+  CleanReport,
+  | 'existingRows'
+  | 'fieldProblems'
+  | 'valueProblems'
+  | 'examples'
+  | 'policy'
+  | 'dropped'
+  | 'repaired'
+  | 'clamped'
+  | 'duplicatesMerged'
+  | 'outOfOrder'
+> & { total: number };
+
+/** Checks the spacing, measures the gaps and assembles the report. */
+function finish(
+  bars: Bars,
+  m: number,
+  options: CleanOptions,
+  counts: Counts,
+): { bars: Bars; report: CleanReport } {
+  const { total, ...rest } = counts;
   const barMs = timeframeMs(options.timeframe);
   const spacing = checkSpacing(bars, barMs, options.timeframe);
   const gaps = findGaps(bars, barMs, options.calendar);
   return {
     bars,
     report: {
-      rowsRead: total - existingRows,
-      existingRows,
-      fieldProblems,
-      valueProblems,
-      examples,
-      policy,
-      dropped,
-      repaired,
-      clamped,
-      duplicatesMerged,
-      outOfOrder,
+      ...rest,
+      rowsRead: total - counts.existingRows,
       spacing,
       gaps,
       rows: m,
