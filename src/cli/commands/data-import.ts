@@ -8,12 +8,14 @@ import {
   parseTimeframe,
   type ImportResult,
 } from '../../data/index.js';
+import { basename } from 'node:path';
 import { TradelabError } from '../../errors/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { count, duration, isoTime, plural } from '../format.js';
 import { choiceOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
 import type { Output } from '../output.js';
+import { createProgress, type Progress } from '../progress.js';
 
 /** `tradelab data import FILE... --symbol SYM --timeframe TF`. */
 export async function run(context: CommandContext): Promise<void> {
@@ -26,7 +28,12 @@ export async function run(context: CommandContext): Promise<void> {
   const format = choiceOption(options, 'format', IMPORT_FORMATS);
   const onBad = choiceOption(options, 'on-bad', BAD_ROW_POLICIES);
   const store = openStore(context);
+  let progress: Progress | undefined;
   const result = await importFiles(store, {
+    onProgress: (done, total, path) => {
+      progress ??= createProgress({ total: total / 1e6, unit: 'MB' });
+      progress.update(done / 1e6, basename(path));
+    },
     inputs: context.positionals,
     baseDir: context.cwd,
     key,
@@ -35,6 +42,9 @@ export async function run(context: CommandContext): Promise<void> {
     ...(calendar === undefined ? {} : { calendar }),
     ...(typeof options.tz === 'string' ? { timeZone: options.tz } : {}),
     ...(options.adjusted === true ? { adjusted: true } : {}),
+  }).finally(() => {
+    // Clear the line before any summary or error is printed.
+    progress?.done();
   });
   if (out.json) {
     out.record({ type: 'import', dataset: formatDatasetKey(key), ...result });

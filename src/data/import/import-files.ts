@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { TradelabError } from '../../errors/index.js';
 import { calendarFor, type CalendarName } from '../calendar.js';
 import type { DatasetEntry, DatasetSource } from '../store/catalog.js';
@@ -32,6 +33,8 @@ export interface ImportOptions {
   onBad?: BadRowPolicy;
   /** Default: the dataset's, else 24/7 for Binance and generic files, us-equities for Yahoo. */
   calendar?: CalendarName;
+  /** Called after each file is read and parsed: bytes done of all files' bytes, and the file. */
+  onProgress?: (bytesDone: number, bytesTotal: number, path: string) => void;
 }
 
 /** One input file's part in an import. */
@@ -76,7 +79,11 @@ export async function importFiles(
   const zone = options.timeZone === undefined ? UTC_OFFSET : checkedZone(options.timeZone);
   const now = new Date().toISOString();
   let calendarGuess: CalendarName = '24/7';
-  for (const path of paths) {
+  const sizes = paths.map((p) => statSync(p).size);
+  const bytesTotal = sizes.reduce((a, b) => a + b, 0);
+  let bytesDone = 0;
+  for (const [index, path] of paths.entries()) {
+    bytesDone += sizes[index] ?? 0;
     const source = readSource(path);
     if (known.has(source.sha256)) {
       files.push({
