@@ -6,7 +6,7 @@ import {
   type MarketData,
 } from '../../data/index.js';
 import type { CommandContext } from '../command-spec.js';
-import { count, isoTime, num } from '../format.js';
+import { count, isoTime, num, plural } from '../format.js';
 import { intOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
 import { renderTable } from '../output.js';
@@ -45,7 +45,7 @@ export async function run(context: CommandContext): Promise<void> {
     return;
   }
   out.line(
-    `${data.symbols.join(', ')} at ${data.timeframe}: ${count(t)} aligned bars × ${assets} assets × ${width} features (loaded in ${(seconds * 1000).toFixed(0)} ms)`,
+    `${data.symbols.join(', ')} at ${data.timeframe}: ${count(t)} aligned bars × ${plural(assets, 'asset')} × ${width} features (loaded in ${(seconds * 1000).toFixed(0)} ms)`,
   );
   out.line(
     `range ${isoTime(data.timestamps[0] ?? Number.NaN)} → ${isoTime(data.timestamps[t - 1] ?? Number.NaN)}; warm-up: first ${count(data.warmupDropped)} bars dropped from every array`,
