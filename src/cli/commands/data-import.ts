@@ -15,7 +15,7 @@ import { count, duration, isoTime, plural } from '../format.js';
 import { choiceOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
 import type { Output } from '../output.js';
-import { createProgress, type Progress } from '../progress.js';
+import { createProgress } from '../progress.js';
 
 /** `tradelab data import FILE... --symbol SYM --timeframe TF`. */
 export async function run(context: CommandContext): Promise<void> {
@@ -28,11 +28,11 @@ export async function run(context: CommandContext): Promise<void> {
   const format = choiceOption(options, 'format', IMPORT_FORMATS);
   const onBad = choiceOption(options, 'on-bad', BAD_ROW_POLICIES);
   const store = openStore(context);
-  let progress: Progress | undefined;
+  // Started before reading, so the rate counts the whole import; the total is known once files are listed.
+  const progress = createProgress({ total: 0, unit: 'MB' });
   const result = await importFiles(store, {
     onProgress: (done, total, path) => {
-      progress ??= createProgress({ total: total / 1e6, unit: 'MB' });
-      progress.update(done / 1e6, basename(path));
+      progress.update(done / 1e6, basename(path), total / 1e6);
     },
     inputs: context.positionals,
     baseDir: context.cwd,
@@ -44,7 +44,7 @@ export async function run(context: CommandContext): Promise<void> {
     ...(options.adjusted === true ? { adjusted: true } : {}),
   }).finally(() => {
     // Clear the line before any summary or error is printed.
-    progress?.done();
+    progress.done();
   });
   if (out.json) {
     out.record({ type: 'import', dataset: formatDatasetKey(key), ...result });

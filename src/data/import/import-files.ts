@@ -168,6 +168,7 @@ export async function importFiles(
       format,
       importedAt: now,
     });
+    options.onProgress?.(bytesDone, bytesTotal, path);
   }
   if (parsed.length === 0) {
     return {
