@@ -7,3 +7,5 @@ export * from './config/index.js';
 export * from './profiles/index.js';
 export * from './project/index.js';
 export * from './data/index.js';
+export * from './eval/index.js';
+export * from './env/index.js';

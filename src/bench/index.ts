@@ -1,2 +1,3 @@
 export { median, timeRuns, type BenchResult } from './bench-result.js';
 export { benchData, type DataBenchOptions } from './data-bench.js';
+export { benchEnv, type EnvBenchOptions } from './env-bench.js';

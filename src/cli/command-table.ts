@@ -375,6 +375,48 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: () => import('./commands/bench-data.js'),
   },
   {
+    words: ['bench', 'env'],
+    summary:
+      'benchmark the vectorized trading env: aggregate env steps/s per nEnvs, random actions, one thread',
+    positionals: [],
+    options: [
+      { name: 'assets', type: 'string', value: 'N', description: 'assets per env (default 10)' },
+      {
+        name: 'features',
+        type: 'string',
+        value: 'F',
+        description: 'features per asset, random values (default 7)',
+      },
+      {
+        name: 'lookback',
+        type: 'string',
+        value: 'L',
+        description: 'bars of features per observation (default 1)',
+      },
+      {
+        name: 'envs',
+        type: 'string',
+        value: 'LIST',
+        description: 'nEnvs values, comma-separated (default 1,16,256,2048)',
+      },
+      {
+        name: 'steps',
+        type: 'string',
+        value: 'N',
+        description: 'env steps per run, summed over envs (default 2000000)',
+      },
+      {
+        name: 'repeat',
+        type: 'string',
+        value: 'R',
+        description: 'runs per measurement; the median is reported (default 3)',
+      },
+    ],
+    settings: [],
+    examples: ['tradelab bench env', 'tradelab bench env --envs 1,256 --steps 500000 --json'],
+    load: () => import('./commands/bench-env.js'),
+  },
+  {
     words: ['config', 'show'],
     summary: 'every setting, its value and where it came from (flag, env, file, default)',
     positionals: [],

@@ -1,0 +1,240 @@
+import { TradelabError } from '../errors/index.js';
+
+/** Bars `[start, end)` of the market data an episode may trade on. */
+export type EnvRange = readonly [start: number, end: number];
+
+/** How an action in [-1, 1] becomes an order size. */
+export type ActionScaling = 'fraction' | 'units';
+/** Which price of bar t+1 an action chosen at bar t fills at. */
+export type ExecutionPrice = 'close' | 'open';
+/** What the reward measures before scaling and penalties. */
+export type RewardMode = 'value-change' | 'excess';
+
+/** Options of {@link VectorTradingEnv}; every field is optional. */
+export interface TradingEnvOptions {
+  /** Environments stepped together. Default 1. */
+  nEnvs?: number;
+  /** Bars of features in each observation: t, t−1, …, t−lookback+1. Default 1. */
+  lookback?: number;
+  /**
+   * Disjoint bar ranges `[start, end)` episodes trade on (e.g. a CV split's training folds); an
+   * episode never crosses from one into another. Each needs `end − start ≥ 2` and
+   * `start ≥ lookback − 1` (observations read the lookback − 1 bars before start). Default: one
+   * range over the whole data, from bar lookback − 1.
+   */
+  ranges?: readonly EnvRange[];
+  /** Cash at the start of every episode. Default 1,000,000. */
+  initialCash?: number;
+  /** Factor on cash in the observation. Default 1 / initialCash. */
+  cashScale?: number;
+  /** Factor on each asset's holding value (units × close) in the observation. Default 1 / initialCash. */
+  holdingsScale?: number;
+  /**
+   * 'fraction': action a_i orders |a_i| × maxTradeFraction × portfolio value (at bar t) of asset i.
+   * 'units': |a_i| × maxTradeFraction × initialCash / (assets × p_i) units, where p_i is asset i's
+   * close at the first range's first bar, so one unit of action means the same money for cheap and dear
+   * assets (FinRL_Crypto's price-level normalisation). Default 'fraction'.
+   */
+  actionScaling?: ActionScaling;
+  /** See `actionScaling`; in (0, 1] for 'fraction', > 0 for 'units'. Default 1. */
+  maxTradeFraction?: number;
+  /** Orders worth less than this (at the fill price) are skipped. Default 0. */
+  minOrderValue?: number;
+  /** Fee on the notional of a buy, basis points. Default 10. */
+  buyFeeBps?: number;
+  /** Fee on the notional of a sell, basis points. Default 10. */
+  sellFeeBps?: number;
+  /** Buys fill at price × (1 + s), sells at price × (1 − s), in basis points. Default 0. */
+  slippageBps?: number;
+  /** 'close': bar t+1's close; 'open': bar t+1's open (needs `open` in the data). Default 'close'. */
+  executionPrice?: ExecutionPrice;
+  /**
+   * 'value-change': V_{t+1} − V_t; 'excess': that minus the change of an equal-weight buy-and-hold
+   * benchmark over the same step. Default 'value-change'.
+   */
+  reward?: RewardMode;
+  /** Factor on the reward (after penalties). Default 1 / initialCash (a return on initial cash). */
+  rewardScale?: number;
+  /** Subtracted: this × the increase of the drawdown (peak value − value, in cash) over the step. Default 0. */
+  drawdownPenalty?: number;
+  /** Subtracted: this × the notional traded in the step. Default 0. */
+  turnoverPenalty?: number;
+  /** Steps per episode at most; it is truncated sooner at its range's end. Default: to the range's end. */
+  episodeLength?: number;
+  /**
+   * true: episodes start at a seeded random bar of a range chosen with probability proportional to
+   * its possible starts (training). false: at the first bar of a range, each env cycling through
+   * the ranges in order from range (env index mod ranges) (evaluation). Default true.
+   */
+  randomStart?: boolean;
+  /** The episode terminates when the portfolio value falls below this × initialCash. Default 0.1. */
+  terminationThreshold?: number;
+  /** Append each asset's share of portfolio value to the observation. Default false. */
+  includePositionWeights?: boolean;
+  /** Append the episode's elapsed share (steps / planned steps) to the observation. Default false. */
+  includeTimeFeature?: boolean;
+  /** Seed used by `reset()` when none is given; env i gets seed + i. Default 0. */
+  seed?: number;
+  /** Short selling; not implemented yet, so only false is accepted. Default false. */
+  allowShort?: boolean;
+}
+
+/** {@link TradingEnvOptions} with every default filled in. */
+export interface ResolvedEnvOptions {
+  nEnvs: number;
+  lookback: number;
+  ranges: EnvRange[];
+  initialCash: number;
+  cashScale: number;
+  holdingsScale: number;
+  actionScaling: ActionScaling;
+  maxTradeFraction: number;
+  minOrderValue: number;
+  buyFeeBps: number;
+  sellFeeBps: number;
+  slippageBps: number;
+  executionPrice: ExecutionPrice;
+  reward: RewardMode;
+  rewardScale: number;
+  drawdownPenalty: number;
+  turnoverPenalty: number;
+  /** 0: to the range's end. */
+  episodeLength: number;
+  randomStart: boolean;
+  terminationThreshold: number;
+  includePositionWeights: boolean;
+  includeTimeFeature: boolean;
+  seed: number;
+  allowShort: boolean;
+}
+
+function invalid(message: string, hint: string): TradelabError {
+  return new TradelabError('INVALID_ARGUMENT', `env: ${message}`, { hint });
+}
+
+/** Whether a value (possibly from untyped JSON) is one of `allowed`. */
+function oneOf(value: string, allowed: readonly string[]): boolean {
+  return allowed.includes(value);
+}
+
+function positiveInt(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw invalid(`${name} must be a positive integer, got ${value}`, `e.g. ${name}: 1`);
+  return value;
+}
+
+function nonNegative(name: string, value: number): number {
+  if (!Number.isFinite(value) || value < 0)
+    throw invalid(`${name} must be a finite number ≥ 0, got ${value}`, `e.g. ${name}: 0`);
+  return value;
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0)
+    throw invalid(`${name} must be a finite number > 0, got ${value}`, `e.g. ${name}: 1`);
+  return value;
+}
+
+/** Checks the options against a market of `bars` bars and fills in the defaults. */
+export function resolveEnvOptions(
+  options: TradingEnvOptions,
+  bars: number,
+  hasOpen: boolean,
+): ResolvedEnvOptions {
+  const nEnvs = positiveInt('nEnvs', options.nEnvs ?? 1);
+  const lookback = positiveInt('lookback', options.lookback ?? 1);
+  const initialCash = positive('initialCash', options.initialCash ?? 1e6);
+  const ranges = checkRanges(options.ranges ?? [[lookback - 1, bars]], bars, lookback);
+  const actionScaling = options.actionScaling ?? 'fraction';
+  if (!oneOf(actionScaling, ['fraction', 'units']))
+    throw invalid(`unknown actionScaling "${actionScaling}"`, 'use fraction or units');
+  const maxTradeFraction = positive('maxTradeFraction', options.maxTradeFraction ?? 1);
+  if (actionScaling === 'fraction' && maxTradeFraction > 1)
+    throw invalid(
+      `maxTradeFraction ${maxTradeFraction} is above 1 with fraction scaling`,
+      'use a share of portfolio value in (0, 1]',
+    );
+  const executionPrice = options.executionPrice ?? 'close';
+  if (!oneOf(executionPrice, ['close', 'open']))
+    throw invalid(`unknown executionPrice "${executionPrice}"`, 'use close or open');
+  if (executionPrice === 'open' && !hasOpen)
+    throw invalid(
+      'executionPrice "open" needs open prices, and the market data has none',
+      'load the data with ohlcv (the default), or use executionPrice "close"',
+    );
+  const reward = options.reward ?? 'value-change';
+  if (!oneOf(reward, ['value-change', 'excess']))
+    throw invalid(`unknown reward "${reward}"`, 'use value-change or excess');
+  const episodeLength = options.episodeLength ?? 0;
+  if (options.episodeLength !== undefined) positiveInt('episodeLength', episodeLength);
+  const threshold = nonNegative('terminationThreshold', options.terminationThreshold ?? 0.1);
+  if (threshold >= 1)
+    throw invalid(
+      `terminationThreshold ${threshold} would end every episode at once`,
+      'use a fraction of the initial value below 1, e.g. 0.1',
+    );
+  const seed = options.seed ?? 0;
+  if (!Number.isSafeInteger(seed)) throw invalid(`seed must be an integer, got ${seed}`, 'e.g. 42');
+  if (options.allowShort === true)
+    throw invalid('allowShort is not implemented yet', 'leave allowShort false (the default)');
+  const rewardScale = options.rewardScale ?? 1 / initialCash;
+  if (!Number.isFinite(rewardScale))
+    throw invalid(`rewardScale must be finite, got ${rewardScale}`, 'e.g. 1e-6');
+  return {
+    nEnvs,
+    lookback,
+    ranges,
+    initialCash,
+    cashScale: nonNegative('cashScale', options.cashScale ?? 1 / initialCash),
+    holdingsScale: nonNegative('holdingsScale', options.holdingsScale ?? 1 / initialCash),
+    actionScaling,
+    maxTradeFraction,
+    minOrderValue: nonNegative('minOrderValue', options.minOrderValue ?? 0),
+    buyFeeBps: nonNegative('buyFeeBps', options.buyFeeBps ?? 10),
+    sellFeeBps: nonNegative('sellFeeBps', options.sellFeeBps ?? 10),
+    slippageBps: nonNegative('slippageBps', options.slippageBps ?? 0),
+    executionPrice,
+    reward,
+    rewardScale,
+    drawdownPenalty: nonNegative('drawdownPenalty', options.drawdownPenalty ?? 0),
+    turnoverPenalty: nonNegative('turnoverPenalty', options.turnoverPenalty ?? 0),
+    episodeLength,
+    randomStart: options.randomStart ?? true,
+    terminationThreshold: threshold,
+    includePositionWeights: options.includePositionWeights ?? false,
+    includeTimeFeature: options.includeTimeFeature ?? false,
+    seed,
+    allowShort: false,
+  };
+}
+
+function checkRanges(ranges: readonly EnvRange[], bars: number, lookback: number): EnvRange[] {
+  if (ranges.length === 0)
+    throw invalid('no ranges given', 'pass at least one [start, end) bar range, e.g. [[0, 1000]]');
+  for (const [start, end] of ranges) {
+    const text = `[${start}, ${end})`;
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end))
+      throw invalid(`range ${text} must have integer bounds`, 'ranges are bar indexes');
+    if (end - start < 2)
+      throw invalid(
+        `range ${text} has fewer than 2 bars; an episode needs a bar to act on and one to fill at`,
+        'widen the range or drop it',
+      );
+    if (start < lookback - 1 || end > bars)
+      throw invalid(
+        `range ${text} is out of bounds: with lookback ${lookback} it must lie in [${lookback - 1}, ${bars})`,
+        'ranges are bar indexes of the market data; leave lookback − 1 bars of history before each',
+      );
+  }
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  for (let i = 1; i < sorted.length; i++) {
+    const previous = sorted[i - 1];
+    const current = sorted[i];
+    if (previous !== undefined && current !== undefined && current[0] < previous[1])
+      throw invalid(
+        `ranges [${previous[0]}, ${previous[1]}) and [${current[0]}, ${current[1]}) overlap`,
+        'pass disjoint ranges (merge them if they are one period)',
+      );
+  }
+  return ranges.map(([start, end]) => [start, end] as const);
+}

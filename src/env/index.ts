@@ -1,0 +1,18 @@
+export {
+  resolveEnvOptions,
+  type ActionScaling,
+  type EnvRange,
+  type ExecutionPrice,
+  type ResolvedEnvOptions,
+  type RewardMode,
+  type TradingEnvOptions,
+} from './env-config.js';
+export { scriptedMarket, syntheticMarket, type TestMarketOptions } from './synthetic-market.js';
+export {
+  VectorTradingEnv,
+  type EnvInfo,
+  type EnvResetOptions,
+  type EnvResetResult,
+  type EnvStepResult,
+  type ObservationLayout,
+} from './trading-env.js';

@@ -1,0 +1,69 @@
+import type { MarketData } from '../data/load-market-data.js';
+import { generateSynthetic } from '../data/synth/generate-synthetic.js';
+import { Rng } from '../data/synth/random.js';
+
+/** Shape of {@link syntheticMarket}. */
+export interface TestMarketOptions {
+  /** Default 3. */
+  assets?: number;
+  /** Default 300. */
+  bars?: number;
+  /** Random features per asset (uniform in [−1, 1), not computed from prices). Default 4. */
+  features?: number;
+  /** Default 1. */
+  seed?: number;
+}
+
+/**
+ * A {@link MarketData} for env tests and benchmarks: synthetic 1h OHLCV bars (generateSynthetic)
+ * and a seeded random techArray.
+ */
+export function syntheticMarket(options: TestMarketOptions = {}): MarketData {
+  const assets = options.assets ?? 3;
+  const bars = options.bars ?? 300;
+  const width = options.features ?? 4;
+  const seed = options.seed ?? 1;
+  const market = generateSynthetic({ symbols: assets, bars, timeframe: '1h', seed });
+  const interleave = (field: 'open' | 'high' | 'low' | 'close' | 'volume'): Float64Array => {
+    const out = new Float64Array(bars * assets);
+    market.bars.forEach((b, a) => {
+      for (let t = 0; t < bars; t++) out[t * assets + a] = b[field][t] ?? Number.NaN;
+    });
+    return out;
+  };
+  const rng = new Rng(seed, 99);
+  const techArray = new Float32Array(bars * assets * width);
+  for (let j = 0; j < techArray.length; j++) techArray[j] = rng.uniform() * 2 - 1;
+  return {
+    symbols: market.symbols,
+    timeframe: '1h',
+    calendar: market.calendar,
+    timestamps: market.bars[0]?.timestamps ?? new Float64Array(bars),
+    priceArray: interleave('close'),
+    open: interleave('open'),
+    high: interleave('high'),
+    low: interleave('low'),
+    volume: interleave('volume'),
+    techArray,
+    featureNames: Array.from({ length: width }, (_, f) => `f${f}`),
+    warmupDropped: 0,
+    alignment: { bars: market.symbols.map(() => bars), dropped: market.symbols.map(() => 0) },
+  };
+}
+
+/** A {@link MarketData} with the given closes (bars × assets, row-major) and no features. */
+export function scriptedMarket(closes: readonly (readonly number[])[]): MarketData {
+  const bars = closes.length;
+  const assets = closes[0]?.length ?? 0;
+  return {
+    symbols: Array.from({ length: assets }, (_, a) => `A${a}`),
+    timeframe: '1h',
+    calendar: '24/7',
+    timestamps: Float64Array.from({ length: bars }, (_, t) => t * 3_600_000),
+    priceArray: Float64Array.from(closes.flat()),
+    techArray: new Float32Array(bars * assets),
+    featureNames: ['zero'],
+    warmupDropped: 0,
+    alignment: { bars: [bars], dropped: [0] },
+  };
+}
