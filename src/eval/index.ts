@@ -8,3 +8,4 @@ export {
 } from './metrics.js';
 export { barsPerSession, periodsPerYear } from './periods-per-year.js';
 export { checkEquity, equityFromReturns, simpleReturns } from './returns.js';
+export { evaluate, type Policy, type RangeEvaluation } from './evaluate.js';
