@@ -53,32 +53,28 @@ export function selectBars(bars: Bars, rows: ArrayLike<number>): Bars {
   return out;
 }
 
+/** Applies `fn` to every column (adjusted close included when present). */
+export function mapBarColumns(bars: Bars, fn: (column: Float64Array) => Float64Array): Bars {
+  const out: Bars = {
+    timestamps: fn(bars.timestamps),
+    open: fn(bars.open),
+    high: fn(bars.high),
+    low: fn(bars.low),
+    close: fn(bars.close),
+    volume: fn(bars.volume),
+  };
+  if (bars.adjClose !== undefined) out.adjClose = fn(bars.adjClose);
+  return out;
+}
+
 /** A copy of the first `n` bars. */
 export function sliceBars(bars: Bars, n: number): Bars {
-  const out: Bars = {
-    timestamps: bars.timestamps.slice(0, n),
-    open: bars.open.slice(0, n),
-    high: bars.high.slice(0, n),
-    low: bars.low.slice(0, n),
-    close: bars.close.slice(0, n),
-    volume: bars.volume.slice(0, n),
-  };
-  if (bars.adjClose !== undefined) out.adjClose = bars.adjClose.slice(0, n);
-  return out;
+  return mapBarColumns(bars, (column) => column.slice(0, n));
 }
 
 /** The first `n` bars (views, not copies). */
 export function truncateBars(bars: Bars, n: number): Bars {
-  const out: Bars = {
-    timestamps: bars.timestamps.subarray(0, n),
-    open: bars.open.subarray(0, n),
-    high: bars.high.subarray(0, n),
-    low: bars.low.subarray(0, n),
-    close: bars.close.subarray(0, n),
-    volume: bars.volume.subarray(0, n),
-  };
-  if (bars.adjClose !== undefined) out.adjClose = bars.adjClose.subarray(0, n);
-  return out;
+  return mapBarColumns(bars, (column) => column.subarray(0, n));
 }
 
 /**

@@ -3,6 +3,7 @@ export {
   allocateBars,
   BAR_FIELDS,
   barCount,
+  mapBarColumns,
   selectBars,
   sliceBars,
   truncateBars,
