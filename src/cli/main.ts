@@ -160,7 +160,10 @@ function checkPositionals(spec: CommandSpec, positionals: readonly string[]): vo
       'USAGE',
       `unexpected argument "${positionals[spec.positionals.length] ?? ''}": usage: ${usage}`,
       {
-        hint: 'put options after the command words, e.g. `tradelab profiles plan --profile rtx_4090`',
+        hint:
+          spec.positionals.length === 0
+            ? `\`tradelab ${spec.words.join(' ')}\` takes no arguments, only options: see its --help`
+            : `it takes ${spec.positionals.length}: see \`tradelab ${spec.words.join(' ')} --help\``,
       },
     );
   }

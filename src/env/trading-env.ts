@@ -124,6 +124,8 @@ export class VectorTradingEnv {
   private readonly lastBar: Int32Array;
   private readonly cursor: Int32Array;
   private readonly needsReset: Uint8Array;
+  /** Scratch: the assets a step buys, in order. */
+  private readonly buyList: Int32Array;
   private rngs: Rng[];
 
   /**
@@ -220,6 +222,7 @@ export class VectorTradingEnv {
     this.lastBar = new Int32Array(n);
     this.cursor = new Int32Array(n);
     this.needsReset = new Uint8Array(n);
+    this.buyList = new Int32Array(assets);
     this.rngs = [];
     this.reset();
   }
@@ -291,6 +294,12 @@ export class VectorTradingEnv {
     const cashScale = o.cashScale;
     const holdingsScale = o.holdingsScale;
     const startBar = this.startBar;
+    const buyList = this.buyList;
+    const drawdownPenalty = o.drawdownPenalty;
+    const turnoverPenalty = o.turnoverPenalty;
+    const rewardScale = o.rewardScale;
+    const withWeights = o.includePositionWeights;
+    const withTime = o.includeTimeFeature;
 
     for (let i = 0; i < this.nEnvs; i++) {
       if (needsReset[i] === 1) {
@@ -311,35 +320,37 @@ export class VectorTradingEnv {
       let money = cash[i] as number;
       let traded = 0;
       let fees = 0;
-      // Sells first, so their proceeds can pay for this step's buys.
+      // Sells first, so their proceeds can pay for this step's buys; the buys are listed on the
+      // way, so each action's sign is tested once (random signs defeat the branch predictor).
+      const budget = maxFraction * before;
+      let nBuys = 0;
       for (let a = 0; a < A; a++) {
         const act = actions[h0 + a] as number;
-        if (!(act < 0)) continue;
+        if (act > 0) {
+          buyList[nBuys++] = a;
+          continue;
+        }
+        if (!(act < 0)) continue; // 0 or NaN: no order
         const held = holdings[h0 + a] as number;
-        if (held <= 0) continue;
         const price = fill[p0 + a] as number;
         const size = act < -1 ? 1 : -act;
-        const wanted = byFraction
-          ? (size * maxFraction * before) / price
-          : size * (unitScale[a] as number);
+        const wanted = byFraction ? (size * budget) / price : size * (unitScale[a] as number);
         const units = wanted < held ? wanted : held;
         const notional = units * price * (1 - slip);
         if (notional < minOrder || notional <= 0) continue;
         const fee = notional * sellFee;
         money += notional - fee;
-        holdings[h0 + a] = units === held ? 0 : held - units;
+        holdings[h0 + a] = held - units; // exactly 0 when all of it is sold
         traded += notional;
         fees += fee;
       }
-      for (let a = 0; a < A; a++) {
+      for (let b = 0; b < nBuys && money > 0; b++) {
+        const a = buyList[b] as number;
         const act = actions[h0 + a] as number;
-        if (!(act > 0) || money <= 0) continue;
         const price = fill[p0 + a] as number;
         const size = act > 1 ? 1 : act;
         const paid = price * (1 + slip);
-        let units = byFraction
-          ? (size * maxFraction * before) / price
-          : size * (unitScale[a] as number);
+        let units = byFraction ? (size * budget) / price : size * (unitScale[a] as number);
         const perUnit = paid * (1 + buyFee);
         if (units * perUnit > money) units = money / perUnit;
         const notional = units * paid;
@@ -367,9 +378,9 @@ export class VectorTradingEnv {
       const drawdownRise = newTop - after - (top - before);
       let reward = after - before;
       if (excess) reward -= bench - (benchmarkValue[i] as number);
-      if (drawdownRise > 0) reward -= o.drawdownPenalty * drawdownRise;
-      reward -= o.turnoverPenalty * traded;
-      rewards[i] = reward * o.rewardScale;
+      if (drawdownRise > 0) reward -= drawdownPenalty * drawdownRise;
+      reward -= turnoverPenalty * traded;
+      rewards[i] = reward * rewardScale;
       cash[i] = money;
       value[i] = after;
       peak[i] = newTop;
@@ -389,10 +400,10 @@ export class VectorTradingEnv {
         const from = (t1 - lag) * width;
         store.copyWithin(obsOffset + k, from, from + width);
       }
-      if (o.includePositionWeights)
+      if (withWeights)
         for (let a = 0; a < A; a++)
           obs[k++] = ((holdings[h0 + a] as number) * (close[p0 + a] as number)) / after;
-      if (o.includeTimeFeature) {
+      if (withTime) {
         const start = startBar[i] as number;
         obs[k] = (t1 - start) / ((lastBar[i] as number) - start);
       }

@@ -58,6 +58,8 @@ export function evaluate(
     bars: [info.bar[0] ?? range[0]],
     equity: [0],
     benchmark: [0],
+    turnover: [] as number[],
+    exposure: [] as number[],
   }));
   for (let e = 0; e < n; e++) {
     const curve = curves[e];
@@ -92,6 +94,11 @@ export function evaluate(
       curve?.bars.push(result.info.bar[e] ?? 0);
       curve?.equity.push(result.info.value[e] ?? 0);
       curve?.benchmark.push(result.info.benchmarkValue[e] ?? 0);
+      // Turnover against the value before the step; exposure after it (holdings are long-only).
+      const before = curve?.equity.at(-2) ?? 1;
+      const value = result.info.value[e] ?? 0;
+      curve?.turnover.push((result.info.turnover[e] ?? 0) / before);
+      curve?.exposure.push(value > 0 ? 1 - (result.info.cash[e] ?? 0) / value : 0);
       if (result.terminations[e] === 1 || result.truncations[e] === 1) {
         done[e] = 1;
         fees[e] = result.info.feesPaid[e] ?? 0;
@@ -101,7 +108,7 @@ export function evaluate(
   }
   const perYear = periodsPerYear(data.timeframe, data.calendar);
   return ranges.map((range, e) => {
-    const curve = curves[e] ?? { bars: [], equity: [], benchmark: [] };
+    const curve = curves[e] ?? { bars: [], equity: [], benchmark: [], turnover: [], exposure: [] };
     const equity = Float64Array.from(curve.equity);
     const benchmark = Float64Array.from(curve.benchmark);
     return {
@@ -109,7 +116,12 @@ export function evaluate(
       bars: Int32Array.from(curve.bars),
       equity,
       benchmark,
-      metrics: computeMetrics({ equity, periodsPerYear: perYear }),
+      metrics: computeMetrics({
+        equity,
+        periodsPerYear: perYear,
+        turnover: curve.turnover,
+        exposure: curve.exposure,
+      }),
       benchmarkMetrics: computeMetrics({ equity: benchmark, periodsPerYear: perYear }),
       fees: fees[e] ?? 0,
       ended: ended[e] ?? 'truncated',
