@@ -19,6 +19,15 @@ export const ERROR_CODES = {
   CONFIG_INVALID: 'config',
   PROFILE_INVALID: 'config',
   PLAN_DOES_NOT_FIT: 'runtime',
+  STUDY_NOT_FOUND: 'usage',
+  STUDY_EXISTS: 'usage',
+  TRIAL_NOT_FOUND: 'usage',
+  ARTIFACT_NOT_FOUND: 'usage',
+  INVALID_STORAGE_URL: 'usage',
+  STORAGE_CONFLICT: 'runtime',
+  STORAGE_SCHEMA: 'runtime',
+  STORAGE_UNAVAILABLE: 'runtime',
+  INVALID_SUGGESTION: 'usage',
   INTERNAL: 'runtime',
 } as const satisfies Record<string, ErrorCategory>;
 
