@@ -1,0 +1,4 @@
+import { describeStorageConformance } from './conformance.js';
+import { openMemoryStorage } from './memory-storage.js';
+
+describeStorageConformance('memory:', () => Promise.resolve(openMemoryStorage()));

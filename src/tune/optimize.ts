@@ -1,0 +1,133 @@
+import { isTradelabError } from '../errors/index.js';
+import type { TrialRecord } from '../storage/records.js';
+import { Heartbeater } from './heartbeat.js';
+import { newWorkerId, type Study } from './study.js';
+import { TrialPruned, type Trial } from './trial.js';
+
+/** An objective: returns the value of one trial's parameters (throws TrialPruned to stop early). */
+export type Objective = (trial: Trial) => number | Promise<number>;
+
+/** Options of {@link optimize}. */
+export interface OptimizeOptions {
+  /** Trials to finish in this call (complete, pruned, or failed by the objective). Default: no limit. */
+  nTrials?: number;
+  /** Start no trial after this many ms. Default: no limit. */
+  timeoutMs?: number;
+  /** Stop starting trials when aborted (running ones finish). */
+  signal?: AbortSignal;
+  /** How often a running trial heartbeats. Default 10 s. */
+  heartbeatIntervalMs?: number;
+  /** A running trial whose heartbeat is older than this is failed and retried. Default 60 s. */
+  heartbeatGraceMs?: number;
+  /** Retries of a trial that failed for lack of heartbeat (not of objective errors). Default 2. */
+  maxRetries?: number;
+  /** Called after each trial ends. */
+  onTrialEnd?: (trial: TrialRecord) => void;
+  workerId?: string;
+}
+
+/** What {@link optimize} did. */
+export interface OptimizeSummary {
+  /** The trials it finished, in the order they ended. */
+  trials: TrialRecord[];
+  complete: number;
+  pruned: number;
+  failed: number;
+  /** Trials it lost to another worker (failed as stale meanwhile and retried there). */
+  lost: number;
+  seconds: number;
+}
+
+/**
+ * Runs trials of `study` in this process until `nTrials` are finished, the timeout passes or the
+ * signal aborts. Other processes may work on the same study at once. Stale trials (of crashed
+ * workers) are failed and re-enqueued on the way. With a database storage, heartbeats come from a
+ * thread, so they go on while the objective blocks.
+ */
+export async function optimize(
+  study: Study,
+  objective: Objective,
+  options: OptimizeOptions = {},
+): Promise<OptimizeSummary> {
+  const started = performance.now();
+  const nTrials = options.nTrials ?? Infinity;
+  const deadline = options.timeoutMs === undefined ? Infinity : started + options.timeoutMs;
+  const interval = options.heartbeatIntervalMs ?? 10_000;
+  const grace = options.heartbeatGraceMs ?? 60_000;
+  const maxRetries = options.maxRetries ?? 2;
+  const workerId = options.workerId ?? newWorkerId();
+  const summary: OptimizeSummary = {
+    trials: [],
+    complete: 0,
+    pruned: 0,
+    failed: 0,
+    lost: 0,
+    seconds: 0,
+  };
+  const url = study.storage.url;
+  const heartbeater = url === 'memory:' ? undefined : await Heartbeater.start(url, {}, interval);
+  let lastSweep = -Infinity;
+  try {
+    while (
+      summary.trials.length < nTrials &&
+      performance.now() < deadline &&
+      options.signal?.aborted !== true
+    ) {
+      if (performance.now() - lastSweep >= interval) {
+        await study.storage.failStale(study.id, grace, { maxRetries });
+        lastSweep = performance.now();
+      }
+      const trial = await study.ask(workerId);
+      heartbeater?.beat(trial.id);
+      const ended = await runTrial(study, trial, objective);
+      heartbeater?.stop(trial.id);
+      if (ended === undefined) {
+        summary.lost++;
+        continue;
+      }
+      summary.trials.push(ended);
+      if (ended.state === 'complete') summary.complete++;
+      else if (ended.state === 'pruned') summary.pruned++;
+      else summary.failed++;
+      options.onTrialEnd?.(ended);
+    }
+  } finally {
+    await heartbeater?.close();
+  }
+  summary.seconds = (performance.now() - started) / 1000;
+  return summary;
+}
+
+/**
+ * Runs the objective on one trial and ends it: complete with a finite value, pruned on
+ * TrialPruned, fail on any other error or a non-finite value. Undefined when the trial was ended
+ * elsewhere meanwhile (another worker found its heartbeat stale).
+ */
+export async function runTrial(
+  study: Study,
+  trial: Trial,
+  objective: Objective,
+): Promise<TrialRecord | undefined> {
+  let result: number | 'pruned' | 'fail';
+  let reason: string | undefined;
+  try {
+    const value = await objective(trial);
+    if (typeof value === 'number' && Number.isFinite(value)) result = value;
+    else {
+      result = 'fail';
+      reason = `the objective returned ${String(value)}, not a finite number`;
+    }
+  } catch (error) {
+    if (error instanceof TrialPruned) result = 'pruned';
+    else {
+      result = 'fail';
+      reason = error instanceof Error ? error.message : String(error);
+    }
+  }
+  try {
+    return await study.tell(trial, result, reason);
+  } catch (error) {
+    if (isTradelabError(error, 'STORAGE_CONFLICT')) return undefined;
+    throw error;
+  }
+}
