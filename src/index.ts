@@ -9,3 +9,5 @@ export * from './project/index.js';
 export * from './data/index.js';
 export * from './eval/index.js';
 export * from './env/index.js';
+export * from './storage/index.js';
+export * from './tune/index.js';

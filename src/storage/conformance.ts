@@ -178,15 +178,15 @@ export function describeStorageConformance(label: string, open: () => Promise<St
       ).toMatchObject({ state: 'fail', value: null, failReason: 'boom' });
       const before = await storage.getTrial(a.id);
       const attempts = [
-        storage.finishTrial(a.id, { state: 'complete', value: 2 }),
-        storage.setTrialParam(a.id, 'y', FLOAT, 0.1),
-        storage.reportIntermediate(a.id, 0, 1),
-        storage.setTrialUserAttrs(a.id, { late: true }),
-        storage.heartbeat(a.id),
-        storage.finishTrial(c.id, { state: 'complete', value: 1 }),
+        () => storage.finishTrial(a.id, { state: 'complete', value: 2 }),
+        () => storage.setTrialParam(a.id, 'y', FLOAT, 0.1),
+        () => storage.reportIntermediate(a.id, 0, 1),
+        () => storage.setTrialUserAttrs(a.id, { late: true }),
+        () => storage.heartbeat(a.id),
+        () => storage.finishTrial(c.id, { state: 'complete', value: 1 }),
       ];
       for (const attempt of attempts)
-        expect((await rejection(attempt)).code).toBe('STORAGE_CONFLICT');
+        expect((await rejection(attempt())).code).toBe('STORAGE_CONFLICT');
       const failedAgain = await rejection(storage.heartbeat(c.id));
       expect(failedAgain.message).toContain('boom');
       expect(await storage.getTrial(a.id)).toEqual(before);
@@ -278,6 +278,48 @@ export function describeStorageConformance(label: string, open: () => Promise<St
       expect((await rejection(storage.putArtifact(trial.id, '../x', bytes))).code).toBe(
         'INVALID_ARGUMENT',
       );
+    });
+
+    it('refreshes a cache: new trials, unfinished ones and the numbers asked for', async () => {
+      const study = await storage.createStudy({ name: 's', direction: 'minimize' });
+      const ids: number[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await storage.claimTrial(study.id, 'w')).id);
+      await storage.finishTrial(ids[0] ?? 0, { state: 'complete', value: 1 });
+      await storage.finishTrial(ids[3] ?? 0, { state: 'complete', value: 1 });
+      await storage.finishTrial(ids[4] ?? 0, { state: 'fail', value: null, failReason: 'x' });
+      await storage.enqueueTrial(study.id, { params: {} });
+      const numbers = async (from: number, also: number[]): Promise<number[]> =>
+        (await storage.refreshTrials(study.id, from, also)).map((t) => t.number);
+      expect(await numbers(4, [0])).toEqual([0, 1, 2, 4, 5]);
+      expect(await numbers(6, [])).toEqual([1, 2, 5]);
+      expect(await numbers(0, [])).toEqual([0, 1, 2, 3, 4, 5]);
+    });
+
+    it('imports a study with its trials as they were', async () => {
+      const source = await storage.createStudy({
+        name: 'src',
+        direction: 'maximize',
+        userAttrs: { u: 1 },
+      });
+      const a = await storage.claimTrial(source.id, 'w');
+      await storage.setTrialParam(a.id, 'x', FLOAT, 0.1 + 0.2);
+      await storage.reportIntermediate(a.id, 0, Number.NaN);
+      await storage.finishTrial(a.id, { state: 'complete', value: 3 });
+      await storage.claimTrial(source.id, 'w');
+      await storage.enqueueTrial(source.id, { params: { x: 0.5 } });
+      await storage.failStale(source.id, -1000, { maxRetries: 1 });
+      const trials = await storage.getTrials(source.id);
+      const copy = await storage.importStudy({ ...source, name: 'copy' }, trials);
+      expect(copy).toMatchObject({ name: 'copy', direction: 'maximize', userAttrs: { u: 1 } });
+      const copied = await storage.getTrials(copy.id);
+      const strip = ({ id: _id, studyId: _studyId, ...rest }: (typeof trials)[number]): object =>
+        rest;
+      expect(copied.map(strip)).toEqual(trials.map(strip));
+      // Waiting trials stay waiting (the enqueued one, then the retry); numbering goes on after.
+      expect((await storage.claimTrial(copy.id, 'w')).number).toBe(2);
+      expect((await storage.claimTrial(copy.id, 'w')).retryOf).toBe(1);
+      expect((await storage.claimTrial(copy.id, 'w')).number).toBe(trials.length);
+      expect((await rejection(storage.importStudy(source, trials))).code).toBe('STUDY_EXISTS');
     });
 
     it('returns copies: changing a returned record changes nothing stored', async () => {

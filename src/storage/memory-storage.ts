@@ -175,7 +175,7 @@ class MemoryStorage implements StudyStorage {
   ): Promise<void> {
     return attempt(() => {
       const trial = this.trialIn(trialId, `set parameter "${name}" of`, ['running']);
-      if (name in trial.params) {
+      if (Object.hasOwn(trial.params, name)) {
         const stored = trial.params[name] ?? null;
         if (stored !== value) throw paramConflict(trial.number, name, stored, value);
       }
@@ -269,6 +269,25 @@ class MemoryStorage implements StudyStorage {
     });
   }
 
+  importStudy(study: StudyRecord, trials: readonly TrialRecord[]): Promise<StudyRecord> {
+    return attempt(() => {
+      if (this.studies.has(study.name)) throw studyExists(study.name);
+      const record: StudyRecord = { ...structuredClone(study), id: this.nextStudyId++ };
+      const copy: MemoryStudy = { record, trials: [], artifacts: new Map() };
+      for (const trial of [...trials].sort((a, b) => a.number - b.number)) {
+        const t: TrialRecord = {
+          ...structuredClone(trial),
+          id: this.nextTrialId++,
+          studyId: record.id,
+        };
+        copy.trials.push(t);
+        this.byTrialId.set(t.id, { study: copy, trial: t });
+      }
+      this.studies.set(record.name, copy);
+      return structuredClone(record);
+    });
+  }
+
   getTrial(trialId: number): Promise<TrialRecord> {
     return attempt(() => structuredClone(this.entry(trialId).trial));
   }
@@ -278,6 +297,26 @@ class MemoryStorage implements StudyStorage {
       const trials = this.studyById(studyId).trials;
       return structuredClone(
         states === undefined ? trials : trials.filter((t) => states.includes(t.state)),
+      );
+    });
+  }
+
+  refreshTrials(
+    studyId: number,
+    fromNumber: number,
+    numbers: readonly number[],
+  ): Promise<TrialRecord[]> {
+    return attempt(() => {
+      const trials = this.studyById(studyId).trials;
+      const wanted = new Set(numbers);
+      return structuredClone(
+        trials.filter(
+          (t) =>
+            t.number >= fromNumber ||
+            wanted.has(t.number) ||
+            t.state === 'waiting' ||
+            t.state === 'running',
+        ),
       );
     });
   }

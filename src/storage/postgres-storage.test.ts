@@ -30,13 +30,14 @@ async function rejection(promise: Promise<unknown>): Promise<TradelabError> {
   throw new Error('expected a rejection');
 }
 
-/** `url` with another database, or with `search_path` set to `schema`. */
+/** `url` with another database. */
 function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
   return parsed.toString();
 }
 
+/** `url` with `search_path` set to `schema`, so the storage's tables live there. */
 function withSchema(url: string, schema: string): string {
   const parsed = new URL(url);
   parsed.searchParams.set('options', `-c search_path=${schema}`);
@@ -45,15 +46,23 @@ function withSchema(url: string, schema: string): string {
 
 describe.skipIf(ADMIN_URL === '')('PostgreSQL storage', () => {
   const database = `tradelab_test_${process.pid}_${Date.now()}`;
-  const artifactDir = tempDir('tradelab-pg-artifacts-');
+  let artifactDir = '';
   let databaseUrl = '';
-  let admin: pg.Client;
+  let admin = new pg.Client();
   let schemas = 0;
   const opened: StudyStorage[] = [];
 
   beforeAll(async () => {
+    artifactDir = tempDir('tradelab-pg-artifacts-');
     const server = new pg.Client({ connectionString: ADMIN_URL });
-    await server.connect();
+    try {
+      await server.connect();
+    } catch (error) {
+      throw new Error(
+        `cannot reach the test PostgreSQL server ${maskPostgresUrl(ADMIN_URL)}: ${String(error)}`,
+        { cause: error },
+      );
+    }
     try {
       await server.query(`CREATE DATABASE ${database}`);
     } finally {
@@ -66,6 +75,8 @@ describe.skipIf(ADMIN_URL === '')('PostgreSQL storage', () => {
 
   afterAll(async () => {
     await Promise.all(opened.map((s) => s.close()));
+    if (artifactDir !== '') rmSync(artifactDir, { recursive: true, force: true });
+    if (databaseUrl === '') return; // beforeAll failed: no database to drop
     await admin.end();
     const server = new pg.Client({ connectionString: ADMIN_URL });
     await server.connect();
@@ -74,7 +85,6 @@ describe.skipIf(ADMIN_URL === '')('PostgreSQL storage', () => {
     } finally {
       await server.end();
     }
-    rmSync(artifactDir, { recursive: true, force: true });
   });
 
   /** The URL of a new, empty schema in this file's database. */

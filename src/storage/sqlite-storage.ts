@@ -92,6 +92,39 @@ const MIGRATIONS: readonly string[] = [
 
 /** Waits this long for another process's write lock before failing. */
 const BUSY_TIMEOUT_MS = 120_000;
+/**
+ * SQLite's own busy handler sleeps 1, 2, 5, 10… ms between tries, so two processes writing small
+ * transactions spend most of their time asleep. It is off (timeout 0); a busy database is instead
+ * retried by {@link retryBusy} after sleeps of 20 µs growing to 2 ms, with jitter.
+ */
+const FIRST_RETRY_MS = 0.02;
+const LONGEST_RETRY_MS = 2;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** Blocks this thread for `ms` (fractions allowed), without spinning. */
+function sleepSync(ms: number): void {
+  Atomics.wait(sleeper, 0, 0, ms);
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+/** Runs `fn`, again and again while the database is busy (another process writes), for 2 min. */
+function retryBusy<T>(fn: () => T): T {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  let wait = FIRST_RETRY_MS;
+  for (;;) {
+    try {
+      return fn();
+    } catch (error) {
+      if (!isBusy(error) || Date.now() > deadline) throw error;
+      sleepSync(wait * (0.5 + Math.random()));
+      wait = Math.min(LONGEST_RETRY_MS, wait * 2);
+    }
+  }
+}
 
 interface StudyRow {
   id: number;
@@ -162,11 +195,14 @@ export function openSqliteStorage(
   let db: Database.Database;
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    migrate(db, path);
+    const opened = new Database(path, { timeout: 0 });
+    db = opened;
+    retryBusy(() => {
+      opened.pragma('journal_mode = WAL');
+      opened.pragma('synchronous = NORMAL');
+      opened.pragma('foreign_keys = ON');
+      migrate(opened, path);
+    });
   } catch (error) {
     if (error instanceof TradelabError) throw error;
     throw new TradelabError(
@@ -217,6 +253,14 @@ class SqliteStorage implements StudyStorage {
       insertStudy: p(
         'INSERT INTO studies (name, direction, user_attrs, system_attrs, created_at) VALUES (?, ?, ?, ?, ?)',
       ),
+      importStudy: p(
+        'INSERT INTO studies (name, direction, user_attrs, system_attrs, created_at, next_number) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      importTrial: p(
+        `INSERT INTO trials (study_id, number, state, params, distributions, value, intermediate,
+           user_attrs, created_at, started_at, finished_at, heartbeat_at, worker_id, retry_of, fail_reason)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
       setStudyAttrs: p('UPDATE studies SET user_attrs = ? WHERE id = ?'),
       deleteStudy: p('DELETE FROM studies WHERE id = ?'),
       nextNumber: p(
@@ -235,6 +279,15 @@ class SqliteStorage implements StudyStorage {
       ),
       trial: p('SELECT * FROM trials WHERE id = ?'),
       trials: p('SELECT * FROM trials WHERE study_id = ? ORDER BY number'),
+      refresh: p(
+        // Three indexed lookups: an OR of them would scan the whole study on every ask.
+        `SELECT * FROM trials WHERE study_id = @study AND number >= @from
+         UNION SELECT * FROM trials INDEXED BY trials_by_state
+           WHERE study_id = @study AND state IN ('waiting', 'running')
+         UNION SELECT * FROM trials WHERE study_id = @study
+           AND number IN (SELECT value FROM json_each(@numbers))
+         ORDER BY number`,
+      ),
       setParams: p('UPDATE trials SET params = ?, distributions = ? WHERE id = ?'),
       setIntermediate: p('UPDATE trials SET intermediate = ? WHERE id = ?'),
       setTrialAttrs: p('UPDATE trials SET user_attrs = ? WHERE id = ?'),
@@ -380,10 +433,10 @@ class SqliteStorage implements StudyStorage {
     return settle(() => {
       this.write(() => {
         const trial = this.trialIn(trialId, `set parameter "${name}" of`, ['running']);
-        if (name in trial.params) {
+        if (Object.hasOwn(trial.params, name)) {
           const stored = trial.params[name] ?? null;
           if (stored !== value) throw paramConflict(trial.number, name, stored, value);
-          if (name in trial.distributions) return;
+          if (Object.hasOwn(trial.distributions, name)) return;
         }
         trial.params[name] = value;
         trial.distributions[name] = distribution;
@@ -505,6 +558,43 @@ class SqliteStorage implements StudyStorage {
     return depth;
   }
 
+  importStudy(study: StudyRecord, trials: readonly TrialRecord[]): Promise<StudyRecord> {
+    return settle(() =>
+      this.write(() => {
+        if (this.statements.studyByName.get(study.name) !== undefined)
+          throw studyExists(study.name);
+        const info = this.statements.importStudy.run(
+          study.name,
+          study.direction,
+          JSON.stringify(study.userAttrs),
+          JSON.stringify(study.systemAttrs),
+          study.createdAt,
+          trials.reduce((n, t) => Math.max(n, t.number + 1), 0),
+        );
+        const studyId = Number(info.lastInsertRowid);
+        for (const t of trials)
+          this.statements.importTrial.run(
+            studyId,
+            t.number,
+            t.state,
+            JSON.stringify(t.params),
+            JSON.stringify(t.distributions),
+            t.value,
+            encodeIntermediate(t.intermediate),
+            JSON.stringify(t.userAttrs),
+            t.createdAt,
+            t.startedAt,
+            t.finishedAt,
+            t.heartbeatAt,
+            t.workerId,
+            t.retryOf,
+            t.failReason,
+          );
+        return studyFromRow(this.statements.studyById.get(studyId) as StudyRow);
+      }),
+    );
+  }
+
   getTrial(trialId: number): Promise<TrialRecord> {
     return settle(() => trialFromRow(this.trialRow(trialId)));
   }
@@ -514,6 +604,22 @@ class SqliteStorage implements StudyStorage {
       const rows = (this.statements.trials.all(studyId) as TrialRow[]).map(trialFromRow);
       return states === undefined ? rows : rows.filter((t) => states.includes(t.state));
     });
+  }
+
+  refreshTrials(
+    studyId: number,
+    fromNumber: number,
+    numbers: readonly number[],
+  ): Promise<TrialRecord[]> {
+    return settle(() =>
+      (
+        this.statements.refresh.all({
+          study: studyId,
+          from: fromNumber,
+          numbers: JSON.stringify(numbers),
+        }) as TrialRow[]
+      ).map(trialFromRow),
+    );
   }
 
   putArtifact(trialId: number, name: string, bytes: Uint8Array): Promise<void> {
@@ -569,7 +675,7 @@ class SqliteStorage implements StudyStorage {
  */
 function settle<T>(fn: () => T): Promise<T> {
   try {
-    return Promise.resolve(fn());
+    return Promise.resolve(retryBusy(fn));
   } catch (error) {
     if (error instanceof TradelabError) return Promise.reject(error);
     return Promise.reject(

@@ -126,6 +126,24 @@ export interface StudyStorage {
   /** A study's trials by number, optionally only those in `states`. */
   getTrials(studyId: number, states?: readonly TrialState[]): Promise<TrialRecord[]>;
 
+  /**
+   * The trials a cached history needs to catch up: those numbered `fromNumber` or later, those
+   * in `numbers` (the ones the cache holds unfinished), and every waiting or running one. Finished
+   * trials never change, so a cache of them plus this is the whole study.
+   */
+  refreshTrials(
+    studyId: number,
+    fromNumber: number,
+    numbers: readonly number[],
+  ): Promise<TrialRecord[]>;
+
+  /**
+   * Copies a study with its trials (numbers, states, values, times and all) into this storage, in
+   * one transaction, under the same name; `study export` uses it. STUDY_EXISTS if the name is taken.
+   * Ids are this storage's own; `retryOf` keeps pointing at trial numbers.
+   */
+  importStudy(study: StudyRecord, trials: readonly TrialRecord[]): Promise<StudyRecord>;
+
   /** Stores bytes under (trial, name), replacing an earlier artifact of that name. */
   putArtifact(trialId: number, name: string, bytes: Uint8Array): Promise<void>;
   /** The bytes stored under (trial, name); throws ARTIFACT_NOT_FOUND. */

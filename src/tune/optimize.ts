@@ -118,7 +118,9 @@ export async function runTrial(
       reason = `the objective returned ${String(value)}, not a finite number`;
     }
   } catch (error) {
-    if (error instanceof TrialPruned) result = 'pruned';
+    // By name too: an objective module may import TrialPruned from another copy of tradelab.
+    if (error instanceof TrialPruned || (error instanceof Error && error.name === 'TrialPruned'))
+      result = 'pruned';
     else {
       result = 'fail';
       reason = error instanceof Error ? error.message : String(error);

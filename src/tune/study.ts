@@ -12,6 +12,7 @@ import type { StudyStorage } from '../storage/study-storage.js';
 import type { Pruner } from './pruner.js';
 import type { Sampler } from './sampler.js';
 import { Trial } from './trial.js';
+import { TrialHistory } from './trial-history.js';
 
 /** What a study is created with. */
 export interface NewStudyOptions {
@@ -45,11 +46,16 @@ export function newWorkerId(): string {
  * them consistent.
  */
 export class Study {
+  /** The trials samplers and pruners see, refreshed incrementally. */
+  private readonly history: TrialHistory;
+
   private constructor(
     readonly storage: StudyStorage,
     readonly record: StudyRecord,
     private readonly components: StudyComponents,
-  ) {}
+  ) {
+    this.history = new TrialHistory(storage, record.id);
+  }
 
   /** Creates a study (or, with loadIfExists, loads the existing one of that name). */
   static async create(
@@ -111,13 +117,14 @@ export class Study {
   /** Starts a trial: an enqueued one first, else a new one; its suggest calls ask the sampler. */
   async ask(workerId: string = newWorkerId()): Promise<Trial> {
     const record = await this.storage.claimTrial(this.id, workerId);
-    const all = await this.storage.getTrials(this.id);
+    const all = await this.history.refresh();
     return new Trial(record, {
       storage: this.storage,
       direction: this.direction,
       sampler: this.components.sampler,
       pruner: this.components.pruner,
-      others: all.filter((t) => t.id !== record.id),
+      history: this.history,
+      others: all.filter((t) => t.number !== record.number),
     });
   }
 

@@ -19,6 +19,7 @@ import {
 } from './distributions.js';
 import type { Pruner } from './pruner.js';
 import type { Sampler } from './sampler.js';
+import type { TrialHistory } from './trial-history.js';
 
 /**
  * Thrown by an objective to stop a trial the pruner gave up on: a signal, not an error. The trial
@@ -37,8 +38,9 @@ export interface TrialSession {
   direction: StudyDirection;
   sampler: Sampler;
   pruner: Pruner;
+  history: TrialHistory;
   /** The study's other trials when this one started (refreshed on each report). */
-  others: TrialRecord[];
+  others: readonly TrialRecord[];
 }
 
 /**
@@ -117,7 +119,7 @@ export class Trial {
       return params[name] ?? null;
     }
     let value: ParamValue;
-    if (name in params) {
+    if (Object.hasOwn(params, name)) {
       // Enqueued (fixed) value: it must lie in what the objective asks for.
       value = params[name] ?? null;
       if (!contains(distribution, value))
@@ -126,7 +128,10 @@ export class Trial {
           `trial ${this.number}: enqueued value ${JSON.stringify(value)} of "${name}" is not in ${describeDistribution(distribution)}`,
           { hint: 'enqueue values inside the range the objective asks for' },
         );
-    } else if (name in this.relative && contains(distribution, this.relative[name] ?? null)) {
+    } else if (
+      Object.hasOwn(this.relative, name) &&
+      contains(distribution, this.relative[name] ?? null)
+    ) {
       value = this.relative[name] ?? null;
     } else {
       value = this.session.sampler.sampleIndependent(
@@ -163,8 +168,8 @@ export class Trial {
     await this.session.storage.reportIntermediate(this.id, step, value);
     this.record.intermediate[step] = value;
     this.lastStep = this.lastStep === null ? step : Math.max(this.lastStep, step);
-    const all = await this.session.storage.getTrials(this.record.studyId);
-    this.session.others = all.filter((t) => t.id !== this.id);
+    const all = await this.session.history.refresh();
+    this.session.others = all.filter((t) => t.number !== this.number);
   }
 
   /** Whether the pruner would stop this trial now (false before anything is reported). */

@@ -1,0 +1,314 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { TradelabError } from '../../errors/index.js';
+import { planHere } from '../../project/plan-here.js';
+import type { StudyDirection, TrialRecord } from '../../storage/index.js';
+import { bestOf, runWorkers, type WorkerPoolSummary } from '../../tune/index.js';
+import type { CommandContext } from '../command-spec.js';
+import { plural } from '../format.js';
+import { intOption } from '../option-values.js';
+import { withStudyStorage } from '../open-study-storage.js';
+import type { Output } from '../output.js';
+import { createProgress } from '../progress.js';
+import {
+  describeComponents,
+  formatNumber,
+  formatParams,
+  summarizeStudy,
+  trialDurationMs,
+} from '../study-summary.js';
+
+/** Seconds between progress lines when stderr is not a terminal (CI logs, `2> file`). */
+const PLAIN_PROGRESS_INTERVAL_S = 5;
+
+/** Exit status of a run stopped by Ctrl-C (128 + SIGINT), as shells report it. */
+export const INTERRUPTED_EXIT_CODE = 130;
+/** Exit status of a run stopped by SIGTERM (128 + 15). */
+const TERMINATED_EXIT_CODE = 143;
+
+/** How many workers, and why. */
+interface WorkerChoice {
+  workers: number;
+  why: string;
+}
+
+/** `tradelab study run NAME --objective MODULE --trials N [--workers auto|N] [--timeout S]`. */
+export async function run(context: CommandContext): Promise<void> {
+  const { options, out } = context;
+  const name = context.positionals[0] ?? '';
+  const objective = objectivePath(context);
+  const nTrials = intOption(options, 'trials', 1);
+  const timeoutS = secondsOption(options, 'timeout');
+  if (nTrials === undefined && timeoutS === undefined)
+    throw new TradelabError('USAGE', '--trials is required (or --timeout)', {
+      hint: `e.g. tradelab study run ${name} --objective ${String(options.objective)} --trials 100`,
+    });
+  const { workers, why } = await chooseWorkers(context, nTrials);
+  await withStudyStorage(context, async (storage) => {
+    const study = await storage.getStudy(name);
+    const before = await storage.getTrials(study.id);
+    const components = describeComponents(study.systemAttrs);
+    out.line(
+      `Study "${study.name}" (${study.direction}) in ${storage.url}: ${nTrials === undefined ? 'trials' : plural(nTrials, 'trial')}${timeoutS === undefined ? '' : `, starting none after ${formatNumber(timeoutS)} s`}, ${plural(workers, 'worker process', 'worker processes')} (${why})`,
+    );
+    out.line(`  objective  ${objective}`);
+    out.line(`  sampler    ${components.sampler}`);
+    out.line(`  pruner     ${components.pruner}`);
+    if (before.length > 0) out.line(`  continuing after ${plural(before.length, 'earlier trial')}`);
+
+    const tracker = new RunTracker(out, study.direction, nTrials, bestOf(before, study.direction));
+    const interrupt = handleInterrupts(out, () => {
+      tracker.clear();
+    });
+    let summary: WorkerPoolSummary;
+    try {
+      summary = await runWorkers(storage, study.name, {
+        workers,
+        objective,
+        ...(nTrials === undefined ? {} : { nTrials }),
+        ...(timeoutS === undefined ? {} : { timeoutMs: timeoutS * 1000 }),
+        signal: interrupt.stop,
+        killSignal: interrupt.kill,
+        storageOptions: { baseDir: context.project().config.projectRoot },
+        onTrialEnd: (trial) => {
+          tracker.trialEnded(trial);
+        },
+      });
+    } finally {
+      interrupt.dispose();
+      tracker.clear();
+    }
+
+    const after = summarizeStudy(study.direction, await storage.getTrials(study.id));
+    const best = after.best;
+    const rate = summary.trials.length / Math.max(summary.seconds, 1e-9);
+    if (out.json)
+      out.record({
+        type: 'summary',
+        study: study.name,
+        storage: storage.url,
+        workers,
+        complete: summary.complete,
+        pruned: summary.pruned,
+        failed: summary.failed,
+        lost: summary.lost,
+        seconds: summary.seconds,
+        trialsPerSecond: rate,
+        interrupted: interrupt.signalName() ?? null,
+        best:
+          best === undefined
+            ? null
+            : { number: best.number, value: best.value, params: best.params },
+        waiting: after.states.waiting,
+      });
+    else {
+      out.line();
+      out.line(
+        `${interrupt.signalName() === undefined ? 'Finished' : 'Interrupted after'} ${plural(summary.trials.length, 'trial')} in ${summary.seconds.toFixed(1)} s (${formatNumber(rate, 3)} trials/s): ${summary.complete} complete, ${summary.pruned} pruned, ${summary.failed} failed, ${summary.lost} lost.`,
+      );
+      out.line(
+        best === undefined
+          ? 'Best: none yet (no complete trial).'
+          : `Best: trial ${best.number}, value ${formatNumber(best.value)} (${formatParams(best.params)})`,
+      );
+      if (after.states.waiting > 0)
+        out.line(
+          `${plural(after.states.waiting, 'trial')} waiting (enqueued or retries of interrupted ones): the next \`tradelab study run ${study.name}\` runs them first.`,
+        );
+      out.line(`Details: tradelab study show ${study.name}`);
+    }
+    const code = interrupt.exitCode();
+    if (code !== undefined) setExitCode(code);
+  });
+}
+
+/** The objective module's absolute path (relative to the working directory, as in a shell). */
+function objectivePath(context: CommandContext): string {
+  const raw = context.options.objective;
+  if (typeof raw !== 'string' || raw === '')
+    throw new TradelabError('USAGE', '--objective is required', {
+      hint: 'pass a .js/.mjs module exporting `objective(trial)`, e.g. --objective ./objective.mjs',
+    });
+  const path = resolve(context.cwd, raw);
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (stat?.isFile() !== true)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `--objective: ${path} ${stat === undefined ? 'does not exist' : 'is not a file'}`,
+      {
+        hint: 'pass a .js/.mjs module exporting `objective(trial)`; a relative path is relative to the working directory',
+        details: { path },
+      },
+    );
+  return path;
+}
+
+/** A positive number of seconds; undefined when not given. */
+function secondsOption(options: CommandContext['options'], name: string): number | undefined {
+  const raw = options[name];
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (String(raw).trim() === '' || !Number.isFinite(value) || value <= 0)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `--${name}: ${JSON.stringify(raw)} is not allowed: expected seconds > 0`,
+      { hint: `e.g. --${name} 3600 (one hour)` },
+    );
+  return value;
+}
+
+/** `--workers N`, or with `auto` (the default) what the planner fits here, capped at the trials. */
+async function chooseWorkers(
+  context: CommandContext,
+  nTrials: number | undefined,
+): Promise<WorkerChoice> {
+  const raw = context.options.workers;
+  const cap = (n: number): number => Math.max(1, Math.min(n, nTrials ?? Infinity));
+  if (raw !== undefined && raw !== 'auto') {
+    const n = intOption(context.options, 'workers', 1) ?? 1;
+    return { workers: cap(n), why: n > cap(n) ? `--workers ${n}, capped at --trials` : 'given' };
+  }
+  const { plan } = await planHere(context.project());
+  const why = `auto: ${plan.workers} fit on profile ${plan.profile}, limited by ${plan.limitedBy}`;
+  return {
+    workers: cap(plan.workers),
+    why: plan.workers > cap(plan.workers) ? `${why}; capped at --trials` : why,
+  };
+}
+
+/** What Ctrl-C did: the signals handed to the worker pool, and the exit status it calls for. */
+interface Interrupts {
+  /** Aborted by the first Ctrl-C: start no more trials. */
+  stop: AbortSignal;
+  /** Aborted by the second Ctrl-C (or SIGTERM): stop running trials. */
+  kill: AbortSignal;
+  /** The signal that interrupted the run, if one did. */
+  signalName(): 'SIGINT' | 'SIGTERM' | undefined;
+  exitCode(): number | undefined;
+  /** Restores the default handling (Ctrl-C ends the process). */
+  dispose(): void;
+}
+
+/**
+ * Ctrl-C once: finish running trials, start no more. Twice: stop the running trials too (they
+ * end `fail` "interrupted" and are re-enqueued). A third time: exit at once. SIGTERM (`kill`,
+ * `docker stop`) acts as Ctrl-C twice: nobody is there to press it again.
+ */
+function handleInterrupts(out: Output, beforeNote: () => void): Interrupts {
+  const stop = new AbortController();
+  const kill = new AbortController();
+  let received: 'SIGINT' | 'SIGTERM' | undefined;
+  let count = 0;
+  const onSigint = (): void => {
+    received ??= 'SIGINT';
+    count++;
+    beforeNote();
+    if (count === 1) {
+      out.note('finishing running trials; Ctrl-C again stops them');
+      stop.abort();
+    } else if (count === 2) {
+      out.note(
+        'stopping running trials: they end failed ("interrupted") and are re-enqueued; Ctrl-C again exits at once',
+      );
+      kill.abort();
+    } else {
+      out.note('exiting now');
+      process.exit(INTERRUPTED_EXIT_CODE);
+    }
+  };
+  const onSigterm = (): void => {
+    received ??= 'SIGTERM';
+    beforeNote();
+    out.note(
+      'terminated: stopping running trials (they end failed "interrupted" and are re-enqueued)',
+    );
+    stop.abort();
+    kill.abort();
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
+  return {
+    stop: stop.signal,
+    kill: kill.signal,
+    signalName: () => received,
+    exitCode: () =>
+      received === undefined
+        ? undefined
+        : received === 'SIGINT'
+          ? INTERRUPTED_EXIT_CODE
+          : TERMINATED_EXIT_CODE,
+    dispose: () => {
+      process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigterm);
+    },
+  };
+}
+
+/**
+ * Makes the process exit with `code`. A command's result is 0, 1 or 2 (the CLI entry sets the exit
+ * code from it after the command returns), so an interrupted run, which succeeded in stopping
+ * cleanly, sets its own status when the process exits.
+ */
+function setExitCode(code: number): void {
+  process.once('exit', () => {
+    if (process.exitCode === undefined || process.exitCode === 0) process.exitCode = code;
+  });
+}
+
+/** Progress of a run: a bar on a terminal, a line every few seconds otherwise; JSON records. */
+class RunTracker {
+  private readonly started = performance.now();
+  private readonly progress;
+  private readonly tty = process.stderr.isTTY;
+  private lastLine = performance.now();
+  private finished = 0;
+  private complete = 0;
+  private pruned = 0;
+  private failed = 0;
+
+  constructor(
+    private readonly out: Output,
+    private readonly direction: StudyDirection,
+    private readonly nTrials: number | undefined,
+    private best: TrialRecord | undefined,
+  ) {
+    this.progress = createProgress({ total: nTrials ?? Infinity, unit: 'trials' });
+  }
+
+  /** Counts a finished trial, prints its JSON record and updates the progress display. */
+  trialEnded(trial: TrialRecord): void {
+    this.finished++;
+    if (trial.state === 'complete') {
+      this.complete++;
+      this.best = bestOf(this.best === undefined ? [trial] : [this.best, trial], this.direction);
+    } else if (trial.state === 'pruned') this.pruned++;
+    else this.failed++;
+    this.out.record({
+      type: 'trial',
+      number: trial.number,
+      state: trial.state,
+      value: trial.value,
+      params: trial.params,
+      durationMs: trialDurationMs(trial),
+      retryOf: trial.retryOf,
+      failReason: trial.failReason,
+    });
+    const label = `${this.pruned} pruned, ${this.failed} failed, best ${formatNumber(this.best?.value ?? null)}`;
+    if (this.tty) {
+      this.progress.update(this.finished, label);
+      return;
+    }
+    const now = performance.now();
+    if ((now - this.lastLine) / 1000 < PLAIN_PROGRESS_INTERVAL_S) return;
+    this.lastLine = now;
+    const rate = this.finished / Math.max((now - this.started) / 1000, 1e-9);
+    this.out.note(
+      `progress: ${this.finished}${this.nTrials === undefined ? '' : `/${this.nTrials}`} trials finished (${this.complete} complete, ${label}), ${formatNumber(rate, 3)} trials/s`,
+    );
+  }
+
+  /** Clears the progress bar, before a note or the summary. */
+  clear(): void {
+    this.progress.done();
+  }
+}

@@ -1,0 +1,93 @@
+import type { CommandContext } from '../command-spec.js';
+import { isoTime, plural } from '../format.js';
+import { withStudyStorage } from '../open-study-storage.js';
+import {
+  describeComponents,
+  formatDuration,
+  formatNumber,
+  formatParams,
+  formatRate,
+  summarizeStudy,
+  TRIAL_STATES,
+} from '../study-summary.js';
+
+/** `tradelab study show NAME`: states, best trial, throughput and rates, sampler and pruner. */
+export async function run(context: CommandContext): Promise<void> {
+  const { out } = context;
+  const name = context.positionals[0] ?? '';
+  await withStudyStorage(context, async (storage) => {
+    const study = await storage.getStudy(name);
+    const summary = summarizeStudy(study.direction, await storage.getTrials(study.id));
+    const components = describeComponents(study.systemAttrs);
+    const { best } = summary;
+    if (out.json) {
+      out.record({
+        name: study.name,
+        storage: storage.url,
+        direction: study.direction,
+        createdAt: study.createdAt,
+        sampler: components.sampler,
+        pruner: components.pruner,
+        ...summary,
+        best:
+          best === undefined
+            ? null
+            : {
+                number: best.number,
+                value: best.value,
+                params: best.params,
+                userAttrs: best.userAttrs,
+              },
+        userAttrs: study.userAttrs,
+      });
+      return;
+    }
+    const rows: [string, string][] = [
+      ['storage', storage.url],
+      ['direction', study.direction],
+      ['created', isoTime(study.createdAt)],
+      ['sampler', components.sampler],
+      ['pruner', components.pruner],
+      [
+        'trials',
+        `${summary.total}${
+          summary.total === 0
+            ? ''
+            : ` (${TRIAL_STATES.filter((s) => summary.states[s] > 0)
+                .map((s) => `${summary.states[s]} ${s}`)
+                .join(', ')})`
+        }`,
+      ],
+      [
+        'best',
+        best === undefined
+          ? '- (no complete trial)'
+          : `trial ${best.number}: ${formatNumber(best.value)}`,
+      ],
+      ...(best === undefined
+        ? []
+        : [['best params', formatParams(best.params)] as [string, string]]),
+      ['completion rate', `${formatRate(summary.completionRate)} of finished trials complete`],
+      ['prune rate', `${formatRate(summary.pruneRate)} of finished trials pruned`],
+      [
+        'mean duration',
+        summary.meanDurationMs === null
+          ? '-'
+          : `${formatDuration(summary.meanDurationMs)} per finished trial`,
+      ],
+      [
+        'throughput',
+        summary.trialsPerHour === null
+          ? '-'
+          : `${formatNumber(summary.trialsPerHour, 3)} trials/hour (${plural(summary.finished, 'finished trial')} between ${isoTime(summary.firstStartedAt ?? Number.NaN)} and ${isoTime(summary.lastFinishedAt ?? Number.NaN)})`,
+      ],
+    ];
+    out.line(`Study "${study.name}"`);
+    const width = Math.max(...rows.map(([label]) => label.length));
+    for (const [label, value] of rows) out.line(`  ${label.padEnd(width)}  ${value}`);
+    if (summary.states.running > 0)
+      out.line(
+        `\n${plural(summary.states.running, 'trial')} running. If no run is going on, fail them with \`tradelab study fail-stale --study ${study.name}\`.`,
+      );
+  });
+}

@@ -1,0 +1,43 @@
+import { isAbsolute, resolve } from 'node:path';
+import { openStorage, type StudyStorage } from '../storage/index.js';
+import type { CommandContext } from './command-spec.js';
+
+/** The project's study storage URL (`--storage`, `TRADELAB_STORAGE`, `paths.storage`). */
+export function storageUrl(context: CommandContext): string {
+  return context.project().config.settings.storage;
+}
+
+/**
+ * Opens a storage URL given on the command line (`study export --to`) as the `--storage` setting
+ * is: a relative `sqlite:` path is relative to the project root, and made absolute, so messages
+ * name the file wherever the command ran.
+ */
+export function openStorageAt(context: CommandContext, url: string): Promise<StudyStorage> {
+  const root = context.project().config.projectRoot;
+  const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined;
+  const absolute =
+    path === undefined ||
+    path === '' ||
+    path === ':memory:' ||
+    path.startsWith('//') ||
+    isAbsolute(path)
+      ? url
+      : `sqlite:${resolve(root, path)}`;
+  return openStorage(absolute, { baseDir: root });
+}
+
+/**
+ * Runs `use` with the project's study storage open, and closes it afterwards, also when `use`
+ * throws (a SQLite file left open keeps its WAL; a PostgreSQL pool keeps the process alive).
+ */
+export async function withStudyStorage<T>(
+  context: CommandContext,
+  use: (storage: StudyStorage) => Promise<T>,
+): Promise<T> {
+  const storage = await openStorageAt(context, storageUrl(context));
+  try {
+    return await use(storage);
+  } finally {
+    await storage.close();
+  }
+}

@@ -1,0 +1,25 @@
+export type {
+  Attributes,
+  CategoricalDistribution,
+  Distribution,
+  FloatDistribution,
+  IntDistribution,
+  ParamValue,
+  StudyDirection,
+  StudyRecord,
+  TrialRecord,
+  TrialState,
+} from './records.js';
+export { FINISHED_STATES } from './records.js';
+export type {
+  NewStudy,
+  NewWaitingTrial,
+  RetryPolicy,
+  StaleResult,
+  StudyStorage,
+  TrialOutcome,
+} from './study-storage.js';
+export { DEFAULT_STORAGE_URL, openStorage, type OpenStorageOptions } from './open-storage.js';
+export { openMemoryStorage } from './memory-storage.js';
+export { openSqliteStorage, SQLITE_SCHEMA_VERSION } from './sqlite-storage.js';
+export { DEFAULT_MAX_INLINE_ARTIFACT_BYTES, type StorageOptions } from './storage-options.js';

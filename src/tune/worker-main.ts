@@ -1,0 +1,90 @@
+import { isTradelabError } from '../errors/index.js';
+import { openStorage } from '../storage/open-storage.js';
+import { Heartbeater } from './heartbeat.js';
+import { loadObjective } from './objective-module.js';
+import { runTrial } from './optimize.js';
+import { Study } from './study.js';
+import { componentsOf, specsOf } from './study-components.js';
+import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protocol.js';
+
+/*
+ * A trial worker process (started by worker-pool.ts with the config as JSON in argv[2]): it opens
+ * the storage and the study, loads the objective module, and runs one trial per ticket from the
+ * parent, heartbeating from a thread while the objective computes.
+ */
+
+const send = (message: WorkerMessage): void => {
+  process.send?.(message);
+};
+
+async function main(): Promise<void> {
+  const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
+  const storage = await openStorage(config.url, config.storageOptions);
+  const record = await storage.getStudy(config.study);
+  const study = await Study.load(storage, config.study, componentsOf(specsOf(record.systemAttrs)));
+  const objective = await loadObjective(config.objective);
+  const heartbeater = await Heartbeater.start(
+    config.url,
+    config.storageOptions,
+    config.heartbeatIntervalMs,
+  );
+  const state: { stopping: boolean } = { stopping: false };
+  const stopping = (): boolean => state.stopping;
+  let lastSweep = -Infinity;
+  let running = Promise.resolve();
+  const finish = async (): Promise<void> => {
+    await running;
+    await heartbeater.close();
+    await storage.close();
+    if (process.connected) process.disconnect();
+  };
+  // Ctrl-C in a terminal reaches the whole process group: the parent decides (first press: let
+  // running trials finish; second: SIGTERM), so a worker ignores SIGINT.
+  process.on('SIGINT', () => undefined);
+  // The parent is gone (killed): finish the current trial, then stop.
+  process.on('disconnect', () => {
+    if (stopping()) return;
+    state.stopping = true;
+    void finish();
+  });
+  process.on('message', (message: ParentMessage) => {
+    if (message.type === 'stop') {
+      state.stopping = true;
+      void finish();
+      return;
+    }
+    running = running.then(async () => {
+      if (stopping()) return;
+      // Any worker fails the trials of workers that stopped heartbeating (a dead machine).
+      if (performance.now() - lastSweep >= config.heartbeatIntervalMs) {
+        await storage.failStale(study.id, config.heartbeatGraceMs, {
+          maxRetries: config.maxRetries,
+        });
+        lastSweep = performance.now();
+      }
+      const trial = await study.ask(config.workerId);
+      heartbeater.beat(trial.id);
+      send({ type: 'started', trialId: trial.id, number: trial.number });
+      const ended = await runTrial(study, trial, objective);
+      heartbeater.stop(trial.id);
+      send(
+        ended === undefined ? { type: 'lost', trialId: trial.id } : { type: 'ended', trial: ended },
+      );
+      if (!stopping()) send({ type: 'want' });
+    });
+    running = running.catch(fail);
+  });
+  send({ type: 'want' });
+}
+
+function fail(error: unknown): void {
+  const message: WorkerMessage = {
+    type: 'error',
+    message: error instanceof Error ? error.message : String(error),
+    ...(isTradelabError(error) && error.hint !== undefined ? { hint: error.hint } : {}),
+  };
+  if (process.send === undefined) process.exit(1);
+  process.send(message, () => process.exit(1));
+}
+
+main().catch(fail);

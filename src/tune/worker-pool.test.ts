@@ -1,0 +1,148 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freshPostgresDatabase, TEST_POSTGRES_URL } from '../../test/support/postgres-database.js';
+import { REPO_ROOT, tempDir } from '../../test/support/run-cli.js';
+import { openStorage } from '../storage/open-storage.js';
+import { openSqliteStorage } from '../storage/sqlite-storage.js';
+import type { StudyStorage } from '../storage/study-storage.js';
+import { compiledPath } from './compiled-path.js';
+import { runWorkers } from './worker-pool.js';
+
+const dir = tempDir('tradelab-workers-');
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+const objective = (name: string): string => join(REPO_ROOT, 'test', 'fixtures', 'objectives', name);
+
+/** The SIGKILL test, on one storage. */
+async function killOneWorker(storage: StudyStorage): Promise<void> {
+  await storage.createStudy({
+    name: 'k',
+    direction: 'minimize',
+    systemAttrs: { sampler: { type: 'random', seed: 3 }, pruner: { type: 'nop' } },
+  });
+  let starts = 0;
+  let killed: number | undefined;
+  const summary = await runWorkers(storage, 'k', {
+    workers: 2,
+    nTrials: 8,
+    objective: objective('slow-quadratic.mjs'),
+    heartbeatIntervalMs: 100,
+    onTrialStart: ({ number, pid }) => {
+      if (++starts === 3) {
+        killed = number;
+        process.kill(pid, 'SIGKILL');
+      }
+    },
+  });
+  expect(summary.complete).toBe(8);
+  expect(summary.lost).toBe(1);
+  expect(summary.started).toBe(3);
+  const study = await storage.getStudy('k');
+  const trials = await storage.getTrials(study.id);
+  expect(trials.map((t) => t.number)).toEqual(trials.map((_, i) => i));
+  const failed = trials.filter((t) => t.state === 'fail');
+  expect(failed.map((t) => [t.number, t.failReason])).toEqual([
+    [killed, 'worker exited (SIGKILL)'],
+  ]);
+  const retry = trials.find((t) => t.retryOf === killed);
+  expect(retry?.state).toBe('complete');
+  // The retry ran the same parameters (when the killed trial had suggested them already).
+  const lostParams = failed[0]?.params ?? {};
+  if ('x' in lostParams) expect(retry?.params).toEqual(lostParams);
+  expect(trials.filter((t) => t.state === 'complete')).toHaveLength(8);
+  expect(trials.filter((t) => t.state === 'running' || t.state === 'waiting')).toEqual([]);
+}
+
+describe('runWorkers', () => {
+  it('survives a worker killed with SIGKILL mid-trial (SQLite): its trial fails, is retried, the count is reached', async () => {
+    const storage = openSqliteStorage(join(dir, 'kill.db'));
+    try {
+      await killOneWorker(storage);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it.skipIf(TEST_POSTGRES_URL === '')(
+    'survives a worker killed with SIGKILL mid-trial (PostgreSQL)',
+    async () => {
+      const database = await freshPostgresDatabase('tradelab_workers');
+      const storage = await openStorage(database.url);
+      try {
+        await killOneWorker(storage);
+      } finally {
+        await storage.close();
+        await database.drop();
+      }
+    },
+  );
+
+  it('runs 8 worker processes on one SQLite file without a "database is locked" failure', async () => {
+    const storage = openSqliteStorage(join(dir, 'eight.db'));
+    await storage.createStudy({
+      name: 'e',
+      direction: 'minimize',
+      systemAttrs: { sampler: { type: 'tpe', seed: 1 }, pruner: { type: 'nop' } },
+    });
+    try {
+      const summary = await runWorkers(storage, 'e', {
+        workers: 8,
+        nTrials: 80,
+        objective: compiledPath('tune/objectives/quadratic.js'),
+      });
+      expect([summary.complete, summary.failed, summary.lost]).toEqual([80, 0, 0]);
+      const study = await storage.getStudy('e');
+      const trials = await storage.getTrials(study.id);
+      expect(trials.map((t) => t.state)).toEqual(trials.map(() => 'complete'));
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('keeps heartbeating workers whose objective blocks the event loop', async () => {
+    const storage = openSqliteStorage(join(dir, 'block.db'));
+    await storage.createStudy({
+      name: 'b',
+      direction: 'minimize',
+      systemAttrs: { sampler: { type: 'random' }, pruner: { type: 'nop' } },
+    });
+    process.env.TRADELAB_TEST_TRIAL_MS = '800';
+    // Watch, from this process, how far running trials' heartbeats get past their start.
+    const study = await storage.getStudy('b');
+    let advanced = 0;
+    const watch = setInterval(() => {
+      void storage.getTrials(study.id, ['running']).then((running) => {
+        for (const t of running)
+          advanced = Math.max(advanced, (t.heartbeatAt ?? 0) - (t.startedAt ?? 0));
+      });
+    }, 50);
+    try {
+      const summary = await runWorkers(storage, 'b', {
+        workers: 2,
+        nTrials: 4,
+        objective: objective('blocking-quadratic.mjs'),
+        heartbeatIntervalMs: 50,
+        heartbeatGraceMs: 400,
+      });
+      // A grace period shorter than a trial, yet nothing was failed as stale.
+      expect(summary.complete).toBe(4);
+      expect(summary.lost).toBe(0);
+      expect(advanced).toBeGreaterThan(300);
+    } finally {
+      clearInterval(watch);
+      delete process.env.TRADELAB_TEST_TRIAL_MS;
+    }
+    await storage.close();
+  });
+
+  it('gives up with a clear error when workers cannot load the objective', async () => {
+    const storage = openSqliteStorage(join(dir, 'bad.db'));
+    await storage.createStudy({ name: 'x', direction: 'minimize' });
+    await expect(
+      runWorkers(storage, 'x', { workers: 2, nTrials: 4, objective: objective('no-export.mjs') }),
+    ).rejects.toThrow(/exports no objective/);
+    await storage.close();
+  });
+});

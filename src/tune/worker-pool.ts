@@ -1,0 +1,214 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { TradelabError } from '../errors/index.js';
+import type { OpenStorageOptions } from '../storage/open-storage.js';
+import type { TrialRecord } from '../storage/records.js';
+import type { StudyStorage } from '../storage/study-storage.js';
+import { compiledPath } from './compiled-path.js';
+import { newWorkerId } from './study.js';
+import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protocol.js';
+
+/** Options of {@link runWorkers}. */
+export interface WorkerPoolOptions {
+  /** Worker processes. */
+  workers: number;
+  /** Path of the objective module each worker loads. */
+  objective: string;
+  /** Trials to finish (complete, pruned, or failed by the objective). Default: no limit. */
+  nTrials?: number;
+  /** Start no trial after this many ms. */
+  timeoutMs?: number;
+  /** First abort: start no more trials, let running ones finish. Second: stop them too. */
+  signal?: AbortSignal;
+  /** Aborting this stops running trials at once (they end `fail`, "interrupted", and are retried). */
+  killSignal?: AbortSignal;
+  storageOptions?: OpenStorageOptions;
+  heartbeatIntervalMs?: number;
+  heartbeatGraceMs?: number;
+  /** Retries of a trial whose worker died or was interrupted. Default 2. */
+  maxRetries?: number;
+  onTrialStart?: (trial: { number: number; pid: number }) => void;
+  onTrialEnd?: (trial: TrialRecord) => void;
+}
+
+/** What {@link runWorkers} did. */
+export interface WorkerPoolSummary {
+  trials: TrialRecord[];
+  complete: number;
+  pruned: number;
+  failed: number;
+  /** Trials lost with a worker (failed and, within the retry limit, re-enqueued). */
+  lost: number;
+  /** Worker processes started, replacements included. */
+  started: number;
+  seconds: number;
+}
+
+interface WorkerState {
+  child: ChildProcess;
+  id: string;
+  /** The trial it runs (started, not ended), if any. */
+  trialId: number | null;
+  /** Trials it finished: a worker that dies having finished none counts toward giving up. */
+  finished: number;
+}
+
+/** Workers in a row that die before finishing a trial before the run gives up. */
+const MAX_EARLY_DEATHS = 3;
+
+/**
+ * Runs a study's trials in `workers` child processes that share only the storage. The parent
+ * hands out one ticket per trial, so no more than `nTrials` finish; a worker that dies costs its
+ * current trial, which is failed at once (reason: how it exited) and retried, and is replaced
+ * while trials remain. A dead machine's trials are caught by the heartbeat grace period instead.
+ */
+export async function runWorkers(
+  storage: StudyStorage,
+  studyName: string,
+  options: WorkerPoolOptions,
+): Promise<WorkerPoolSummary> {
+  const startedAt = performance.now();
+  const study = await storage.getStudy(studyName);
+  const nTrials = options.nTrials ?? Infinity;
+  const deadline = options.timeoutMs === undefined ? Infinity : startedAt + options.timeoutMs;
+  const maxRetries = options.maxRetries ?? 2;
+  const grace = options.heartbeatGraceMs ?? 60_000;
+  await storage.failStale(study.id, grace, { maxRetries });
+  const summary: WorkerPoolSummary = {
+    trials: [],
+    complete: 0,
+    pruned: 0,
+    failed: 0,
+    lost: 0,
+    started: 0,
+    seconds: 0,
+  };
+  const workers = new Set<WorkerState>();
+  let inFlight = 0;
+  let earlyDeaths = 0;
+  let fatal: TradelabError | undefined;
+
+  const canStart = (): boolean =>
+    fatal === undefined &&
+    options.signal?.aborted !== true &&
+    options.killSignal?.aborted !== true &&
+    performance.now() < deadline &&
+    summary.trials.length + inFlight < nTrials;
+
+  return new Promise<WorkerPoolSummary>((resolve, reject) => {
+    const finishIfDone = (): void => {
+      if (workers.size > 0) return;
+      summary.seconds = (performance.now() - startedAt) / 1000;
+      if (fatal !== undefined) reject(fatal);
+      else resolve(summary);
+    };
+
+    const tell = (worker: WorkerState, message: ParentMessage): void => {
+      if (worker.child.connected) worker.child.send(message);
+    };
+
+    const onMessage = (worker: WorkerState, message: WorkerMessage): void => {
+      switch (message.type) {
+        case 'want':
+          if (canStart()) {
+            inFlight++;
+            worker.trialId = -1; // ticket granted, trial not yet claimed
+            tell(worker, { type: 'go' });
+          } else tell(worker, { type: 'stop' });
+          return;
+        case 'started':
+          worker.trialId = message.trialId;
+          options.onTrialStart?.({ number: message.number, pid: worker.child.pid ?? 0 });
+          return;
+        case 'ended': {
+          inFlight--;
+          worker.trialId = null;
+          worker.finished++;
+          earlyDeaths = 0;
+          const trial = message.trial;
+          summary.trials.push(trial);
+          if (trial.state === 'complete') summary.complete++;
+          else if (trial.state === 'pruned') summary.pruned++;
+          else summary.failed++;
+          options.onTrialEnd?.(trial);
+          return;
+        }
+        case 'lost':
+          inFlight--;
+          worker.trialId = null;
+          summary.lost++;
+          return;
+        case 'error':
+          fatal ??= new TradelabError('INTERNAL', `a trial worker failed: ${message.message}`, {
+            ...(message.hint === undefined ? {} : { hint: message.hint }),
+          });
+          return;
+      }
+    };
+
+    const onExit = (worker: WorkerState, code: number | null, signal: string | null): void => {
+      workers.delete(worker);
+      const held = worker.trialId;
+      const cleanup = async (): Promise<void> => {
+        if (held !== null) {
+          inFlight--;
+          summary.lost++;
+          const interrupted = options.killSignal?.aborted === true;
+          await storage.failStale(study.id, -Number.MAX_SAFE_INTEGER, {
+            maxRetries,
+            workerId: worker.id,
+            reason: interrupted ? 'interrupted' : `worker exited (${signal ?? `code ${code}`})`,
+          });
+        }
+        if (worker.finished === 0 && code !== 0 && ++earlyDeaths >= MAX_EARLY_DEATHS)
+          fatal ??= new TradelabError(
+            'INTERNAL',
+            `${MAX_EARLY_DEATHS} trial workers in a row exited (${signal ?? `code ${code}`}) before finishing a trial`,
+            { hint: 'run one trial in-process to see its error (--workers 1 --verbose)' },
+          );
+        if (canStart() && code !== 0) spawn();
+        finishIfDone();
+      };
+      cleanup().catch((error: unknown) => {
+        fatal ??= new TradelabError('INTERNAL', `after a worker exited: ${String(error)}`, {
+          cause: error,
+        });
+        finishIfDone();
+      });
+    };
+
+    const spawn = (): void => {
+      const id = newWorkerId();
+      const config: WorkerConfig = {
+        url: storage.url,
+        storageOptions: options.storageOptions ?? {},
+        study: studyName,
+        objective: options.objective,
+        workerId: `${id}/w${summary.started}`,
+        heartbeatIntervalMs: options.heartbeatIntervalMs ?? 10_000,
+        heartbeatGraceMs: grace,
+        maxRetries,
+      };
+      const child = fork(compiledPath('tune/worker-main.js'), [JSON.stringify(config)], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      const worker: WorkerState = { child, id: config.workerId, trialId: null, finished: 0 };
+      summary.started++;
+      workers.add(worker);
+      child.on('message', (message: WorkerMessage) => {
+        onMessage(worker, message);
+      });
+      child.on('exit', (code, signal) => {
+        onExit(worker, code, signal);
+      });
+    };
+
+    options.killSignal?.addEventListener('abort', () => {
+      for (const worker of workers) worker.child.kill('SIGTERM');
+    });
+    options.signal?.addEventListener('abort', () => {
+      for (const worker of workers) if (worker.trialId === null) tell(worker, { type: 'stop' });
+    });
+    const count = Math.max(1, Math.min(options.workers, nTrials));
+    for (let i = 0; i < count; i++) spawn();
+  });
+}

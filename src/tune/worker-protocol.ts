@@ -1,0 +1,34 @@
+import type { OpenStorageOptions } from '../storage/open-storage.js';
+import type { TrialRecord } from '../storage/records.js';
+
+/*
+ * The messages between a study run (parent) and its worker processes. A worker asks for a ticket
+ * before each trial, so the parent alone decides how many trials run: it never starts more than
+ * were requested, and it knows which trial a worker held when that worker dies.
+ */
+
+/** What a worker process is started with (as JSON in argv). */
+export interface WorkerConfig {
+  url: string;
+  storageOptions: OpenStorageOptions;
+  study: string;
+  /** Path of the objective module. */
+  objective: string;
+  workerId: string;
+  heartbeatIntervalMs: number;
+  /** Running trials with an older heartbeat are failed (and retried) before each trial. */
+  heartbeatGraceMs: number;
+  maxRetries: number;
+}
+
+/** Worker → parent. */
+export type WorkerMessage =
+  | { type: 'want' }
+  | { type: 'started'; trialId: number; number: number }
+  | { type: 'ended'; trial: TrialRecord }
+  /** The trial was ended elsewhere (failed as stale) while this worker ran it. */
+  | { type: 'lost'; trialId: number }
+  | { type: 'error'; message: string; hint?: string };
+
+/** Parent → worker. */
+export type ParentMessage = { type: 'go' } | { type: 'stop' };

@@ -1,0 +1,606 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStorage, type StudyStorage, type TrialRecord } from '../src/storage/index.js';
+import { freshPostgresDatabase, TEST_POSTGRES_URL } from './support/postgres-database.js';
+import { BIN, REPO_ROOT, jsonLines, runCli, tempDir, type CliResult } from './support/run-cli.js';
+
+/*
+ * `tradelab study …` end to end: the built CLI as real processes, its trial workers as real child
+ * processes, on real SQLite files in temporary project directories.
+ */
+
+const OBJECTIVES = join(REPO_ROOT, 'test', 'fixtures', 'objectives');
+/** x² after a pause of TRADELAB_TEST_TRIAL_MS. */
+const SLOW_QUADRATIC = join(OBJECTIVES, 'slow-quadratic.mjs');
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh project directory (no config: the storage is `sqlite:./tradelab.db` in it). */
+function project(): string {
+  const dir = tempDir('tradelab-study-cli-');
+  made.push(dir);
+  return dir;
+}
+
+/** Environment of every run: short trials, no GPU detection. */
+function environment(trialMs: number): Record<string, string> {
+  return { TRADELAB_TEST_TRIAL_MS: String(trialMs), TRADELAB_DETECT: 'false' };
+}
+
+const cli = (dir: string, ...args: string[]): Promise<CliResult> =>
+  runCli(args, { cwd: dir, env: environment(20) });
+
+/** A CLI process the test signals while it runs. */
+interface Running {
+  pid: number;
+  done: Promise<CliResult>;
+}
+
+/** Starts the CLI (in its own process group when `group`, as a terminal's foreground job is). */
+function start(dir: string, args: readonly string[], trialMs: number, group = false): Running {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: dir,
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dir, ...environment(trialMs) },
+    detached: group,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      resolve({ code, stdout, stderr });
+    });
+  });
+  if (child.pid === undefined) throw new Error('the CLI did not start');
+  return { pid: child.pid, done };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The project's storage, opened by the test itself to look at (or wait for) trial states. */
+function storageOf(dir: string): Promise<StudyStorage> {
+  return openStorage(`sqlite:${join(dir, 'tradelab.db')}`);
+}
+
+/** The trials of `study` in the project's storage. */
+async function trialsOf(dir: string, study: string): Promise<TrialRecord[]> {
+  const storage = await storageOf(dir);
+  try {
+    return await storage.getTrials((await storage.getStudy(study)).id);
+  } finally {
+    await storage.close();
+  }
+}
+
+/** Waits until `study` has `n` running trials; returns them. */
+async function untilRunning(dir: string, study: string, n: number): Promise<TrialRecord[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const running = (await trialsOf(dir, study)).filter((t) => t.state === 'running');
+    if (running.length >= n) return running;
+    if (Date.now() > deadline) throw new Error(`${study}: ${n} trials never ran at once`);
+    await sleep(50);
+  }
+}
+
+/** Parses RFC 4180 CSV (quoted fields may hold commas, quotes and line breaks). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charAt(i);
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n') {
+      rows.push([...row, field]);
+      row = [];
+      field = '';
+    } else field += c;
+  }
+  if (field !== '' || row.length > 0) rows.push([...row, field]);
+  return rows;
+}
+
+/** A trial without what differs between storages (ids). */
+function portable(trial: Record<string, unknown>): Record<string, unknown> {
+  const { id: _id, studyId: _studyId, ...rest } = trial;
+  return rest;
+}
+
+describe('study create', () => {
+  it('creates a study, refuses a duplicate, and continues it with --load-if-exists', async () => {
+    const dir = project();
+    const created = await cli(
+      dir,
+      'study',
+      'create',
+      'ppo',
+      '--direction',
+      'max',
+      '--sampler',
+      'random',
+      '--seed',
+      '7',
+      '--pruner',
+      'nop',
+    );
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain(
+      `Created study "ppo" in sqlite:${join(dir, 'tradelab.db')}\n  direction  maximize\n  sampler    random (seed 7)\n`,
+    );
+
+    const duplicate = await cli(dir, 'study', 'create', 'ppo', '--direction', 'max');
+    expect(duplicate.code).toBe(2);
+    expect(duplicate.stderr).toContain(
+      `error [STUDY_EXISTS]: a study named "ppo" already exists in sqlite:${join(dir, 'tradelab.db')}`,
+    );
+    expect(duplicate.stderr).toMatch(/^hint: .*--load-if-exists/m);
+
+    const loaded = await cli(
+      dir,
+      'study',
+      'create',
+      'ppo',
+      '--direction',
+      'maximize',
+      '--load-if-exists',
+      '--json',
+    );
+    expect(loaded.code).toBe(0);
+    expect(jsonLines(loaded.stdout)).toEqual([
+      expect.objectContaining({
+        action: 'loaded',
+        name: 'ppo',
+        direction: 'maximize',
+        sampler: { type: 'random', seed: 7 },
+        pruner: { type: 'nop' },
+      }),
+    ]);
+
+    const otherWay = await cli(
+      dir,
+      'study',
+      'create',
+      'ppo',
+      '--direction',
+      'min',
+      '--load-if-exists',
+    );
+    expect(otherWay.code).toBe(2);
+    expect(otherWay.stderr).toContain('exists with direction maximize, not minimize');
+  });
+
+  it('checks the direction, sampler and pruner before creating anything', async () => {
+    const dir = project();
+    const cases: [string[], RegExp][] = [
+      [[], /--direction is required/],
+      [['--direction', 'up'], /--direction: "up" is not allowed/],
+      [['--direction', 'min', '--sampler', 'tp'], /unknown sampler type "tp".*did you mean tpe/],
+      [['--direction', 'min', '--sampler-options', '{bad'], /--sampler-options: .* is not JSON/],
+      [['--direction', 'min', '--sampler-options', '{"nStartupTrials": -3}'], /nStartupTrials/],
+      [['--direction', 'min', '--sampler', 'grid'], /invalid grid sampler: searchSpace/],
+      [['--direction', 'min', '--pruner', 'percentile'], /invalid percentile pruner: percentile/],
+      [['--direction', 'min', '--pruner-options', '{"nope": 1}'], /invalid median pruner/],
+    ];
+    const results = await Promise.all(
+      cases.map(([args]) => cli(dir, 'study', 'create', 'bad', ...args)),
+    );
+    for (const [i, [args, message]] of cases.entries()) {
+      const result = results[i];
+      expect(result?.code, args.join(' ')).toBe(2);
+      expect(result?.stderr, args.join(' ')).toMatch(message);
+      expect(result?.stderr).toMatch(/^hint: /m);
+    }
+    const list = await cli(dir, 'study', 'list');
+    expect(list.stdout).toContain('No studies in sqlite:');
+  });
+});
+
+describe('study run, list, show, trials, export, rm', () => {
+  const dir = project();
+  const name = `quad-${randomUUID().slice(0, 8)}`;
+  let run: CliResult;
+
+  beforeAll(async () => {
+    const created = await cli(dir, 'study', 'create', name, '--direction', 'min', '--seed', '3');
+    expect(created.code).toBe(0);
+    // A relative MODULE resolves against the working directory.
+    copyFileSync(SLOW_QUADRATIC, join(dir, 'objective.mjs'));
+    run = await cli(
+      dir,
+      'study',
+      'run',
+      name,
+      '--objective',
+      'objective.mjs',
+      '--trials',
+      '12',
+      '--workers',
+      '2',
+      '--json',
+    );
+  });
+
+  it('runs 12 trials in 2 worker processes and prints one record per trial and a summary', async () => {
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const records = jsonLines(run.stdout);
+    const trials = records.filter((r) => r.type === 'trial');
+    expect(trials).toHaveLength(12);
+    expect(new Set(trials.map((t) => t.number))).toEqual(new Set([...Array(12).keys()]));
+    for (const t of trials) {
+      expect(t.state).toBe('complete');
+      const x = (t.params as { x: number }).x;
+      expect(t.value).toBeCloseTo(x * x, 12);
+    }
+    const values = trials.map((t) => t.value as number);
+    const best = Math.min(...values);
+    const summary = records.at(-1);
+    expect(summary).toMatchObject({
+      type: 'summary',
+      study: name,
+      workers: 2,
+      complete: 12,
+      pruned: 0,
+      failed: 0,
+      lost: 0,
+      interrupted: null,
+      waiting: 0,
+      best: { number: trials[values.indexOf(best)]?.number, value: best },
+    });
+    // Two processes ran them.
+    const stored = await trialsOf(dir, name);
+    expect(new Set(stored.map((t) => t.workerId?.split('/')[0])).size).toBe(2);
+  });
+
+  it('lists the study with its trials by state and best value', async () => {
+    const list = await cli(dir, 'study', 'list');
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^NAME\s+DIRECTION\s+TRIALS\s+COMPLETE\s+PRUNED\s+FAIL\s+RUNNING/);
+    expect(list.stdout).toMatch(
+      new RegExp(
+        `^${name}\\s+minimize\\s+12\\s+12\\s+-\\s+-\\s+-\\s+-\\s+[0-9.e-]+\\s+tpe \\(`,
+        'm',
+      ),
+    );
+    const [record] = jsonLines((await cli(dir, 'study', 'list', '--json')).stdout);
+    expect(record).toMatchObject({
+      name,
+      direction: 'minimize',
+      trials: 12,
+      states: { waiting: 0, running: 0, complete: 12, pruned: 0, fail: 0 },
+    });
+  });
+
+  it('shows state counts, the best trial, throughput and rates', async () => {
+    const stored = await trialsOf(dir, name);
+    const best = stored.reduce((a, b) => ((b.value ?? Infinity) < (a.value ?? Infinity) ? b : a));
+    const show = await cli(dir, 'study', 'show', name);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain(`storage          sqlite:${join(dir, 'tradelab.db')}`);
+    expect(show.stdout).toContain('trials           12 (12 complete)');
+    expect(show.stdout).toMatch(new RegExp(`best {13}trial ${best.number}: `));
+    expect(show.stdout).toMatch(/best params {6}x=-?[0-9.e-]+/);
+    expect(show.stdout).toContain('completion rate  100.0% of finished trials complete');
+    expect(show.stdout).toContain('prune rate       0.0% of finished trials pruned');
+    expect(show.stdout).toMatch(/mean duration {4}\d+ ms per finished trial/);
+    expect(show.stdout).toMatch(/throughput {7}[0-9.]+ trials\/hour \(12 finished trials between/);
+    expect(show.stdout).toContain('sampler          tpe (');
+    expect(show.stdout).toContain('pruner           median (');
+
+    const [record] = jsonLines((await cli(dir, 'study', 'show', name, '--json')).stdout);
+    const first = Math.min(...stored.map((t) => t.startedAt ?? Infinity));
+    const last = Math.max(...stored.map((t) => t.finishedAt ?? -Infinity));
+    expect(record).toMatchObject({
+      name,
+      completionRate: 1,
+      pruneRate: 0,
+      finished: 12,
+      best: { number: best.number, value: best.value, params: best.params },
+    });
+    expect(record?.trialsPerHour).toBeCloseTo(12 / ((last - first) / 3_600_000), 6);
+  });
+
+  it('prints the trials as a table, as CSV and as JSON', async () => {
+    const stored = await trialsOf(dir, name);
+    const table = await cli(dir, 'study', 'trials', name);
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(13);
+    expect(lines[0]).toMatch(/^NUMBER\s+STATE\s+VALUE\s+x\s+DURATION\s+RETRY OF\s+FAIL REASON$/);
+    expect(lines[1]).toMatch(/^\s*0\s+complete\s+[0-9.e-]+\s+-?[0-9.e-]+\s+\d+ ms\s+-$/);
+
+    const csv = await cli(dir, 'study', 'trials', name, '--csv');
+    expect(csv.code).toBe(0);
+    const [header, ...rows] = parseCsv(csv.stdout);
+    expect(header).toEqual([
+      'number',
+      'state',
+      'value',
+      'params_x',
+      'datetime_start',
+      'datetime_complete',
+      'duration_ms',
+      'retry_of',
+      'fail_reason',
+    ]);
+    expect(rows).toHaveLength(12);
+    for (const [i, row] of rows.entries()) {
+      const t = stored[i];
+      expect(row.slice(0, 4)).toEqual([
+        String(t?.number),
+        'complete',
+        String(t?.value),
+        String(t?.params.x),
+      ]);
+      expect(Number(row[6])).toBe((t?.finishedAt ?? 0) - (t?.startedAt ?? 0));
+    }
+
+    const json = jsonLines((await cli(dir, 'study', 'trials', name, '--json')).stdout);
+    expect(json.map(portable)).toEqual(
+      stored.map((t) => ({
+        ...portable(t as unknown as Record<string, unknown>),
+        durationMs: (t.finishedAt ?? 0) - (t.startedAt ?? 0),
+      })),
+    );
+  });
+
+  it('exports to another SQLite file, refuses an existing name there, and removes', async () => {
+    const exported = await cli(dir, 'study', 'export', name, '--to', 'sqlite:./copy.db');
+    expect(exported.stderr).toBe('');
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toContain(
+      `Exported study "${name}" from sqlite:${join(dir, 'tradelab.db')} to sqlite:${join(dir, 'copy.db')}: 12 trials (12 complete), 0 artifacts.`,
+    );
+    const trials = (storage: string) =>
+      cli(dir, 'study', 'trials', name, '--json', '--storage', storage).then((r) =>
+        jsonLines(r.stdout).map(portable),
+      );
+    expect(await trials('sqlite:./copy.db')).toEqual(await trials('sqlite:./tradelab.db'));
+
+    const again = await cli(dir, 'study', 'export', name, '--to', 'sqlite:./copy.db');
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(
+      `error [STUDY_EXISTS]: sqlite:${join(dir, 'copy.db')} already has a study named "${name}"`,
+    );
+    expect(again.stderr).toMatch(/^hint: nothing was copied; remove that one first/m);
+
+    const removed = await cli(dir, 'study', 'rm', name, '--storage', 'sqlite:./copy.db');
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toBe(
+      `Removed study "${name}" from sqlite:${join(dir, 'copy.db')} with 12 trials.\n`,
+    );
+    const gone = await cli(dir, 'study', 'show', name, '--storage', 'sqlite:./copy.db');
+    expect(gone.code).toBe(2);
+    expect(gone.stderr).toContain(`error [STUDY_NOT_FOUND]: no study named "${name}"`);
+    // The original is untouched.
+    expect(await trialsOf(dir, name)).toHaveLength(12);
+  });
+
+  it.skipIf(TEST_POSTGRES_URL === '')(
+    'exports from SQLite to PostgreSQL (runs when the test PostgreSQL server is there)',
+    async () => {
+      const database = await freshPostgresDatabase('tradelab_study_cli');
+      try {
+        const exported = await cli(dir, 'study', 'export', name, '--to', database.url);
+        expect(exported.stderr).toBe('');
+        expect(exported.code).toBe(0);
+        expect(exported.stdout).toContain('12 trials (12 complete)');
+        const there = await cli(dir, 'study', 'trials', name, '--json', '--storage', database.url);
+        expect(jsonLines(there.stdout).map(portable)).toEqual(
+          jsonLines((await cli(dir, 'study', 'trials', name, '--json')).stdout).map(portable),
+        );
+      } finally {
+        await database.drop();
+      }
+    },
+  );
+
+  it('names the studies there are when one is not found', async () => {
+    const result = await cli(
+      dir,
+      'study',
+      'run',
+      'qaud',
+      '--objective',
+      'objective.mjs',
+      '--trials',
+      '1',
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error [STUDY_NOT_FOUND]: no study named "qaud"');
+    expect(result.stderr).toContain(`studies: ${name}`);
+    const missing = await cli(
+      dir,
+      'study',
+      'run',
+      name,
+      '--objective',
+      'nope.mjs',
+      '--trials',
+      '1',
+    );
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`--objective: ${join(dir, 'nope.mjs')} does not exist`);
+  });
+});
+
+describe('study trials --csv', () => {
+  it('quotes fields with commas, quotes and line breaks', async () => {
+    const dir = project();
+    await cli(
+      dir,
+      'study',
+      'create',
+      'mixed',
+      '--direction',
+      'min',
+      '--sampler',
+      'random',
+      '--seed',
+      '1',
+    );
+    const run = await cli(
+      dir,
+      'study',
+      'run',
+      'mixed',
+      '--objective',
+      join(OBJECTIVES, 'mixed-outcomes.mjs'),
+      '--trials',
+      '4',
+      '--workers',
+      '1',
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Finished 4 trials in');
+    expect(run.stdout).toContain('2 complete, 1 pruned, 1 failed, 0 lost.');
+    const stored = await trialsOf(dir, 'mixed');
+    const [header, ...rows] = parseCsv(
+      (await cli(dir, 'study', 'trials', 'mixed', '--csv')).stdout,
+    );
+    expect(header?.slice(0, 5)).toEqual(['number', 'state', 'value', 'params_x', 'params_mode']);
+    expect(rows.map((r) => [r[0], r[1], r[4], r[9]])).toEqual(
+      stored.map((t) => [String(t.number), t.state, t.params.mode, t.failReason ?? '']),
+    );
+    expect(rows[1]?.[9]).toBe('bad "x", see\nline 2');
+
+    const show = await cli(dir, 'study', 'show', 'mixed');
+    expect(show.stdout).toContain('trials           4 (2 complete, 1 pruned, 1 fail)');
+    expect(show.stdout).toContain('completion rate  50.0% of finished trials complete');
+    expect(show.stdout).toContain('prune rate       25.0% of finished trials pruned');
+    // The table keeps one line per trial.
+    const table = (await cli(dir, 'study', 'trials', 'mixed')).stdout.trimEnd().split('\n');
+    expect(table).toHaveLength(5);
+    expect(table[2]).toMatch(/fail .* bad "x", see ⏎ line 2$/);
+  });
+});
+
+describe('study run interrupted', () => {
+  it('Ctrl-C once lets running trials finish, starts no more, and exits 130', async () => {
+    const dir = project();
+    await cli(dir, 'study', 'create', 'stop1', '--direction', 'min');
+    const args = ['study', 'run', 'stop1', '--objective', SLOW_QUADRATIC, '--trials', '20'];
+    const running = start(dir, [...args, '--workers', '2'], 1500);
+    const before = await untilRunning(dir, 'stop1', 2);
+    process.kill(running.pid, 'SIGINT');
+    const result = await running.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('finishing running trials; Ctrl-C again stops them');
+    expect(result.stdout).toMatch(/^Interrupted after \d+ trials in /m);
+    const after = await trialsOf(dir, 'stop1');
+    expect(after.filter((t) => t.state !== 'complete')).toEqual([]);
+    expect(after.length).toBeLessThan(20);
+    for (const trial of before)
+      expect(after.find((t) => t.id === trial.id)?.state, `trial ${trial.number}`).toBe('complete');
+  });
+
+  // A terminal's Ctrl-C signals the whole foreground process group, trial workers included: they
+  // must leave it to the parent (finish the trial, then stop), not die with their trials.
+  it('Ctrl-C in a terminal (SIGINT to the process group) lets running trials finish', async () => {
+    const dir = project();
+    await cli(dir, 'study', 'create', 'stopg', '--direction', 'min');
+    const args = ['study', 'run', 'stopg', '--objective', SLOW_QUADRATIC, '--trials', '20'];
+    const running = start(dir, [...args, '--workers', '2'], 1500, true);
+    await untilRunning(dir, 'stopg', 2);
+    process.kill(-running.pid, 'SIGINT');
+    const result = await running.done;
+    expect(result.code).toBe(130);
+    const after = await trialsOf(dir, 'stopg');
+    expect(after.filter((t) => t.state !== 'complete')).toEqual([]);
+  });
+
+  it('Ctrl-C twice stops running trials: they fail "interrupted" and are re-enqueued', async () => {
+    const dir = project();
+    await cli(dir, 'study', 'create', 'stop2', '--direction', 'min');
+    const args = ['study', 'run', 'stop2', '--objective', SLOW_QUADRATIC, '--trials', '20'];
+    const running = start(dir, [...args, '--workers', '2', '--json'], 20_000);
+    const before = await untilRunning(dir, 'stop2', 2);
+    process.kill(running.pid, 'SIGINT');
+    await sleep(200);
+    process.kill(running.pid, 'SIGINT');
+    const result = await running.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('Ctrl-C again stops them');
+    expect(result.stderr).toContain('stopping running trials');
+    expect(jsonLines(result.stdout).at(-1)).toMatchObject({
+      type: 'summary',
+      complete: 0,
+      lost: 2,
+      interrupted: 'SIGINT',
+      waiting: 2,
+    });
+    const after = await trialsOf(dir, 'stop2');
+    expect(after.filter((t) => t.state === 'running')).toEqual([]);
+    for (const trial of before) {
+      expect(after.find((t) => t.id === trial.id)).toMatchObject({
+        state: 'fail',
+        failReason: 'interrupted',
+      });
+      const retry = after.find((t) => t.retryOf === trial.number);
+      expect(retry).toMatchObject({
+        state: 'waiting',
+        params: after.find((t) => t.id === trial.id)?.params,
+      });
+    }
+  });
+});
+
+describe('study fail-stale', () => {
+  it('fails a trial left running by a killed process and re-enqueues it', async () => {
+    const dir = project();
+    await cli(dir, 'study', 'create', 'crash', '--direction', 'min');
+    const args = ['study', 'run', 'crash', '--objective', SLOW_QUADRATIC, '--trials', '1'];
+    // Its own process group, so one SIGKILL takes the CLI and its worker, as a dead machine would.
+    const running = start(dir, [...args, '--workers', '1'], 60_000, true);
+    const [trial] = await untilRunning(dir, 'crash', 1);
+    process.kill(-running.pid, 'SIGKILL');
+    await running.done;
+
+    const fresh = await cli(dir, 'study', 'fail-stale');
+    expect(fresh.code).toBe(0);
+    expect(fresh.stdout).toContain('No running trial in any study has a heartbeat older than 60 s');
+    expect((await trialsOf(dir, 'crash')).map((t) => t.state)).toEqual(['running']);
+
+    const refused = await cli(dir, 'study', 'rm', 'crash');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('study "crash" has 1 running trial; not removed');
+
+    await sleep(1100);
+    const stale = await cli(dir, 'study', 'fail-stale', '--study', 'crash', '--grace', '1');
+    expect(stale.code).toBe(0);
+    expect(stale.stdout).toMatch(
+      /^study "crash" trial 0 \(worker .+, last heartbeat \d+ s ago\): failed; retried as trial 1$/m,
+    );
+    expect(stale.stdout).toContain('Failed 1 stale trial in study "crash", enqueued 1 retry;');
+    expect(await trialsOf(dir, 'crash')).toEqual([
+      expect.objectContaining({ number: 0, state: 'fail', failReason: 'stale heartbeat' }),
+      expect.objectContaining({
+        number: 1,
+        state: 'waiting',
+        retryOf: 0,
+        params: trial?.params,
+      }),
+    ]);
+    const show = await cli(dir, 'study', 'show', 'crash');
+    expect(show.stdout).toContain('trials           2 (1 waiting, 1 fail)');
+  });
+});

@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+
+/*
+ * Vitest global setup: a PostgreSQL server for src/storage/postgres-storage.test.ts. It uses
+ * TRADELAB_TEST_POSTGRES_URL when set; else it starts a throwaway server with
+ * scripts/postgres-test-server.sh, but only when the server binaries are installed already (npm
+ * test never runs apt-get), and stops it at teardown. Without a server the PostgreSQL suite is
+ * skipped, except under CI=true, where that fails the run.
+ */
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A superuser URL of the test PostgreSQL server; '' when there is none. */
+    postgresUrl: string;
+  }
+}
+
+const SCRIPT = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  '../../scripts/postgres-test-server.sh',
+);
+/** The script's exit status for "no server binaries installed". */
+const NO_BINARIES = 3;
+const SCRIPT_TIMEOUT_MS = 120_000;
+
+/** The directory of the server this run started, to stop at teardown; undefined if none. */
+let startedDir: string | undefined;
+
+interface ScriptResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function runScript(command: 'start' | 'stop', dir: string): Promise<ScriptResult> {
+  return new Promise((resolve) => {
+    execFile(
+      'bash',
+      [SCRIPT, command],
+      {
+        env: { ...process.env, TRADELAB_PG_DIR: dir, TRADELAB_PG_NO_INSTALL: '1' },
+        timeout: SCRIPT_TIMEOUT_MS,
+      },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        resolve({ code, stdout, stderr: error !== null && stderr === '' ? error.message : stderr });
+      },
+    );
+  });
+}
+
+/** Provides `postgresUrl` to the tests, starting a server when there is none yet. */
+export async function setup(project: TestProject): Promise<void> {
+  const given = process.env.TRADELAB_TEST_POSTGRES_URL;
+  if (given !== undefined && given !== '') {
+    project.provide('postgresUrl', given);
+    return;
+  }
+  const dir = join(tmpdir(), `tradelab-vitest-pg-${process.pid}`);
+  const started = await runScript('start', dir);
+  const url = /^TRADELAB_TEST_POSTGRES_URL=(.+)$/m.exec(started.stdout)?.[1];
+  if (started.code === 0 && url !== undefined) {
+    startedDir = dir;
+    project.provide('postgresUrl', url);
+    return;
+  }
+  const why =
+    started.code === NO_BINARIES
+      ? 'no server (set TRADELAB_TEST_POSTGRES_URL or install postgresql)'
+      : `the test server did not start (set TRADELAB_TEST_POSTGRES_URL, or fix this):\n${started.stderr.trim()}`;
+  if (started.code !== NO_BINARIES) await runScript('stop', dir);
+  if (process.env.CI === 'true')
+    throw new Error(`PostgreSQL suite cannot run in CI: ${why}; CI=true makes this a failure`);
+  console.log(`PostgreSQL suite skipped: ${why}; CI=true makes this a failure`);
+  project.provide('postgresUrl', '');
+}
+
+/** Stops the server {@link setup} started. */
+export async function teardown(): Promise<void> {
+  if (startedDir === undefined) return;
+  const stopped = await runScript('stop', startedDir);
+  startedDir = undefined;
+  if (stopped.code !== 0)
+    throw new Error(`could not stop the test PostgreSQL server: ${stopped.stderr}`);
+}
