@@ -13,7 +13,7 @@ export function storageUrl(context: CommandContext): string {
  * name the file wherever the command ran.
  */
 export function openStorageAt(context: CommandContext, url: string): Promise<StudyStorage> {
-  const root = context.project().config.projectRoot;
+  const { projectRoot: root, settings } = context.project().config;
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined;
   const absolute =
     path === undefined ||
@@ -23,7 +23,7 @@ export function openStorageAt(context: CommandContext, url: string): Promise<Stu
     isAbsolute(path)
       ? url
       : `sqlite:${resolve(root, path)}`;
-  return openStorage(absolute, { baseDir: root });
+  return openStorage(absolute, { baseDir: root, artifactDir: settings.artifactDir });
 }
 
 /**

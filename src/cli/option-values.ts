@@ -42,3 +42,22 @@ export function choiceOption<T extends string>(
   }
   return value as T;
 }
+
+/** A `--name 1,16,256` option: positive whole numbers, comma-separated; undefined when absent. */
+export function intListOption(
+  raw: string | boolean | undefined,
+  name: string,
+  example: string,
+): number[] | undefined {
+  if (raw === undefined) return undefined;
+  const values = String(raw)
+    .split(',')
+    .map((part) => Number(part.trim().replace(/_/g, '')));
+  if (values.length === 0 || values.some((v) => !Number.isSafeInteger(v) || v < 1))
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `--${name}: ${JSON.stringify(raw)} is not allowed: expected positive whole numbers separated by commas`,
+      { hint: `e.g. --${name} ${example}` },
+    );
+  return values;
+}

@@ -8,6 +8,7 @@ export const SETTING_SCHEMAS: Readonly<Record<SettingName, z.ZodType>> = {
   profile: nonEmpty,
   profilesFile: nonEmpty,
   dataDir: nonEmpty,
+  artifactDir: nonEmpty,
   storage: z
     .string()
     .regex(

@@ -36,6 +36,8 @@ export interface Settings {
   dataDir: string;
   /** Study storage URL: `sqlite:PATH`, `memory:` or `postgres://…`. */
   storage: string;
+  /** Where trial artifacts too large for the storage's database go (every worker must see it). */
+  artifactDir: string;
   /** Directory for training run outputs. */
   runsDir: string;
   /** Fraction of GPU memory the planner may use (0 < f ≤ 1). */
@@ -91,6 +93,15 @@ export const SETTINGS: readonly SettingSpec[] = [
     kind: 'storage-url',
     default: 'sqlite:./tradelab.db',
     description: 'study storage URL (sqlite:PATH, memory:, postgres://…)',
+  },
+  {
+    name: 'artifactDir',
+    filePath: ['paths', 'artifacts'],
+    env: ['TRADELAB_ARTIFACT_DIR'],
+    flag: 'artifact-dir',
+    kind: 'path',
+    default: '.tradelab/artifacts',
+    description: 'directory for trial artifacts over 16 MiB (shared by every worker)',
   },
   {
     name: 'runsDir',

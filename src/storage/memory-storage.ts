@@ -33,8 +33,17 @@ import type {
 
 interface MemoryStudy {
   record: StudyRecord;
+  /** By number. */
   trials: TrialRecord[];
+  /** Waiting trials, oldest first (numbers only grow, so appending keeps the order). */
+  waiting: TrialRecord[];
+  /** Waiting and running trials: what a refresh always returns. */
+  unfinished: Set<TrialRecord>;
   artifacts: Map<string, Uint8Array>;
+}
+
+function emptyStudy(record: StudyRecord): MemoryStudy {
+  return { record, trials: [], waiting: [], unfinished: new Set(), artifacts: new Map() };
 }
 
 /** Opens an empty in-memory study storage. */
@@ -83,7 +92,7 @@ class MemoryStorage implements StudyStorage {
         systemAttrs: structuredClone(study.systemAttrs ?? {}),
         createdAt: Date.now(),
       };
-      this.studies.set(study.name, { record, trials: [], artifacts: new Map() });
+      this.studies.set(study.name, emptyStudy(record));
       return structuredClone(record);
     });
   }
@@ -142,6 +151,8 @@ class MemoryStorage implements StudyStorage {
       failReason: null,
     };
     study.trials.push(record);
+    study.unfinished.add(record);
+    if (state === 'waiting') study.waiting.push(record);
     this.byTrialId.set(record.id, { study, trial: record });
     return record;
   }
@@ -155,7 +166,7 @@ class MemoryStorage implements StudyStorage {
   claimTrial(studyId: number, workerId: string): Promise<TrialRecord> {
     return attempt(() => {
       const study = this.studyById(studyId);
-      const waiting = study.trials.find((t) => t.state === 'waiting');
+      const waiting = study.waiting.shift();
       if (waiting === undefined)
         return structuredClone(this.insertTrial(study, 'running', { params: {} }, workerId));
       const now = Date.now();
@@ -204,7 +215,8 @@ class MemoryStorage implements StudyStorage {
     });
   }
 
-  private finish(trial: TrialRecord, outcome: TrialOutcome, now: number): void {
+  private finish(study: MemoryStudy, trial: TrialRecord, outcome: TrialOutcome, now: number): void {
+    study.unfinished.delete(trial);
     trial.state = outcome.state;
     trial.value = outcome.value;
     trial.finishedAt = now;
@@ -216,7 +228,7 @@ class MemoryStorage implements StudyStorage {
     return attempt(() => {
       checkOutcome(outcome);
       const trial = this.trialIn(trialId, `end (${outcome.state})`, ['running']);
-      this.finish(trial, outcome, Date.now());
+      this.finish(this.entry(trialId).study, trial, outcome, Date.now());
       return structuredClone(trial);
     });
   }
@@ -232,14 +244,17 @@ class MemoryStorage implements StudyStorage {
       const retries: TrialRecord[] = [];
       for (const study of this.studies.values()) {
         if (studyId !== null && study.record.id !== studyId) continue;
-        const stale = study.trials.filter(
-          (t) =>
-            t.state === 'running' &&
-            (t.heartbeatAt ?? 0) < now - graceMs &&
-            (policy.workerId === undefined || t.workerId === policy.workerId),
-        );
+        const stale = [...study.unfinished]
+          .sort((a, b) => a.number - b.number)
+          .filter(
+            (t) =>
+              t.state === 'running' &&
+              (t.heartbeatAt ?? 0) < now - graceMs &&
+              (policy.workerId === undefined || t.workerId === policy.workerId),
+          );
         for (const trial of stale) {
           this.finish(
+            study,
             trial,
             { state: 'fail', value: null, failReason: policy.reason ?? 'stale heartbeat' },
             now,
@@ -273,7 +288,7 @@ class MemoryStorage implements StudyStorage {
     return attempt(() => {
       if (this.studies.has(study.name)) throw studyExists(study.name);
       const record: StudyRecord = { ...structuredClone(study), id: this.nextStudyId++ };
-      const copy: MemoryStudy = { record, trials: [], artifacts: new Map() };
+      const copy = emptyStudy(record);
       for (const trial of [...trials].sort((a, b) => a.number - b.number)) {
         const t: TrialRecord = {
           ...structuredClone(trial),
@@ -281,6 +296,8 @@ class MemoryStorage implements StudyStorage {
           studyId: record.id,
         };
         copy.trials.push(t);
+        if (t.state === 'waiting') copy.waiting.push(t);
+        if (t.state === 'waiting' || t.state === 'running') copy.unfinished.add(t);
         this.byTrialId.set(t.id, { study: copy, trial: t });
       }
       this.studies.set(record.name, copy);
@@ -307,17 +324,17 @@ class MemoryStorage implements StudyStorage {
     numbers: readonly number[],
   ): Promise<TrialRecord[]> {
     return attempt(() => {
-      const trials = this.studyById(studyId).trials;
-      const wanted = new Set(numbers);
-      return structuredClone(
-        trials.filter(
-          (t) =>
-            t.number >= fromNumber ||
-            wanted.has(t.number) ||
-            t.state === 'waiting' ||
-            t.state === 'running',
-        ),
-      );
+      const study = this.studyById(studyId);
+      const picked = new Set<TrialRecord>(study.unfinished);
+      for (let n = Math.max(0, fromNumber); n < study.trials.length; n++) {
+        const trial = study.trials[n];
+        if (trial !== undefined) picked.add(trial);
+      }
+      for (const n of numbers) {
+        const trial = study.trials[n];
+        if (trial !== undefined) picked.add(trial);
+      }
+      return structuredClone([...picked].sort((a, b) => a.number - b.number));
     });
   }
 

@@ -1,16 +1,79 @@
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/run-cli.js';
+import type { TradelabError } from '../errors/index.js';
 import { describeStorageConformance } from './conformance.js';
-import { openSqliteStorage } from './sqlite-storage.js';
+import { openSqliteStorage, SQLITE_SCHEMA_VERSION } from './sqlite-storage.js';
 
 const dir = tempDir('tradelab-sqlite-');
 let files = 0;
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
+const freshPath = (): string => join(dir, `study-${files++}.db`);
 
-describeStorageConformance('sqlite:', () =>
-  Promise.resolve(openSqliteStorage(join(dir, `study-${files++}.db`))),
-);
+describeStorageConformance('sqlite:', () => Promise.resolve(openSqliteStorage(freshPath())));
+
+/** The TradelabError `fn` throws. */
+function thrown(fn: () => unknown): TradelabError {
+  try {
+    fn();
+  } catch (error) {
+    return error as TradelabError;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('SQLite storage', () => {
+  it('refuses a file written by a newer tradelab, and changes nothing in it', async () => {
+    const path = freshPath();
+    await openSqliteStorage(path).close();
+    const db = new Database(path);
+    db.prepare('UPDATE tradelab_schema SET version = ?').run(SQLITE_SCHEMA_VERSION + 1);
+    db.close();
+    const error = thrown(() => openSqliteStorage(path));
+    expect(error.code).toBe('STORAGE_SCHEMA');
+    expect(error.message).toContain(`schema ${SQLITE_SCHEMA_VERSION + 1}`);
+    expect(error.hint).toContain('upgrade');
+    const after = new Database(path);
+    expect(after.prepare('SELECT version FROM tradelab_schema').get()).toEqual({
+      version: SQLITE_SCHEMA_VERSION + 1,
+    });
+    after.close();
+  });
+
+  it('says which file is not a study database', () => {
+    const path = join(dir, 'not-a-db.db');
+    writeFileSync(path, 'hello, this is text\n'.repeat(100));
+    const error = thrown(() => openSqliteStorage(path));
+    expect(error.code).toBe('STORAGE_UNAVAILABLE');
+    expect(error.message).toContain(path);
+  });
+
+  it('keeps large artifacts as files in artifactDir, and refuses them without one', async () => {
+    const artifactDir = join(dir, 'artifacts');
+    const storage = openSqliteStorage(freshPath(), { artifactDir, maxInlineArtifactBytes: 100 });
+    const study = await storage.createStudy({ name: 's', direction: 'minimize' });
+    const trial = await storage.claimTrial(study.id, 'w');
+    const big = Uint8Array.from({ length: 1000 }, (_, i) => i % 251);
+    await storage.putArtifact(trial.id, 'model.bin', big);
+    await storage.putArtifact(trial.id, 'small.bin', big.subarray(0, 100));
+    expect(existsSync(join(artifactDir, String(study.id), '0', 'model.bin'))).toBe(true);
+    expect(existsSync(join(artifactDir, String(study.id), '0', 'small.bin'))).toBe(false);
+    expect(await storage.getArtifact(trial.id, 'model.bin')).toEqual(big);
+    expect(await storage.getArtifact(trial.id, 'small.bin')).toEqual(big.subarray(0, 100));
+    await storage.close();
+    const without = openSqliteStorage(freshPath(), { maxInlineArtifactBytes: 100 });
+    const s2 = await without.createStudy({ name: 's', direction: 'minimize' });
+    const t2 = await without.claimTrial(s2.id, 'w');
+    const error = await without.putArtifact(t2.id, 'model.bin', big).then(
+      () => undefined,
+      (e: unknown) => e as TradelabError,
+    );
+    expect(error?.message).toContain('over the 100-byte limit');
+    expect(error?.hint).toContain('artifactDir');
+    await without.close();
+  });
+});

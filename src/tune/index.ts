@@ -42,5 +42,5 @@ export {
   type OptimizeOptions,
   type OptimizeSummary,
 } from './optimize.js';
-export { loadObjective } from './objective-module.js';
+export { BUILTIN_OBJECTIVES, loadObjective, resolveObjective } from './objective-module.js';
 export { runWorkers, type WorkerPoolOptions, type WorkerPoolSummary } from './worker-pool.js';

@@ -1,25 +1,52 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { TradelabError } from '../errors/index.js';
+import { closestMatch, TradelabError } from '../errors/index.js';
+import { compiledPath } from './compiled-path.js';
 import type { Objective } from './optimize.js';
 
 /*
  * Worker processes cannot receive a closure, so an objective travels as a module: a JavaScript
- * file exporting `objective(trial)` (named or default), loaded by each worker.
+ * file exporting `objective(trial)` (named or default), loaded by each worker, or the name of one
+ * tradelab ships.
  */
 
+/** Objectives tradelab ships, by name (the DRL objective joins them with the agents). */
+export const BUILTIN_OBJECTIVES: Readonly<Record<string, string>> = {
+  /** x² over one float: for trying the engine and benchmarking it. */
+  quadratic: 'tune/objectives/quadratic.js',
+};
+
 /**
- * Loads the objective of module `spec` (a path; a relative one resolves against `baseDir`).
- * @throws TradelabError INVALID_ARGUMENT when the file is missing or exports no objective.
+ * The module file of objective `spec`: a built-in's compiled module for a bare name (no path
+ * separator, no extension), else the path (relative to `baseDir`).
+ * @throws TradelabError INVALID_ARGUMENT for an unknown bare name, or a file that does not exist.
  */
-export async function loadObjective(spec: string, baseDir = process.cwd()): Promise<Objective> {
+export function resolveObjective(spec: string, baseDir = process.cwd()): string {
+  if (/^[A-Za-z][\w-]*$/.test(spec)) {
+    const builtin = BUILTIN_OBJECTIVES[spec];
+    if (builtin !== undefined) return compiledPath(builtin);
+    const names = Object.keys(BUILTIN_OBJECTIVES);
+    const near = closestMatch(spec, names);
+    throw new TradelabError('INVALID_ARGUMENT', `no built-in objective named "${spec}"`, {
+      hint: `built-in: ${names.join(', ')}${near === undefined ? '' : ` (did you mean ${near}?)`}; or pass a module path such as ./objective.mjs`,
+    });
+  }
   const path = isAbsolute(spec) ? spec : resolve(baseDir, spec);
   if (!existsSync(path))
     throw new TradelabError('INVALID_ARGUMENT', `objective module ${path} does not exist`, {
-      hint: 'pass a .js/.mjs file that exports `objective(trial)`',
+      hint: 'pass a .js/.mjs file that exports `objective(trial)`; a relative path is relative to the working directory',
       details: { path },
     });
+  return path;
+}
+
+/**
+ * Loads the objective of `spec` (see {@link resolveObjective}).
+ * @throws TradelabError INVALID_ARGUMENT when the file is missing or exports no objective.
+ */
+export async function loadObjective(spec: string, baseDir = process.cwd()): Promise<Objective> {
+  const path = resolveObjective(spec, baseDir);
   let module: { objective?: unknown; default?: unknown };
   try {
     module = (await import(pathToFileURL(path).href)) as typeof module;

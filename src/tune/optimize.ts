@@ -1,6 +1,7 @@
-import { isTradelabError } from '../errors/index.js';
+import { isTradelabError, TradelabError } from '../errors/index.js';
 import type { TrialRecord } from '../storage/records.js';
 import { Heartbeater } from './heartbeat.js';
+import { loadObjective } from './objective-module.js';
 import { newWorkerId, type Study } from './study.js';
 import { TrialPruned, type Trial } from './trial.js';
 
@@ -24,6 +25,12 @@ export interface OptimizeOptions {
   /** Called after each trial ends. */
   onTrialEnd?: (trial: TrialRecord) => void;
   workerId?: string;
+  /**
+   * Run the trials in this many worker processes (see runWorkers) instead of this process; the
+   * objective must then be a module (path or built-in name), since a process cannot receive a
+   * function.
+   */
+  workers?: number;
 }
 
 /** What {@link optimize} did. */
@@ -46,9 +53,35 @@ export interface OptimizeSummary {
  */
 export async function optimize(
   study: Study,
-  objective: Objective,
+  objective: Objective | string,
   options: OptimizeOptions = {},
 ): Promise<OptimizeSummary> {
+  if (options.workers !== undefined) {
+    if (typeof objective !== 'string')
+      throw new TradelabError(
+        'INVALID_ARGUMENT',
+        'worker processes need the objective as a module, not a function',
+        { hint: 'pass the path of a module exporting `objective(trial)`, or leave workers out' },
+      );
+    const { runWorkers } = await import('./worker-pool.js');
+    const { workers, timeoutMs, nTrials, signal, onTrialEnd } = options;
+    return runWorkers(study.storage, study.name, {
+      workers,
+      objective,
+      ...(nTrials === undefined ? {} : { nTrials }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(signal === undefined ? {} : { signal }),
+      ...(onTrialEnd === undefined ? {} : { onTrialEnd }),
+      ...(options.heartbeatIntervalMs === undefined
+        ? {}
+        : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
+      ...(options.heartbeatGraceMs === undefined
+        ? {}
+        : { heartbeatGraceMs: options.heartbeatGraceMs }),
+      ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+    });
+  }
+  const run = typeof objective === 'string' ? await loadObjective(objective) : objective;
   const started = performance.now();
   const nTrials = options.nTrials ?? Infinity;
   const deadline = options.timeoutMs === undefined ? Infinity : started + options.timeoutMs;
@@ -79,7 +112,7 @@ export async function optimize(
       }
       const trial = await study.ask(workerId);
       heartbeater?.beat(trial.id);
-      const ended = await runTrial(study, trial, objective);
+      const ended = await runTrial(study, trial, run);
       heartbeater?.stop(trial.id);
       if (ended === undefined) {
         summary.lost++;

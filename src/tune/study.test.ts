@@ -229,4 +229,24 @@ describe('optimize', () => {
     expect(seen[0]).toEqual({ x: 0.5, n: 5 });
     await storage.close();
   });
+
+  it('runs in worker processes with study.optimize(module, { workers })', async () => {
+    const storage = openSqliteStorage(join(dir, 'workers.db'));
+    const study = await Study.create(
+      storage,
+      {
+        name: 'w',
+        direction: 'minimize',
+        systemAttrs: { sampler: { type: 'random' }, pruner: { type: 'nop' } },
+      },
+      components,
+    );
+    const summary = await study.optimize('quadratic', { nTrials: 6, workers: 2 });
+    expect(summary.complete).toBe(6);
+    expect((await study.trials(['complete'])).length).toBe(6);
+    expect((await study.bestTrial())?.params.x).toBeTypeOf('number');
+    const error = await rejected(study.optimize(() => 1, { nTrials: 1, workers: 2 }));
+    expect(error.message).toContain('objective as a module');
+    await storage.close();
+  });
 });

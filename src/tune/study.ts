@@ -9,6 +9,7 @@ import type {
   TrialState,
 } from '../storage/records.js';
 import type { StudyStorage } from '../storage/study-storage.js';
+import type { Objective, OptimizeOptions, OptimizeSummary } from './optimize.js';
 import type { Pruner } from './pruner.js';
 import type { Sampler } from './sampler.js';
 import { Trial } from './trial.js';
@@ -151,6 +152,18 @@ export class Study {
     userAttrs: Attributes = {},
   ): Promise<TrialRecord> {
     return this.storage.enqueueTrial(this.id, { params, userAttrs });
+  }
+
+  /**
+   * Runs trials until `nTrials` finish or the timeout passes: in this process, or with `workers`
+   * in worker processes (the objective then a module path or built-in name). See `optimize`.
+   */
+  async optimize(
+    objective: Objective | string,
+    options: OptimizeOptions = {},
+  ): Promise<OptimizeSummary> {
+    const { optimize } = await import('./optimize.js');
+    return optimize(this, objective, options);
   }
 
   /** The study's trials by number, optionally only those in `states`. */

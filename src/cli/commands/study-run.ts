@@ -1,9 +1,8 @@
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { TradelabError } from '../../errors/index.js';
 import { planHere } from '../../project/plan-here.js';
 import type { StudyDirection, TrialRecord } from '../../storage/index.js';
-import { bestOf, runWorkers, type WorkerPoolSummary } from '../../tune/index.js';
+import { bestOf, resolveObjective, runWorkers, type WorkerPoolSummary } from '../../tune/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { plural } from '../format.js';
 import { intOption } from '../option-values.js';
@@ -69,7 +68,10 @@ export async function run(context: CommandContext): Promise<void> {
         ...(timeoutS === undefined ? {} : { timeoutMs: timeoutS * 1000 }),
         signal: interrupt.stop,
         killSignal: interrupt.kill,
-        storageOptions: { baseDir: context.project().config.projectRoot },
+        storageOptions: {
+          baseDir: context.project().config.projectRoot,
+          artifactDir: context.project().config.settings.artifactDir,
+        },
         onTrialEnd: (trial) => {
           tracker.trialEnded(trial);
         },
@@ -122,24 +124,19 @@ export async function run(context: CommandContext): Promise<void> {
   });
 }
 
-/** The objective module's absolute path (relative to the working directory, as in a shell). */
+/** The objective module's absolute path: a built-in's, or a file relative to the working directory. */
 function objectivePath(context: CommandContext): string {
   const raw = context.options.objective;
   if (typeof raw !== 'string' || raw === '')
     throw new TradelabError('USAGE', '--objective is required', {
-      hint: 'pass a .js/.mjs module exporting `objective(trial)`, e.g. --objective ./objective.mjs',
+      hint: 'pass a .js/.mjs module exporting `objective(trial)` (e.g. --objective ./objective.mjs), or a built-in name (quadratic)',
     });
-  const path = resolve(context.cwd, raw);
-  const stat = statSync(path, { throwIfNoEntry: false });
-  if (stat?.isFile() !== true)
-    throw new TradelabError(
-      'INVALID_ARGUMENT',
-      `--objective: ${path} ${stat === undefined ? 'does not exist' : 'is not a file'}`,
-      {
-        hint: 'pass a .js/.mjs module exporting `objective(trial)`; a relative path is relative to the working directory',
-        details: { path },
-      },
-    );
+  const path = resolveObjective(raw, context.cwd);
+  if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true)
+    throw new TradelabError('INVALID_ARGUMENT', `--objective: ${path} is not a file`, {
+      hint: 'pass a .js/.mjs module exporting `objective(trial)`',
+      details: { path },
+    });
   return path;
 }
 
