@@ -439,7 +439,20 @@ describe('study run, list, show, trials, export, rm', () => {
       '1',
     );
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain(`--objective: ${join(dir, 'nope.mjs')} does not exist`);
+    expect(missing.stderr).toContain(`objective module ${join(dir, 'nope.mjs')} does not exist`);
+    const unknown = await cli(
+      dir,
+      'study',
+      'run',
+      name,
+      '--objective',
+      'quadratc',
+      '--trials',
+      '1',
+    );
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no built-in objective named "quadratc"');
+    expect(unknown.stderr).toContain('did you mean quadratic?');
   });
 });
 

@@ -3,7 +3,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Rng } from '../data/synth/random.js';
 import { openMemoryStorage } from '../storage/memory-storage.js';
-import type { TrialRecord } from '../storage/records.js';
+import { trialRecord, type TrialRecord } from '../storage/records.js';
 import { openSqliteStorage } from '../storage/sqlite-storage.js';
 import type { StudyStorage } from '../storage/study-storage.js';
 import { compiledPath } from '../tune/compiled-path.js';
@@ -203,25 +203,16 @@ function tpeHistory(n: number): {
   trial: TrialRecord;
 } {
   const rng = new Rng(5);
-  const trial = (number: number, x: number | null): TrialRecord => ({
-    id: number + 1,
-    studyId: 1,
-    number,
-    state: x === null ? 'running' : 'complete',
-    params: x === null ? {} : { x },
-    distributions:
-      x === null ? {} : { x: { type: 'float', low: -10, high: 10, log: false, step: null } },
-    value: x === null ? null : x * x,
-    intermediate: {},
-    userAttrs: {},
-    createdAt: 0,
-    startedAt: 0,
-    finishedAt: x === null ? null : 0,
-    heartbeatAt: null,
-    workerId: null,
-    retryOf: null,
-    failReason: null,
+  const distribution = { type: 'float', low: -10, high: 10, log: false, step: null } as const;
+  const trials = Array.from({ length: n }, (_, number) => {
+    const x = rng.uniform() * 20 - 10;
+    return trialRecord({
+      number,
+      state: 'complete',
+      params: { x },
+      distributions: { x: distribution },
+      value: x * x,
+    });
   });
-  const trials = Array.from({ length: n }, (_, i) => trial(i, rng.uniform() * 20 - 10));
-  return { direction: 'minimize', trials, trial: trial(n, null) };
+  return { direction: 'minimize', trials, trial: trialRecord({ number: n }) };
 }

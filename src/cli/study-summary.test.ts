@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TrialRecord } from '../storage/index.js';
+import { trialRecord, type TrialRecord } from '../storage/index.js';
 import {
   countStates,
   csvField,
@@ -16,25 +16,9 @@ import {
 
 const T0 = Date.UTC(2024, 0, 1);
 
-/** A trial record with defaults for what a test does not care about. */
+/** A trial record created at T0, with defaults for what a test does not care about. */
 function trial(fields: Partial<TrialRecord> & Pick<TrialRecord, 'number' | 'state'>): TrialRecord {
-  return {
-    id: fields.number + 100,
-    studyId: 1,
-    params: {},
-    distributions: {},
-    value: null,
-    intermediate: {},
-    userAttrs: {},
-    createdAt: T0,
-    startedAt: null,
-    finishedAt: null,
-    heartbeatAt: null,
-    workerId: null,
-    retryOf: null,
-    failReason: null,
-    ...fields,
-  };
+  return trialRecord({ createdAt: T0, ...fields });
 }
 
 /** A finished trial that ran from `startS` to `endS` seconds after T0. */

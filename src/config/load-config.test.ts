@@ -63,6 +63,7 @@ describe('finding the config file', () => {
       profilesFile: undefined,
       dataDir: join(root, '.tradelab/data'),
       storage: `sqlite:${join(root, 'tradelab.db')}`,
+      artifactDir: join(root, '.tradelab/artifacts'),
       runsDir: join(root, 'runs'),
       safetyFactor: 0.85,
       backend: 'auto',

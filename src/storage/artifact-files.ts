@@ -27,7 +27,7 @@ export function spillsToFile(bytes: Uint8Array, options: StorageOptions): boolea
       'INVALID_ARGUMENT',
       `artifact of ${bytes.byteLength} bytes is over the ${limit}-byte limit for the database`,
       {
-        hint: 'set artifactDir (storage.artifactDir in the config) to a directory every worker sees',
+        hint: 'set paths.artifacts (--artifact-dir, TRADELAB_ARTIFACT_DIR) to a directory every worker sees',
       },
     );
   return true;

@@ -10,7 +10,7 @@ export type {
   TrialRecord,
   TrialState,
 } from './records.js';
-export { FINISHED_STATES } from './records.js';
+export { FINISHED_STATES, trialRecord } from './records.js';
 export type {
   NewStudy,
   NewWaitingTrial,

@@ -248,7 +248,7 @@ describe.skipIf(ADMIN_URL === '')('PostgreSQL storage', () => {
       const noDir = await open(url, { maxInlineArtifactBytes: 64 });
       const tooBig = await rejection(noDir.putArtifact(trial.id, 'other.bin', big));
       expect(tooBig.code).toBe('INVALID_ARGUMENT');
-      expect(tooBig.hint).toContain('artifactDir');
+      expect(tooBig.hint).toContain('paths.artifacts');
       expect(await noDir.listArtifacts(trial.id)).toEqual(['model.bin', 'small.bin']);
       expect(
         existsSync(join(artifactDir, String(study.id), String(trial.number), 'other.bin')),

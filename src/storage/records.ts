@@ -93,3 +93,37 @@ export interface TrialRecord {
   /** Why it failed (an error message, "interrupted", "stale heartbeat", …); null otherwise. */
   failReason: string | null;
 }
+
+/**
+ * A trial record from the fields a test or benchmark cares about, the rest defaulted: id number + 1,
+ * studyId 1, state 'running', no params, distributions, value, reports or attributes, createdAt 0,
+ * and heartbeatAt, workerId, retryOf and failReason null. The two timestamps follow the state, as a
+ * storage would hold them: startedAt is createdAt (null while waiting), and finishedAt is startedAt
+ * once complete, pruned or failed (null before). Any field given wins over its default.
+ */
+export function trialRecord(
+  fields: Partial<TrialRecord> & Pick<TrialRecord, 'number'>,
+): TrialRecord {
+  const state = fields.state ?? 'running';
+  const createdAt = fields.createdAt ?? 0;
+  const startedAt =
+    fields.startedAt !== undefined ? fields.startedAt : state === 'waiting' ? null : createdAt;
+  return {
+    id: fields.number + 1,
+    studyId: 1,
+    state,
+    params: {},
+    distributions: {},
+    value: null,
+    intermediate: {},
+    userAttrs: {},
+    createdAt,
+    startedAt,
+    finishedAt: FINISHED_STATES.includes(state) ? (startedAt ?? createdAt) : null,
+    heartbeatAt: null,
+    workerId: null,
+    retryOf: null,
+    failReason: null,
+    ...fields,
+  };
+}

@@ -73,7 +73,7 @@ describe('SQLite storage', () => {
       (e: unknown) => e as TradelabError,
     );
     expect(error?.message).toContain('over the 100-byte limit');
-    expect(error?.hint).toContain('artifactDir');
+    expect(error?.hint).toContain('paths.artifacts');
     await without.close();
   });
 });

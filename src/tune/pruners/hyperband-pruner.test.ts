@@ -1,30 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { TrialRecord, TrialState } from '../../storage/records.js';
+import { trialRecord, type TrialRecord, type TrialState } from '../../storage/records.js';
 import { HyperbandPruner, hashTrialNumber } from './hyperband-pruner.js';
 
+/** Trial `number` with these reports, its timestamps at ms `number` as far as its state goes. */
 function record(
   number: number,
   state: TrialState,
   intermediate: Record<number, number>,
 ): TrialRecord {
-  return {
-    id: number + 1,
-    studyId: 1,
-    number,
-    state,
-    params: {},
-    distributions: {},
-    value: null,
-    intermediate,
-    userAttrs: {},
-    createdAt: number,
-    startedAt: number,
-    finishedAt: state === 'running' ? null : number,
-    heartbeatAt: null,
-    workerId: null,
-    retryOf: null,
-    failReason: null,
-  };
+  return trialRecord({ number, state, intermediate, createdAt: number });
 }
 
 function flat(value: number, last: number): Record<number, number> {

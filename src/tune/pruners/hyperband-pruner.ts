@@ -16,6 +16,7 @@ import {
   SuccessiveHalvingPruner,
   firstCompleteTrialLastStep,
 } from './successive-halving-pruner.js';
+import { wholeNumber } from './whole-number.js';
 
 /** Options for {@link HyperbandPruner}. */
 export interface HyperbandPrunerOptions {
@@ -157,16 +158,4 @@ function bracketOf(trialNumber: number, layout: BracketLayout): number {
     if (n < 0) return bracket;
   }
   return layout.budgets.length - 1;
-}
-
-function wholeNumber(name: string, value: number, min: number, alternative = ''): number {
-  if (!Number.isInteger(value) || value < min) {
-    const allowed = `a whole number of at least ${min}${alternative === '' ? '' : ` ${alternative}`}`;
-    throw new TradelabError(
-      'INVALID_ARGUMENT',
-      `pruner option ${name} must be ${allowed}, got ${String(value)}`,
-      { hint: `Set ${name} to ${min} or more, or leave it out for the default.` },
-    );
-  }
-  return value;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { trialRecord } from '../../storage/records.js';
 import {
   HyperbandPruner,
   MedianPruner,
@@ -45,24 +46,7 @@ describe('createPruner', () => {
   it('never prunes with nop', () => {
     const pruner = createPruner({ type: 'nop' });
     expect(pruner.description).toBe('nop (never prunes)');
-    const trial = {
-      id: 1,
-      studyId: 1,
-      number: 0,
-      state: 'running' as const,
-      params: {},
-      distributions: {},
-      value: null,
-      intermediate: { 0: NaN },
-      userAttrs: {},
-      createdAt: 0,
-      startedAt: 0,
-      finishedAt: null,
-      heartbeatAt: null,
-      workerId: null,
-      retryOf: null,
-      failReason: null,
-    };
+    const trial = trialRecord({ number: 0, intermediate: { 0: NaN } });
     expect(pruner.shouldPrune({ direction: 'minimize', trials: [], trial, step: 0 })).toBe(false);
   });
 });

@@ -1,34 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import type { StudyDirection, TrialRecord, TrialState } from '../../storage/records.js';
+import {
+  trialRecord,
+  type StudyDirection,
+  type TrialRecord,
+  type TrialState,
+} from '../../storage/records.js';
 import type { PrunerContext } from '../pruner.js';
 import { MedianPruner } from './median-pruner.js';
 import { PercentilePruner, nanPercentile } from './percentile-pruner.js';
 
 const TAU = 10;
 
+/** Trial `number` with these reports, its timestamps at ms `number` as far as its state goes. */
 function record(
   number: number,
   state: TrialState,
   intermediate: Record<number, number>,
 ): TrialRecord {
-  return {
-    id: number + 1,
-    studyId: 1,
-    number,
-    state,
-    params: {},
-    distributions: {},
-    value: null,
-    intermediate,
-    userAttrs: {},
-    createdAt: number,
-    startedAt: number,
-    finishedAt: state === 'running' ? null : number,
-    heartbeatAt: null,
-    workerId: null,
-    retryOf: null,
-    failReason: null,
-  };
+  return trialRecord({ number, state, intermediate, createdAt: number });
 }
 
 /** A learning curve a·(1 − e^(−step/τ)) over steps 0..last, negated for a loss. */

@@ -6,6 +6,7 @@
 import { TradelabError } from '../../errors/index.js';
 import type { StudyDirection, TrialRecord } from '../../storage/records.js';
 import type { Pruner, PrunerContext } from '../pruner.js';
+import { wholeNumber } from './whole-number.js';
 
 /** Options shared by {@link PercentilePruner} and the median pruner. */
 export interface PercentilePrunerOptions {
@@ -128,15 +129,4 @@ export function nanPercentile(values: readonly number[], q: number): number {
   if (fraction === 0) return low;
   const high = sorted[lower + 1] ?? low;
   return low + (high - low) * fraction;
-}
-
-function wholeNumber(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) {
-    throw new TradelabError(
-      'INVALID_ARGUMENT',
-      `pruner option ${name} must be a whole number of at least ${min}, got ${value}`,
-      { hint: `Set ${name} to ${min} or more, or leave it out for the default.` },
-    );
-  }
-  return value;
 }

@@ -1,31 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { StudyDirection, TrialRecord, TrialState } from '../../storage/records.js';
+import {
+  trialRecord,
+  type StudyDirection,
+  type TrialRecord,
+  type TrialState,
+} from '../../storage/records.js';
 import { SuccessiveHalvingPruner } from './successive-halving-pruner.js';
 
+/** Trial `number` with these reports, its timestamps at ms `number` as far as its state goes. */
 function record(
   number: number,
   state: TrialState,
   intermediate: Record<number, number>,
-  finishedAt: number | null = state === 'running' ? null : number,
 ): TrialRecord {
-  return {
-    id: number + 1,
-    studyId: 1,
-    number,
-    state,
-    params: {},
-    distributions: {},
-    value: null,
-    intermediate,
-    userAttrs: {},
-    createdAt: number,
-    startedAt: number,
-    finishedAt,
-    heartbeatAt: null,
-    workerId: null,
-    retryOf: null,
-    failReason: null,
-  };
+  return trialRecord({ number, state, intermediate, createdAt: number });
 }
 
 /** A constant value reported at every step from 0 to `last`. */
@@ -126,8 +114,8 @@ describe('SuccessiveHalvingPruner', () => {
     // First complete trial: last step 399 → minResource 3, rungs at 3, 12, 48.
     const trials = [
       ...running,
-      record(8, 'complete', flat(10, 399), 1000),
-      record(9, 'complete', flat(10, 2000), 2000),
+      { ...record(8, 'complete', flat(10, 399)), finishedAt: 1000 },
+      { ...record(9, 'complete', flat(10, 2000)), finishedAt: 2000 },
     ];
     expect(shouldPrune(auto, trials, flat(0, 2))).toBe(false);
     expect(shouldPrune(auto, trials, flat(0, 3))).toBe(true);

@@ -13,6 +13,7 @@
 import { TradelabError } from '../../errors/index.js';
 import type { StudyDirection, TrialRecord } from '../../storage/records.js';
 import type { Pruner, PrunerContext } from '../pruner.js';
+import { wholeNumber } from './whole-number.js';
 
 /** Options for {@link SuccessiveHalvingPruner}. */
 export interface SuccessiveHalvingPrunerOptions {
@@ -166,16 +167,4 @@ function isPromotable(
   competing.sort((a, b) => (direction === 'maximize' ? b - a : a - b));
   const worstPromoted = competing[promotable - 1] ?? value;
   return direction === 'maximize' ? value >= worstPromoted : value <= worstPromoted;
-}
-
-function wholeNumber(name: string, value: number, min: number, alternative = ''): number {
-  if (!Number.isInteger(value) || value < min) {
-    const allowed = `a whole number of at least ${min}${alternative === '' ? '' : ` ${alternative}`}`;
-    throw new TradelabError(
-      'INVALID_ARGUMENT',
-      `pruner option ${name} must be ${allowed}, got ${String(value)}`,
-      { hint: `Set ${name} to ${min} or more, or leave it out for the default.` },
-    );
-  }
-  return value;
 }

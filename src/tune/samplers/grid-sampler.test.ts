@@ -1,51 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { isTradelabError } from '../../errors/index.js';
-import type { Distribution, ParamValue, TrialRecord } from '../../storage/records.js';
-import type { SamplerContext } from '../sampler.js';
+import {
+  trialRecord,
+  type Distribution,
+  type ParamValue,
+  type TrialRecord,
+  type TrialState,
+} from '../../storage/records.js';
 import { GridSampler } from './grid-sampler.js';
-
-function trialRecord(number: number, state: TrialRecord['state'] = 'running'): TrialRecord {
-  return {
-    id: number,
-    studyId: 1,
-    number,
-    state,
-    params: {},
-    distributions: {},
-    value: null,
-    intermediate: {},
-    userAttrs: {},
-    createdAt: 0,
-    startedAt: 0,
-    finishedAt: null,
-    heartbeatAt: null,
-    workerId: null,
-    retryOf: null,
-    failReason: null,
-  };
-}
+import { samplerContext } from './sampler-test-support.js';
 
 const SPACE = { lr: [0.1, 0.01, 0.001], batch: [32, 64], act: ['relu', 'tanh'] };
 const LR: Distribution = { type: 'float', low: 0.0001, high: 1, log: true, step: null };
 
 function withParams(
   number: number,
-  state: TrialRecord['state'],
+  state: TrialState,
   params: Record<string, ParamValue>,
 ): TrialRecord {
-  return { ...trialRecord(number, state), params };
+  return trialRecord({ number, state, params });
 }
 
 /** Runs n trials, each finishing before the next asks; returns each trial's params. */
 function run(sampler: GridSampler, n: number): Record<string, ParamValue>[] {
   const trials: TrialRecord[] = [];
   for (let i = 0; i < n; i++) {
-    const ctx: SamplerContext = {
-      direction: 'minimize',
-      trials: [...trials],
-      trial: trialRecord(i),
-    };
-    trials.push(withParams(i, 'complete', sampler.sampleRelative(ctx)));
+    trials.push(withParams(i, 'complete', sampler.sampleRelative(samplerContext([...trials]))));
   }
   return trials.map((t) => t.params);
 }
@@ -69,11 +49,7 @@ describe('GridSampler', () => {
 
   it('skips points held by running, pruned and failed trials, not waiting ones', () => {
     const sampler = new GridSampler({ searchSpace: { x: [1, 2, 3, 4] }, seed: 0 });
-    const first = sampler.sampleRelative({
-      direction: 'minimize',
-      trials: [],
-      trial: trialRecord(0),
-    });
+    const first = sampler.sampleRelative(samplerContext());
     const all = [1, 2, 3, 4];
     const held = all.filter((v) => v !== first['x']).slice(0, 3);
     const trials = [
@@ -82,7 +58,7 @@ describe('GridSampler', () => {
       withParams(2, 'fail', { x: held[2] ?? 0 }),
       withParams(3, 'waiting', { x: first['x'] ?? 0 }),
     ];
-    const next = sampler.sampleRelative({ direction: 'minimize', trials, trial: trialRecord(4) });
+    const next = sampler.sampleRelative(samplerContext(trials));
     expect(next).toEqual(first);
     expect(sampler.exhausted).toBe(false);
     expect(sampler.isExhausted(trials)).toBe(false);
@@ -92,21 +68,21 @@ describe('GridSampler', () => {
     const sampler = new GridSampler({ searchSpace: { x: [1, 2] } });
     const trials = [withParams(0, 'complete', { x: 1 }), withParams(1, 'complete', { x: 2 })];
     expect(sampler.isExhausted(trials)).toBe(true);
-    const again = sampler.sampleRelative({ direction: 'minimize', trials, trial: trialRecord(2) });
+    const again = sampler.sampleRelative(samplerContext(trials));
     expect([1, 2]).toContain(again['x']);
     expect(sampler.exhausted).toBe(true);
   });
 
   it('answers sampleIndependent with the trial’s grid value', () => {
     const sampler = new GridSampler({ searchSpace: SPACE, seed: 3 });
-    const ctx: SamplerContext = { direction: 'minimize', trials: [], trial: trialRecord(0) };
+    const ctx = samplerContext();
     const relative = sampler.sampleRelative(ctx);
     expect(sampler.sampleIndependent(ctx, 'lr', LR)).toBe(relative['lr']);
   });
 
   it('rejects names outside the grid and values outside the distribution', () => {
     const sampler = new GridSampler({ searchSpace: SPACE });
-    const ctx: SamplerContext = { direction: 'minimize', trials: [], trial: trialRecord(0) };
+    const ctx = samplerContext();
     expect(() => sampler.sampleIndependent(ctx, 'momentum', LR)).toThrow(/not in the grid/);
     const narrow: Distribution = { type: 'float', low: 0.5, high: 1, log: false, step: null };
     expect(() => sampler.sampleIndependent(ctx, 'lr', narrow)).toThrow(/outside its distribution/);

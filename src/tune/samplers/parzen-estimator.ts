@@ -781,12 +781,21 @@ function neighbourBandwidths(
   }
 }
 
+/** Below this many values a comparison sort beats the radix sort's fixed 8 × 256-bucket cost. */
+const RADIX_SORT_MIN = 2048;
+
 /**
- * A stable argsort of finite doubles: LSD radix sort on their bits (8 bits a pass, passes where
- * every key shares the byte skipped). Linear time: no comparisons, no closures.
+ * A stable argsort of finite doubles (−0 ties with +0). Short arrays: a comparison sort, ties by
+ * index. Long ones: LSD radix sort on the bits (8 bits a pass, passes where every key shares the
+ * byte skipped), linear time.
  */
 export function argsort(values: Float64Array): Int32Array {
   const n = values.length;
+  if (n < RADIX_SORT_MIN) {
+    const order = new Int32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    return order.sort((a, b) => (values[a] ?? 0) - (values[b] ?? 0) || a - b);
+  }
   const bits = new Uint32Array(Float64Array.from(values).buffer);
   const keyLo = new Uint32Array(n);
   const keyHi = new Uint32Array(n);

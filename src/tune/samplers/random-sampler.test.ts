@@ -1,85 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../data/synth/random.js';
 import { isTradelabError } from '../../errors/index.js';
-import type { Distribution, TrialRecord } from '../../storage/records.js';
+import type { Distribution } from '../../storage/records.js';
 import { contains } from '../distributions.js';
-import type { SamplerContext } from '../sampler.js';
 import { RandomSampler, nameStream } from './random-sampler.js';
-
-function trialRecord(number: number, state: TrialRecord['state'] = 'running'): TrialRecord {
-  return {
-    id: number,
-    studyId: 1,
-    number,
-    state,
-    params: {},
-    distributions: {},
-    value: null,
-    intermediate: {},
-    userAttrs: {},
-    createdAt: 0,
-    startedAt: 0,
-    finishedAt: null,
-    heartbeatAt: null,
-    workerId: null,
-    retryOf: null,
-    failReason: null,
-  };
-}
-
-function context(number: number): SamplerContext {
-  return { direction: 'minimize', trials: [], trial: trialRecord(number) };
-}
-
-/** A random valid distribution of any kind (float, log, step, int, log-int, categorical). */
-function randomDistribution(rng: Rng): Distribution {
-  const kind = Math.floor(rng.uniform() * 6);
-  const low = Math.round((rng.uniform() - 0.5) * 200) / 4;
-  const width = 1 + Math.floor(rng.uniform() * 40);
-  switch (kind) {
-    case 0:
-      return { type: 'float', low, high: low + width * rng.uniform(), log: false, step: null };
-    case 1: {
-      const l = 1e-4 * (1 + rng.uniform() * 100);
-      return { type: 'float', low: l, high: l * (1 + width * 10), log: true, step: null };
-    }
-    case 2:
-      return { type: 'float', low, high: low + width * 0.25, log: false, step: 0.25 };
-    case 3: {
-      const step = 1 + Math.floor(rng.uniform() * 3);
-      const lo = Math.round(low);
-      return { type: 'int', low: lo, high: lo + width * step, log: false, step };
-    }
-    case 4:
-      return {
-        type: 'int',
-        low: 1 + Math.floor(rng.uniform() * 5),
-        high: 10 + width * 20,
-        log: true,
-        step: 1,
-      };
-    default:
-      return {
-        type: 'categorical',
-        choices: ['a', 1, true, null, 2.5, 'b'].slice(0, 1 + Math.floor(rng.uniform() * 6)),
-      };
-  }
-}
+import { randomDistribution, samplerContext } from './sampler-test-support.js';
 
 describe('RandomSampler', () => {
   it('is deterministic per seed, trial and name, whatever the asking order', () => {
     const dist: Distribution = { type: 'float', low: 0, high: 1, log: false, step: null };
     const a = new RandomSampler({ seed: 7 });
     const b = new RandomSampler({ seed: 7 });
-    const x1 = a.sampleIndependent(context(3), 'x', dist);
-    const y1 = a.sampleIndependent(context(3), 'y', dist);
-    const y2 = b.sampleIndependent(context(3), 'y', dist);
-    const x2 = b.sampleIndependent(context(3), 'x', dist);
+    const x1 = a.sampleIndependent(samplerContext([], 3), 'x', dist);
+    const y1 = a.sampleIndependent(samplerContext([], 3), 'y', dist);
+    const y2 = b.sampleIndependent(samplerContext([], 3), 'y', dist);
+    const x2 = b.sampleIndependent(samplerContext([], 3), 'x', dist);
     expect(x1).toBe(x2);
     expect(y1).toBe(y2);
     expect(x1).not.toBe(y1);
-    expect(a.sampleIndependent(context(4), 'x', dist)).not.toBe(x1);
-    expect(new RandomSampler({ seed: 8 }).sampleIndependent(context(3), 'x', dist)).not.toBe(x1);
+    expect(a.sampleIndependent(samplerContext([], 4), 'x', dist)).not.toBe(x1);
+    expect(
+      new RandomSampler({ seed: 8 }).sampleIndependent(samplerContext([], 3), 'x', dist),
+    ).not.toBe(x1);
   });
 
   it('always returns a value inside the distribution', () => {
@@ -87,7 +29,7 @@ describe('RandomSampler', () => {
     const sampler = new RandomSampler({ seed: 1 });
     for (let i = 0; i < 3000; i++) {
       const dist = randomDistribution(rng);
-      const value = sampler.sampleIndependent(context(i), `p${i % 7}`, dist);
+      const value = sampler.sampleIndependent(samplerContext([], i), `p${i % 7}`, dist);
       expect(contains(dist, value), `${JSON.stringify(dist)} → ${String(value)}`).toBe(true);
     }
   });
@@ -102,9 +44,9 @@ describe('RandomSampler', () => {
     let below = 0;
     const counts = [0, 0, 0, 0];
     for (let i = 0; i < n; i++) {
-      mean += (sampler.sampleIndependent(context(i), 'a', lin) as number) / n;
-      if ((sampler.sampleIndependent(context(i), 'b', log) as number) < 1e-2) below++;
-      const k = sampler.sampleIndependent(context(i), 'c', int) as number;
+      mean += (sampler.sampleIndependent(samplerContext([], i), 'a', lin) as number) / n;
+      if ((sampler.sampleIndependent(samplerContext([], i), 'b', log) as number) < 1e-2) below++;
+      const k = sampler.sampleIndependent(samplerContext([], i), 'c', int) as number;
       counts[k] = (counts[k] ?? 0) + 1;
     }
     expect(mean).toBeCloseTo(0.5, 1);

@@ -3,7 +3,12 @@
  * compared with a one-sided Mann–Whitney U test on the best values found.
  */
 import { describe, expect, it } from 'vitest';
-import type { Distribution, ParamValue, TrialRecord } from '../../storage/records.js';
+import {
+  trialRecord,
+  type Distribution,
+  type ParamValue,
+  type TrialRecord,
+} from '../../storage/records.js';
 import { branin, hartmann6, quadratic10, type BenchmarkFunction } from '../benchmark-functions.js';
 import type { Sampler } from '../sampler.js';
 import { RandomSampler } from './random-sampler.js';
@@ -11,27 +16,6 @@ import { TpeSampler } from './tpe-sampler.js';
 
 const N_TRIALS = 100;
 const SEEDS = Array.from({ length: 10 }, (_, i) => i + 1);
-
-function record(number: number, state: TrialRecord['state']): TrialRecord {
-  return {
-    id: number,
-    studyId: 1,
-    number,
-    state,
-    params: {},
-    distributions: {},
-    value: null,
-    intermediate: {},
-    userAttrs: {},
-    createdAt: 0,
-    startedAt: 0,
-    finishedAt: null,
-    heartbeatAt: null,
-    workerId: null,
-    retryOf: null,
-    failReason: null,
-  };
-}
 
 /** A minimal ask/tell loop: returns the best value found in `N_TRIALS` trials. */
 function optimise(sampler: Sampler, fn: BenchmarkFunction): number {
@@ -46,7 +30,7 @@ function optimise(sampler: Sampler, fn: BenchmarkFunction): number {
   const trials: TrialRecord[] = [];
   let best = Infinity;
   for (let n = 0; n < N_TRIALS; n++) {
-    const trial = record(n, 'running');
+    const trial = trialRecord({ number: n });
     const context = { direction: 'minimize' as const, trials: [...trials], trial };
     const relative: Record<string, ParamValue> = sampler.sampleRelative?.(context) ?? {};
     const x = names.map((name, i) => {

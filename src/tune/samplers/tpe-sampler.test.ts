@@ -1,61 +1,38 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../data/synth/random.js';
 import { isTradelabError } from '../../errors/index.js';
-import type {
-  Distribution,
-  ParamValue,
-  StudyDirection,
-  TrialRecord,
+import {
+  trialRecord,
+  type Distribution,
+  type ParamValue,
+  type StudyDirection,
+  type TrialRecord,
+  type TrialState,
 } from '../../storage/records.js';
 import { contains } from '../distributions.js';
-import type { SamplerContext } from '../sampler.js';
 import { RandomSampler } from './random-sampler.js';
+import { randomDistribution, samplerContext as ctx } from './sampler-test-support.js';
 import { TpeSampler, defaultGamma, defaultWeights } from './tpe-sampler.js';
 
-function trialRecord(
+const X: Distribution = { type: 'float', low: 0, high: 1, log: false, step: null };
+
+/** A trial that was given `x` (from X) and, if it got one, `value`. */
+function xTrial(
   number: number,
-  state: TrialRecord['state'] = 'running',
-  params: Record<string, ParamValue> = {},
-  distributions: Record<string, Distribution> = {},
+  state: TrialState,
+  x: number,
   value: number | null = null,
 ): TrialRecord {
-  return {
-    id: number,
-    studyId: 1,
-    number,
-    state,
-    params,
-    distributions,
-    value,
-    intermediate: {},
-    userAttrs: {},
-    createdAt: 0,
-    startedAt: 0,
-    finishedAt: null,
-    heartbeatAt: null,
-    workerId: null,
-    retryOf: null,
-    failReason: null,
-  };
+  return trialRecord({ number, state, params: { x }, distributions: { x: X }, value });
 }
-
-const X: Distribution = { type: 'float', low: 0, high: 1, log: false, step: null };
 
 /** n complete trials with x spread over [0, 1] and value (x − 0.3)². */
 function history(n: number, seed = 1): TrialRecord[] {
   const rng = new Rng(seed);
   return Array.from({ length: n }, (_, i) => {
     const x = rng.uniform();
-    return trialRecord(i, 'complete', { x }, { x: X }, (x - 0.3) ** 2);
+    return xTrial(i, 'complete', x, (x - 0.3) ** 2);
   });
-}
-
-function ctx(
-  trials: readonly TrialRecord[],
-  number = trials.length,
-  direction: StudyDirection = 'minimize',
-): SamplerContext {
-  return { direction, trials, trial: trialRecord(number) };
 }
 
 /** Mean of TPE's suggestions for x over `k` asking trials (different streams). */
@@ -69,41 +46,6 @@ function meanSuggestion(
   for (let j = 0; j < k; j++)
     sum += sampler.sampleIndependent(ctx(trials, 1000 + j, direction), 'x', X) as number;
   return sum / k;
-}
-
-/** A random valid distribution of any kind (float, log, step, int, log-int, categorical). */
-function randomDistribution(rng: Rng): Distribution {
-  const kind = Math.floor(rng.uniform() * 6);
-  const low = Math.round((rng.uniform() - 0.5) * 200) / 4;
-  const width = 1 + Math.floor(rng.uniform() * 40);
-  switch (kind) {
-    case 0:
-      return { type: 'float', low, high: low + width * rng.uniform(), log: false, step: null };
-    case 1: {
-      const l = 1e-4 * (1 + rng.uniform() * 100);
-      return { type: 'float', low: l, high: l * (1 + width * 10), log: true, step: null };
-    }
-    case 2:
-      return { type: 'float', low, high: low + width * 0.25, log: false, step: 0.25 };
-    case 3: {
-      const step = 1 + Math.floor(rng.uniform() * 3);
-      const lo = Math.round(low);
-      return { type: 'int', low: lo, high: lo + width * step, log: false, step };
-    }
-    case 4:
-      return {
-        type: 'int',
-        low: 1 + Math.floor(rng.uniform() * 5),
-        high: 10 + width * 20,
-        log: true,
-        step: 1,
-      };
-    default:
-      return {
-        type: 'categorical',
-        choices: ['a', 1, true, null, 2.5, 'b'].slice(0, 1 + Math.floor(rng.uniform() * 6)),
-      };
-  }
 }
 
 describe('defaults', () => {
@@ -154,7 +96,15 @@ describe('TpeSampler', () => {
       const trials: TrialRecord[] = [];
       for (let i = 0; i < 14; i++) {
         const v = random.sampleIndependent(ctx(trials, i), 'p', dist);
-        trials.push(trialRecord(i, 'complete', { p: v }, { p: dist }, rng.normal()));
+        trials.push(
+          trialRecord({
+            number: i,
+            state: 'complete',
+            params: { p: v },
+            distributions: { p: dist },
+            value: rng.normal(),
+          }),
+        );
       }
       for (const multivariate of [false, true]) {
         const tpe = new TpeSampler({ seed: round, multivariate });
@@ -170,7 +120,7 @@ describe('TpeSampler', () => {
     const trials = history(30);
     // Workers already trying the region TPE likes.
     const running = Array.from({ length: 12 }, (_, i) =>
-      trialRecord(30 + i, 'running', { x: 0.28 + 0.004 * i }, { x: X }),
+      xTrial(30 + i, 'running', 0.28 + 0.004 * i),
     );
     const withLiar = new TpeSampler({ seed: 4 });
     const without = new TpeSampler({ seed: 4, constantLiar: false });
@@ -202,9 +152,8 @@ describe('TpeSampler', () => {
     for (let i = 0; i < 40; i++) {
       const deep = i % 2 === 0;
       const x = (deep ? 0.8 : 0.2) + 0.05 * (rng.uniform() - 0.5);
-      const t = trialRecord(i, 'pruned', { x }, { x: X }, deep ? 5 : 1);
-      t.intermediate = deep ? { 1: 9, 50: 5 } : { 1: 3, 2: 1 };
-      trials.push(t);
+      const intermediate = deep ? { 1: 9, 50: 5 } : { 1: 3, 2: 1 };
+      trials.push({ ...xTrial(i, 'pruned', x, deep ? 5 : 1), intermediate });
     }
     const mean = meanSuggestion(new TpeSampler({ seed: 2 }), trials);
     expect(mean).toBeGreaterThan(0.6);
@@ -212,10 +161,7 @@ describe('TpeSampler', () => {
 
   it('ignores failed and waiting trials', () => {
     const trials = history(25);
-    const noise = [
-      trialRecord(25, 'fail', { x: 0.9 }, { x: X }),
-      trialRecord(26, 'waiting', { x: 0.95 }, { x: X }),
-    ];
+    const noise = [xTrial(25, 'fail', 0.9), xTrial(26, 'waiting', 0.95)];
     const tpe = new TpeSampler({ seed: 6 });
     expect(tpe.sampleIndependent(ctx([...trials, ...noise], 40), 'x', X)).toBe(
       tpe.sampleIndependent(ctx(trials, 40), 'x', X),
@@ -249,7 +195,15 @@ describe('TpeSampler', () => {
         params['z'] = 'a';
         dists['z'] = { type: 'categorical', choices: ['a', 'b'] };
       }
-      trials.push(trialRecord(i, 'complete', params, dists, x + y / 64));
+      trials.push(
+        trialRecord({
+          number: i,
+          state: 'complete',
+          params,
+          distributions: dists,
+          value: x + y / 64,
+        }),
+      );
     }
     const tpe = new TpeSampler({ seed: 1, multivariate: true });
     expect(tpe.sampleRelative(ctx(trials.slice(0, 5)))).toEqual({});
