@@ -11,6 +11,7 @@
 import type { Rng } from '../../data/synth/random.js';
 import type { Distribution } from '../../storage/records.js';
 import { internalBounds } from '../distributions.js';
+import { float64, int32 } from './scratch.js';
 
 // ---------------------------------------------------------------------------------------------
 // Normal distribution special functions
@@ -378,11 +379,11 @@ export class ParzenEstimator {
     if (sortKernels) {
       const obs = observations[0] ?? new Float64Array(0);
       order = argsort(obs);
-      const sorted = new Float64Array(nObs);
+      const sorted = float64(nObs);
       for (let r = 0; r < nObs; r++) sorted[r] = obs[order[r] ?? 0] ?? 0;
       observations = [sorted];
     }
-    const w = new Float64Array(nK);
+    const w = float64(nK);
     let total = 0;
     for (let i = 0; i < nObs; i++) {
       const wi = weights[order === null ? i : (order[i] ?? 0)] ?? 0;
@@ -391,8 +392,8 @@ export class ParzenEstimator {
     }
     w[nObs] = nObs === 0 ? 1 : options.priorWeight;
     total += w[nObs] ?? 0;
-    this.logWeights = new Float64Array(nK);
-    this.cumWeights = new Float64Array(nK);
+    this.logWeights = float64(nK);
+    this.cumWeights = float64(nK);
     let cum = 0;
     for (let k = 0; k < nK; k++) {
       const wk = (w[k] ?? 0) / total;
@@ -401,7 +402,7 @@ export class ParzenEstimator {
       cum += wk;
       this.cumWeights[k] = cum;
     }
-    this.scratch = new Float64Array(nK);
+    this.scratch = float64(nK);
     const single = dimensions.length === 1;
     this.dims = dimensions.map((dim, d) => {
       const obs = observations[d] ?? new Float64Array(0);
@@ -416,7 +417,7 @@ export class ParzenEstimator {
    * dimensions on their grid, categorical ones as choice indices).
    */
   sample(rng: Rng, count: number): Float64Array[] {
-    const out = this.dims.map(() => new Float64Array(count));
+    const out = this.dims.map(() => float64(count));
     const cw = this.cumWeights;
     const last = this.nKernels - 1;
     for (let j = 0; j < count; j++) {
@@ -627,7 +628,7 @@ function categoricalKernels(
 ): CategoricalKernels {
   const nObs = obs.length;
   const nK = nObs + 1;
-  const observed = new Int32Array(nK);
+  const observed = int32(nK);
   for (let i = 0; i < nObs; i++) observed[i] = Math.round(obs[i] ?? 0);
   observed[nObs] = -1;
   // Each observation's row: priorWeight/nK on every choice plus 1 on its own, normalised.
@@ -635,7 +636,7 @@ function categoricalKernels(
   const rowSum = nChoices * base + 1;
   const logPeak = Math.log((base + 1) / rowSum);
   const logBase = Math.log(base / rowSum);
-  const mixture = new Float64Array(nChoices);
+  const mixture = float64(nChoices);
   const priorWeightNormalised = weights[nObs] ?? 0;
   for (let c = 0; c < nChoices; c++) mixture[c] = priorWeightNormalised / nChoices;
   let obsTotal = 0;
@@ -646,7 +647,7 @@ function categoricalKernels(
     mixture[o] = (mixture[o] ?? 0) + wi / rowSum;
   }
   const spread = (obsTotal * base) / rowSum;
-  const logMixture = new Float64Array(nChoices);
+  const logMixture = float64(nChoices);
   for (let c = 0; c < nChoices; c++) logMixture[c] = Math.log((mixture[c] ?? 0) + spread);
   return { kind: 'categorical', nChoices, observed, logPeak, logBase, logMixture };
 }
@@ -664,10 +665,10 @@ function numericKernels(
   const nObs = obs.length;
   const nK = nObs + 1;
   const range = high - low + step;
-  const mu = new Float64Array(nK);
+  const mu = float64(nK);
   mu.set(obs);
   mu[nObs] = 0.5 * (low + high);
-  const sigma = new Float64Array(nK);
+  const sigma = float64(nK);
   if (options.multivariate) {
     sigma.fill(0.2 * Math.max(nObs, 1) ** (-1 / (nDims + 4)) * range, 0, nObs);
   } else {
@@ -686,10 +687,10 @@ function numericKernels(
   sigma[nObs] = range;
 
   const discrete = dim.step !== null;
-  const invSigma = new Float64Array(nK);
-  const logNorm = new Float64Array(nK);
-  const linNorm = new Float64Array(nK);
-  const twoLogPeak = new Float64Array(nK);
+  const invSigma = float64(nK);
+  const logNorm = float64(nK);
+  const linNorm = float64(nK);
+  const twoLogPeak = float64(nK);
   const lo = low - step / 2;
   const hi = high + step / 2;
   for (let k = 0; k < nK; k++) {
@@ -761,7 +762,7 @@ function neighbourBandwidths(
     // argsort would put it.
     const prior = mus[n - 1] ?? 0;
     const p = upperBound(mus, n - 1, prior);
-    order = new Int32Array(n);
+    order = int32(n);
     for (let r = 0; r < p; r++) order[r] = r;
     order[p] = n - 1;
     for (let r = p; r < n - 1; r++) order[r + 1] = r;
@@ -792,7 +793,7 @@ const RADIX_SORT_MIN = 2048;
 export function argsort(values: Float64Array): Int32Array {
   const n = values.length;
   if (n < RADIX_SORT_MIN) {
-    const order = new Int32Array(n);
+    const order = int32(n);
     for (let i = 0; i < n; i++) order[i] = i;
     return order.sort((a, b) => (values[a] ?? 0) - (values[b] ?? 0) || a - b);
   }

@@ -24,6 +24,7 @@ import {
   type ParzenEstimatorOptions,
 } from './parzen-estimator.js';
 import { RandomSampler, checkSeed, nameStream } from './random-sampler.js';
+import { float64, int32, uint8, withScratch } from './scratch.js';
 
 /** Options of {@link TpeSampler}. */
 export interface TpeSamplerOptions {
@@ -62,7 +63,7 @@ export function defaultGamma(n: number): number {
 
 /** Optuna's default weights: 1 for the latest 25 observations, a ramp from 1/n up for older ones. */
 export function defaultWeights(n: number): Float64Array {
-  const w = new Float64Array(n).fill(1);
+  const w = float64(n).fill(1);
   const ramp = n - 25;
   if (ramp <= 0) return w;
   if (ramp === 1) w[0] = 1 / n;
@@ -134,6 +135,10 @@ export class TpeSampler implements Sampler {
    */
   sampleRelative(context: SamplerContext): Record<string, ParamValue> {
     if (!this.multivariate) return {};
+    return withScratch(() => this.sampleRelativeInScratch(context));
+  }
+
+  private sampleRelativeInScratch(context: SamplerContext): Record<string, ParamValue> {
     const finished = finishedTrials(context.trials);
     if (finished.length < this.nStartupTrials || finished.length === 0) return {};
     const space = intersectionSpace(finished);
@@ -153,6 +158,14 @@ export class TpeSampler implements Sampler {
 
   /** A value for one parameter: random during the startup trials, univariate TPE after. */
   sampleIndependent(context: SamplerContext, name: string, distribution: Distribution): ParamValue {
+    return withScratch(() => this.sampleIndependentInScratch(context, name, distribution));
+  }
+
+  private sampleIndependentInScratch(
+    context: SamplerContext,
+    name: string,
+    distribution: Distribution,
+  ): ParamValue {
     const only = singleValue(distribution);
     if (only !== undefined) return only;
     let finished = 0;
@@ -185,8 +198,8 @@ export class TpeSampler implements Sampler {
     const above = this.estimator(split, ABOVE, names, distributions, dims, options);
     const count = this.nEiCandidates;
     const candidates = below.sample(rng, count);
-    const logL = new Float64Array(count);
-    const logG = new Float64Array(count);
+    const logL = float64(count);
+    const logG = float64(count);
     below.logPdf(candidates, logL);
     above.logPdf(candidates, logG);
     let best = 0;
@@ -213,7 +226,7 @@ export class TpeSampler implements Sampler {
     const nDims = names.length;
     let capacity = 0;
     for (const g of group) if (g === which) capacity++;
-    const columns = names.map(() => new Float64Array(capacity));
+    const columns = names.map(() => float64(capacity));
     let n = 0;
     for (let i = 0; i < trials.length; i++) {
       if (group[i] !== which) continue;
@@ -247,7 +260,7 @@ export class TpeSampler implements Sampler {
    */
   private split(input: readonly TrialRecord[], direction: StudyDirection): Split {
     const trials = sortedByNumber(input);
-    const group = new Uint8Array(trials.length);
+    const group = uint8(trials.length);
     const sign = direction === 'maximize' ? -1 : 1;
     let nFinished = 0;
     for (let i = 0; i < trials.length; i++) {
@@ -262,10 +275,10 @@ export class TpeSampler implements Sampler {
     let nBelow = Math.max(0, Math.min(nFinished, Number.isFinite(raw) ? Math.floor(raw) : 0));
     // Rank keys: complete trials by signed value; pruned ones by (−deepest step, signed value
     // there), so deeper pruned trials beat shallower ones. Complete trials fill "below" first.
-    const keyA = new Float64Array(trials.length);
-    const keyB = new Float64Array(trials.length);
-    const complete = new Uint8Array(trials.length);
-    const pruned = new Uint8Array(trials.length);
+    const keyA = float64(trials.length);
+    const keyB = float64(trials.length);
+    const complete = uint8(trials.length);
+    const pruned = uint8(trials.length);
     for (let i = 0; i < trials.length; i++) {
       if (group[i] !== ABOVE) continue;
       const t = trials[i] as TrialRecord;
@@ -347,9 +360,9 @@ function markBest(
     for (let j = 0; j < moved; j++) group[order[j] ?? 0] = BELOW;
     return moved;
   }
-  const idx = new Int32Array(k);
-  const k0 = new Float64Array(k);
-  const k1 = new Float64Array(k);
+  const idx = int32(k);
+  const k0 = float64(k);
+  const k1 = float64(k);
   let size = 0;
   for (let i = 0; i < eligible.length; i++) {
     if (eligible[i] !== 1) continue;
@@ -378,7 +391,7 @@ function markBest(
 
 function checkedWeights(fn: (n: number) => ArrayLike<number>, n: number): Float64Array {
   const raw = fn(n);
-  const w = new Float64Array(n);
+  const w = float64(n);
   let total = 0;
   for (let i = 0; i < n; i++) {
     const v = raw[i] ?? 1;
