@@ -46,8 +46,8 @@ export interface OptimizeSummary {
 }
 
 /**
- * Runs trials of `study` in this process until `nTrials` are finished, the timeout passes or the
- * signal aborts. Other processes may work on the same study at once. Stale trials (of crashed
+ * Runs trials of `study` in this process until `nTrials` are finished, the timeout passes, the
+ * signal aborts or a grid sampler has tried every point. Other processes may work on the same study at once. Stale trials (of crashed
  * workers) are failed and re-enqueued on the way. With a database storage, heartbeats come from a
  * thread, so they go on while the objective blocks.
  */
@@ -110,6 +110,7 @@ export async function optimize(
         await study.storage.failStale(study.id, grace, { maxRetries });
         lastSweep = performance.now();
       }
+      if (await gridDone(study)) break;
       const trial = await study.ask(workerId);
       heartbeater?.beat(trial.id);
       const ended = await runTrial(study, trial, run);
@@ -129,6 +130,13 @@ export async function optimize(
   }
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
+}
+
+/** Whether the study's sampler has a finite search space (grid) that its trials all hold. */
+async function gridDone(study: Study): Promise<boolean> {
+  const sampler = study.sampler;
+  if (sampler.isExhausted === undefined) return false;
+  return sampler.isExhausted(await study.trials());
 }
 
 /**

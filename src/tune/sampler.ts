@@ -29,4 +29,9 @@ export interface Sampler {
   sampleRelative?(context: SamplerContext): Record<string, ParamValue>;
   /** A value for one parameter, in `distribution`. */
   sampleIndependent(context: SamplerContext, name: string, distribution: Distribution): ParamValue;
+  /**
+   * For a finite search space (grid): whether `trials` (the study's) hold every point, so that
+   * the study stops starting trials instead of repeating points.
+   */
+  isExhausted?(trials: readonly TrialRecord[]): boolean;
 }

@@ -10,6 +10,8 @@ import type { StudyStorage } from '../storage/study-storage.js';
 import type { TradelabError } from '../errors/index.js';
 import { fromInternal } from './distributions.js';
 import { optimize } from './optimize.js';
+import { createSampler } from './sampler-spec.js';
+import { runWorkers } from './worker-pool.js';
 import type { Pruner } from './pruner.js';
 import type { Sampler } from './sampler.js';
 import { Study, type StudyComponents } from './study.js';
@@ -247,6 +249,44 @@ describe('optimize', () => {
     expect((await study.bestTrial())?.params.x).toBeTypeOf('number');
     const error = await rejected(study.optimize(() => 1, { nTrials: 1, workers: 2 }));
     expect(error.message).toContain('objective as a module');
+    await storage.close();
+  });
+
+  it('stops when a grid sampler has tried every point, in process and in workers', async () => {
+    const grid = { type: 'grid', searchSpace: { x: [-1, 0, 1], y: ['a', 'b'] } } as const;
+    const inProcess = await Study.create(
+      openMemoryStorage(),
+      { name: 'g', direction: 'minimize' },
+      { sampler: createSampler(grid), pruner: aboveOne },
+    );
+    const summary = await optimize(
+      inProcess,
+      (trial) =>
+        trial.suggestFloat('x', -1, 1) +
+        (trial.suggestCategorical('y', ['a', 'b']) === 'a' ? 0 : 1),
+      { nTrials: 20 },
+    );
+    expect(summary.trials).toHaveLength(6);
+    const points = new Set(
+      summary.trials.map((t) => `${String(t.params.x)},${String(t.params.y)}`),
+    );
+    expect(points.size).toBe(6);
+
+    const storage = openSqliteStorage(join(dir, 'grid.db'));
+    await storage.createStudy({
+      name: 'g',
+      direction: 'minimize',
+      systemAttrs: {
+        sampler: { type: 'grid', searchSpace: { x: [-2, 0, 2] } },
+        pruner: { type: 'nop' },
+      },
+    });
+    const pooled = await runWorkers(storage, 'g', {
+      workers: 1,
+      nTrials: 20,
+      objective: 'quadratic',
+    });
+    expect(pooled.complete).toBe(3);
     await storage.close();
   });
 });

@@ -5,6 +5,7 @@ import type { TrialRecord } from '../storage/records.js';
 import type { StudyStorage } from '../storage/study-storage.js';
 import { compiledPath } from './compiled-path.js';
 import { newWorkerId } from './study.js';
+import { componentsOf, specsOf } from './study-components.js';
 import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protocol.js';
 
 /** Options of {@link runWorkers}. */
@@ -87,7 +88,14 @@ export async function runWorkers(
   let earlyDeaths = 0;
   let fatal: TradelabError | undefined;
 
+  const sampler = componentsOf(specsOf(study.systemAttrs)).sampler;
+  const grid =
+    sampler.isExhausted === undefined
+      ? undefined
+      : { isExhausted: sampler.isExhausted.bind(sampler) };
+  let exhausted = false;
   const canStart = (): boolean =>
+    !exhausted &&
     fatal === undefined &&
     options.signal?.aborted !== true &&
     options.killSignal?.aborted !== true &&
@@ -109,11 +117,33 @@ export async function runWorkers(
     const onMessage = (worker: WorkerState, message: WorkerMessage): void => {
       switch (message.type) {
         case 'want':
-          if (canStart()) {
-            inFlight++;
-            worker.trialId = -1; // ticket granted, trial not yet claimed
-            tell(worker, { type: 'go' });
-          } else tell(worker, { type: 'stop' });
+          if (!canStart()) {
+            tell(worker, { type: 'stop' });
+            return;
+          }
+          inFlight++;
+          worker.trialId = -1; // ticket granted, trial not yet claimed
+          if (grid === undefined) tell(worker, { type: 'go' });
+          else
+            // A grid sampler stops the run once the study's trials hold every point.
+            void storage.getTrials(study.id).then(
+              (trials) => {
+                if (!grid.isExhausted(trials)) {
+                  tell(worker, { type: 'go' });
+                  return;
+                }
+                exhausted = true;
+                inFlight--;
+                worker.trialId = null;
+                tell(worker, { type: 'stop' });
+              },
+              (error: unknown) => {
+                fatal ??= new TradelabError('INTERNAL', `reading the study: ${String(error)}`, {
+                  cause: error,
+                });
+                tell(worker, { type: 'stop' });
+              },
+            );
           return;
         case 'started':
           worker.trialId = message.trialId;
