@@ -545,8 +545,9 @@ describe('study run interrupted', () => {
     const dir = project();
     await cli(dir, 'study', 'create', 'stop2', '--direction', 'min');
     const args = ['study', 'run', 'stop2', '--objective', SLOW_QUADRATIC, '--trials', '20'];
-    const running = start(dir, [...args, '--workers', '2', '--json'], 20_000);
-    const before = await untilRunning(dir, 'stop2', 2);
+    // Three workers: stopping them must not read as three workers dying early.
+    const running = start(dir, [...args, '--workers', '3', '--json'], 20_000);
+    const before = await untilRunning(dir, 'stop2', 3);
     process.kill(running.pid, 'SIGINT');
     await sleep(200);
     process.kill(running.pid, 'SIGINT');
@@ -557,9 +558,9 @@ describe('study run interrupted', () => {
     expect(jsonLines(result.stdout).at(-1)).toMatchObject({
       type: 'summary',
       complete: 0,
-      lost: 2,
+      lost: 3,
       interrupted: 'SIGINT',
-      waiting: 2,
+      waiting: 3,
     });
     const after = await trialsOf(dir, 'stop2');
     expect(after.filter((t) => t.state === 'running')).toEqual([]);

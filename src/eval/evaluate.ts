@@ -97,7 +97,7 @@ export function evaluate(
       // Turnover against the value before the step; exposure after it (holdings are long-only).
       const before = curve?.equity.at(-2) ?? 1;
       const value = result.info.value[e] ?? 0;
-      curve?.turnover.push((result.info.turnover[e] ?? 0) / before);
+      curve?.turnover.push(before > 0 ? (result.info.turnover[e] ?? 0) / before : 0);
       curve?.exposure.push(value > 0 ? 1 - (result.info.cash[e] ?? 0) / value : 0);
       if (result.terminations[e] === 1 || result.truncations[e] === 1) {
         done[e] = 1;

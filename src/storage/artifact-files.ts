@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TradelabError } from '../errors/index.js';
 import { DEFAULT_MAX_INLINE_ARTIFACT_BYTES, type StorageOptions } from './storage-options.js';
@@ -33,7 +34,11 @@ export function spillsToFile(bytes: Uint8Array, options: StorageOptions): boolea
   return true;
 }
 
-/** Writes an artifact file atomically (temp file + rename) and returns its path. */
+/**
+ * Writes an artifact file atomically (temp file + rename) and returns its path. Every write gets
+ * a new file (a random prefix): storages sharing the directory, or a study exported with the same
+ * ids elsewhere, never overwrite each other's files; the storage deletes the file it replaces.
+ */
 export function writeArtifactFile(
   dir: string,
   studyId: number,
@@ -41,7 +46,7 @@ export function writeArtifactFile(
   name: string,
   bytes: Uint8Array,
 ): string {
-  const path = join(dir, String(studyId), String(trialNumber), name);
+  const path = join(dir, String(studyId), String(trialNumber), `${randomUUID()}-${name}`);
   mkdirSync(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
   writeFileSync(temp, bytes);
@@ -60,4 +65,9 @@ export function readArtifactFile(path: string, trialId: number, name: string): U
       { hint: 'every worker must see artifactDir at the same path', cause: error },
     );
   }
+}
+
+/** Deletes artifact files no row points at any more (missing ones are fine). */
+export function removeArtifactFiles(paths: readonly (string | null | undefined)[]): void {
+  for (const path of paths) if (path !== null && path !== undefined) rmSync(path, { force: true });
 }

@@ -159,6 +159,10 @@ export function describeStorageConformance(label: string, open: () => Promise<St
       expect(
         (await rejection(storage.finishTrial(c.id, { state: 'fail', value: null }))).code,
       ).toBe('INVALID_ARGUMENT');
+      expect(
+        (await rejection(storage.finishTrial(c.id, { state: 'fail', value: 1, failReason: 'x' })))
+          .code,
+      ).toBe('INVALID_ARGUMENT');
       await storage.setTrialParam(a.id, 'x', FLOAT, 0.5);
       const done = await storage.finishTrial(a.id, { state: 'complete', value: 1.5 });
       expect(done).toMatchObject({
@@ -259,6 +263,13 @@ export function describeStorageConformance(label: string, open: () => Promise<St
       expect(result.failed.map((t) => t.workerId)).toEqual(['dead']);
       expect(result.retries).toEqual([]);
       expect((await storage.getTrial(alive.id)).state).toBe('running');
+    });
+
+    it('says which study or trial is missing, the same way everywhere', async () => {
+      expect((await rejection(storage.getTrials(424242))).code).toBe('STUDY_NOT_FOUND');
+      expect((await rejection(storage.refreshTrials(424242, 0, []))).code).toBe('STUDY_NOT_FOUND');
+      expect((await rejection(storage.getArtifact(424242, 'x'))).code).toBe('TRIAL_NOT_FOUND');
+      expect((await rejection(storage.listArtifacts(424242))).code).toBe('TRIAL_NOT_FOUND');
     });
 
     it('stores artifacts byte for byte', async () => {

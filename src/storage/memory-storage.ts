@@ -53,6 +53,10 @@ export function openMemoryStorage(): StudyStorage {
 
 class MemoryStorage implements StudyStorage {
   readonly url = 'memory:';
+
+  connection(): undefined {
+    return undefined;
+  }
   private readonly studies = new Map<string, MemoryStudy>();
   private readonly byTrialId = new Map<number, { study: MemoryStudy; trial: TrialRecord }>();
   private nextStudyId = 1;
@@ -249,7 +253,8 @@ class MemoryStorage implements StudyStorage {
           .filter(
             (t) =>
               t.state === 'running' &&
-              (t.heartbeatAt ?? 0) < now - graceMs &&
+              t.heartbeatAt !== null &&
+              t.heartbeatAt < now - graceMs &&
               (policy.workerId === undefined || t.workerId === policy.workerId),
           );
         for (const trial of stale) {

@@ -14,6 +14,7 @@ import {
   checkArtifactName,
   readArtifactFile,
   spillsToFile,
+  removeArtifactFiles,
   writeArtifactFile,
 } from './artifact-files.js';
 import { decodeIntermediate, encodeIntermediate } from './record-json.js';
@@ -32,6 +33,7 @@ import type {
   NewWaitingTrial,
   RetryPolicy,
   StaleResult,
+  StorageConnection,
   StudyStorage,
   TrialOutcome,
 } from './study-storage.js';
@@ -202,7 +204,7 @@ export async function openPostgresStorage(
   // An idle connection that breaks (server restart, network) is dropped by the pool, which
   // connects afresh for the next query; without a listener the 'error' event would crash us.
   pool.on('error', () => undefined);
-  const storage = new PostgresStorage(pool, masked, options);
+  const storage = new PostgresStorage(pool, masked, options, url);
   try {
     await storage.migrate();
   } catch (error) {
@@ -228,7 +230,13 @@ class PostgresStorage implements StudyStorage {
     private readonly pool: pg.Pool,
     readonly url: string,
     private readonly options: StorageOptions,
+    /** The unmasked URL, for worker processes and heartbeat threads: never printed. */
+    private readonly connectionUrl: string,
   ) {}
+
+  connection(): StorageConnection {
+    return { url: this.connectionUrl, options: this.options };
+  }
 
   /** Creates or upgrades the tables, one process at a time (an advisory lock per schema). */
   async migrate(): Promise<void> {
@@ -430,9 +438,19 @@ class PostgresStorage implements StudyStorage {
   }
 
   async deleteStudy(name: string): Promise<void> {
-    const deleted = await this.query('DELETE FROM studies WHERE name = $1', [name]);
-    if (deleted.rowCount === 0)
+    // The artifact files' paths are read in the same statement, before the cascade removes them.
+    const result = await this.query<{ deleted: number; paths: string[] | null }>(
+      `WITH files AS (
+         SELECT a.path FROM artifacts a JOIN trials t ON a.trial_id = t.id
+           JOIN studies s ON t.study_id = s.id WHERE s.name = $1 AND a.path IS NOT NULL),
+       gone AS (DELETE FROM studies WHERE name = $1 RETURNING id)
+       SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT array_agg(path) FROM files) AS paths`,
+      [name],
+    );
+    const row = result.rows[0];
+    if (row === undefined || row.deleted === 0)
       throw studyNotFound(name, await this.wrapped(() => this.studyNames(this.pool)));
+    removeArtifactFiles(row.paths ?? []);
   }
 
   async setStudyUserAttrs(studyId: number, attrs: Attributes): Promise<void> {
@@ -729,21 +747,35 @@ class PostgresStorage implements StudyStorage {
       spillsToFile(bytes, this.options) && dir !== undefined
         ? writeArtifactFile(dir, trial.study_id, trial.number, name, bytes)
         : null;
-    const inserted = await this.query(
-      `INSERT INTO artifacts (trial_id, name, bytes, path, size)
+    const replaced = await this.query<{ path: string | null }>(
+      'SELECT path FROM artifacts WHERE trial_id = $1 AND name = $2',
+      [trialId, name],
+    );
+    let inserted: pg.QueryResult;
+    try {
+      inserted = await this.query(
+        `INSERT INTO artifacts (trial_id, name, bytes, path, size)
        SELECT id, $2::text, $3::bytea, $4::text, $5::bigint FROM trials WHERE id = $1
        ON CONFLICT (trial_id, name) DO UPDATE
          SET bytes = excluded.bytes, path = excluded.path, size = excluded.size`,
-      [
-        trialId,
-        name,
-        path === null ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null,
-        path,
-        bytes.byteLength,
-      ],
-    );
+        [
+          trialId,
+          name,
+          path === null ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null,
+          path,
+          bytes.byteLength,
+        ],
+      );
+    } catch (error) {
+      removeArtifactFiles([path]);
+      throw error;
+    }
     // The trial (and its study) was deleted since we looked it up.
-    if (inserted.rowCount === 0) throw trialNotFound(trialId);
+    if (inserted.rowCount === 0) {
+      removeArtifactFiles([path]);
+      throw trialNotFound(trialId);
+    }
+    removeArtifactFiles([replaced.rows[0]?.path]);
   }
 
   async getArtifact(trialId: number, name: string): Promise<Uint8Array> {

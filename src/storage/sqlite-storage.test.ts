@@ -1,4 +1,4 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -60,10 +60,21 @@ describe('SQLite storage', () => {
     const big = Uint8Array.from({ length: 1000 }, (_, i) => i % 251);
     await storage.putArtifact(trial.id, 'model.bin', big);
     await storage.putArtifact(trial.id, 'small.bin', big.subarray(0, 100));
-    expect(existsSync(join(artifactDir, String(study.id), '0', 'model.bin'))).toBe(true);
-    expect(existsSync(join(artifactDir, String(study.id), '0', 'small.bin'))).toBe(false);
+    const trialDir = join(artifactDir, String(study.id), '0');
+    const files = (): string[] => readdirSync(trialDir);
+    expect(files()).toHaveLength(1);
+    expect(files()[0]).toMatch(/-model\.bin$/);
     expect(await storage.getArtifact(trial.id, 'model.bin')).toEqual(big);
     expect(await storage.getArtifact(trial.id, 'small.bin')).toEqual(big.subarray(0, 100));
+    // A replaced artifact's file goes; so do a removed study's.
+    const first = files()[0] ?? '';
+    await storage.putArtifact(trial.id, 'model.bin', big.subarray(1));
+    expect(files()).toHaveLength(1);
+    expect(files()).not.toContain(first);
+    expect(await storage.getArtifact(trial.id, 'model.bin')).toEqual(big.subarray(1));
+    await storage.deleteStudy('s');
+    expect(existsSync(join(trialDir, first))).toBe(false);
+    expect(files()).toEqual([]);
     await storage.close();
     const without = openSqliteStorage(freshPath(), { maxInlineArtifactBytes: 100 });
     const s2 = await without.createStudy({ name: 's', direction: 'minimize' });

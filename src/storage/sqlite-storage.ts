@@ -16,6 +16,7 @@ import {
   checkArtifactName,
   readArtifactFile,
   spillsToFile,
+  removeArtifactFiles,
   writeArtifactFile,
 } from './artifact-files.js';
 import { decodeIntermediate, encodeIntermediate } from './record-json.js';
@@ -34,6 +35,7 @@ import type {
   NewWaitingTrial,
   RetryPolicy,
   StaleResult,
+  StorageConnection,
   StudyStorage,
   TrialOutcome,
 } from './study-storage.js';
@@ -192,7 +194,7 @@ export function openSqliteStorage(
   options: StorageOptions = {},
   url = `sqlite:${path}`,
 ): StudyStorage {
-  let db: Database.Database;
+  let db: Database.Database | undefined;
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const opened = new Database(path, { timeout: 0 });
@@ -204,6 +206,7 @@ export function openSqliteStorage(
       migrate(opened, path);
     });
   } catch (error) {
+    if (db !== undefined && db.open) db.close();
     if (error instanceof TradelabError) throw error;
     throw new TradelabError(
       'STORAGE_UNAVAILABLE',
@@ -214,7 +217,7 @@ export function openSqliteStorage(
       },
     );
   }
-  return new SqliteStorage(db, url, options);
+  return new SqliteStorage(db, url, options, path === ':memory:' ? undefined : `sqlite:${path}`);
 }
 
 function migrate(db: Database.Database, path: string): void {
@@ -243,6 +246,8 @@ class SqliteStorage implements StudyStorage {
     private readonly db: Database.Database,
     readonly url: string,
     private readonly options: StorageOptions,
+    /** The URL other processes open it with (absolute path); undefined for `:memory:`. */
+    private readonly shareableUrl: string | undefined,
   ) {
     const p = (sql: string): Database.Statement => db.prepare(sql);
     this.statements = {
@@ -304,8 +309,18 @@ class SqliteStorage implements StudyStorage {
         'INSERT OR REPLACE INTO artifacts (trial_id, name, bytes, path, size) VALUES (?, ?, ?, ?, ?)',
       ),
       artifact: p('SELECT bytes, path FROM artifacts WHERE trial_id = ? AND name = ?'),
+      artifactFiles: p(
+        `SELECT a.path FROM artifacts a JOIN trials t ON a.trial_id = t.id
+         WHERE t.study_id = ? AND a.path IS NOT NULL`,
+      ),
       artifactNames: p('SELECT name FROM artifacts WHERE trial_id = ? ORDER BY name'),
     };
+  }
+
+  connection(): StorageConnection | undefined {
+    return this.shareableUrl === undefined
+      ? undefined
+      : { url: this.shareableUrl, options: this.options };
   }
 
   /** Runs `fn` in one IMMEDIATE transaction (the write lock taken up front). */
@@ -325,6 +340,12 @@ class SqliteStorage implements StudyStorage {
   private trialRow(trialId: number): TrialRow {
     const row = this.statements.trial.get(trialId) as TrialRow | undefined;
     if (row === undefined) throw trialNotFound(trialId);
+    return row;
+  }
+
+  private studyById(studyId: number): StudyRow {
+    const row = this.statements.studyById.get(studyId) as StudyRow | undefined;
+    if (row === undefined) throw studyNotFound(`#${studyId}`, []);
     return row;
   }
 
@@ -364,9 +385,15 @@ class SqliteStorage implements StudyStorage {
 
   deleteStudy(name: string): Promise<void> {
     return settle(() => {
-      this.write(() => {
-        this.statements.deleteStudy.run(this.studyRow(name).id);
+      const files = this.write(() => {
+        const id = this.studyRow(name).id;
+        const paths = (this.statements.artifactFiles.all(id) as { path: string }[]).map(
+          (r) => r.path,
+        );
+        this.statements.deleteStudy.run(id);
+        return paths;
       });
+      removeArtifactFiles(files);
     });
   }
 
@@ -601,6 +628,7 @@ class SqliteStorage implements StudyStorage {
 
   getTrials(studyId: number, states?: readonly TrialState[]): Promise<TrialRecord[]> {
     return settle(() => {
+      this.studyById(studyId);
       const rows = (this.statements.trials.all(studyId) as TrialRow[]).map(trialFromRow);
       return states === undefined ? rows : rows.filter((t) => states.includes(t.state));
     });
@@ -611,15 +639,16 @@ class SqliteStorage implements StudyStorage {
     fromNumber: number,
     numbers: readonly number[],
   ): Promise<TrialRecord[]> {
-    return settle(() =>
-      (
+    return settle(() => {
+      this.studyById(studyId);
+      return (
         this.statements.refresh.all({
           study: studyId,
           from: fromNumber,
           numbers: JSON.stringify(numbers),
         }) as TrialRow[]
-      ).map(trialFromRow),
-    );
+      ).map(trialFromRow);
+    });
   }
 
   putArtifact(trialId: number, name: string, bytes: Uint8Array): Promise<void> {
@@ -631,21 +660,32 @@ class SqliteStorage implements StudyStorage {
         spillsToFile(bytes, this.options) && dir !== undefined
           ? writeArtifactFile(dir, trial.studyId, trial.number, name, bytes)
           : null;
-      this.write(() => {
-        this.trialRow(trialId);
-        this.statements.putArtifact.run(
-          trialId,
-          name,
-          path === null ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null,
-          path,
-          bytes.byteLength,
-        );
-      });
+      let replaced: string | null = null;
+      try {
+        this.write(() => {
+          this.trialRow(trialId);
+          const old = this.statements.artifact.get(trialId, name) as
+            { path: string | null } | undefined;
+          replaced = old?.path ?? null;
+          this.statements.putArtifact.run(
+            trialId,
+            name,
+            path === null ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null,
+            path,
+            bytes.byteLength,
+          );
+        });
+      } catch (error) {
+        removeArtifactFiles([path]);
+        throw error;
+      }
+      removeArtifactFiles([replaced]);
     });
   }
 
   getArtifact(trialId: number, name: string): Promise<Uint8Array> {
     return settle(() => {
+      this.trialRow(trialId);
       const row = this.statements.artifact.get(trialId, name) as
         { bytes: Buffer | null; path: string | null } | undefined;
       if (row === undefined) throw artifactNotFound(trialId, name);

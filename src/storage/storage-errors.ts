@@ -84,6 +84,10 @@ export function checkOutcome(outcome: TrialOutcome): void {
     throw new TradelabError('INVALID_ARGUMENT', `a pruned trial's value must be finite or null`, {
       hint: 'report finite intermediate values',
     });
+  if (state === 'fail' && value !== null)
+    throw new TradelabError('INVALID_ARGUMENT', `a failed trial has no value, got ${value}`, {
+      hint: 'end it as complete with its value, or as fail with value null',
+    });
   if (state === 'fail' && (outcome.failReason === undefined || outcome.failReason === ''))
     throw new TradelabError('INVALID_ARGUMENT', 'a failed trial needs a reason', {
       hint: 'pass failReason, e.g. the error message',

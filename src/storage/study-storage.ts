@@ -1,3 +1,4 @@
+import type { StorageOptions } from './storage-options.js';
 import type {
   Attributes,
   Distribution,
@@ -7,6 +8,12 @@ import type {
   TrialRecord,
   TrialState,
 } from './records.js';
+
+/** See {@link StudyStorage.connection}. */
+export interface StorageConnection {
+  url: string;
+  options: StorageOptions;
+}
 
 /** What {@link StudyStorage.createStudy} takes. */
 export interface NewStudy {
@@ -76,8 +83,15 @@ export interface RetryPolicy {
  *   detection assumes clocks within a few seconds of each other.
  */
 export interface StudyStorage {
-  /** The URL it was opened from (a password replaced with `***`). */
+  /** The URL it was opened from (a password replaced with `***`): for messages. */
   readonly url: string;
+
+  /**
+   * How another process or thread opens this same storage: the full URL (with its password:
+   * never print it) and the options. Undefined for a storage private to this process (`memory:`,
+   * `sqlite::memory:`), which worker processes and heartbeat threads cannot share.
+   */
+  connection(): StorageConnection | undefined;
 
   createStudy(study: NewStudy): Promise<StudyRecord>;
   /** The study named `name`; throws STUDY_NOT_FOUND (naming the studies there are). */

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { isTradelabError } from '../errors/index.js';
+import { isTradelabError, TradelabError } from '../errors/index.js';
 import { openStorage, type OpenStorageOptions } from '../storage/open-storage.js';
 
 /*
@@ -18,7 +18,10 @@ interface HeartbeatData {
 
 const data = workerData as HeartbeatData;
 const port = parentPort;
-if (port === null) throw new Error('heartbeat-thread runs as a worker thread');
+if (port === null)
+  throw new TradelabError('INTERNAL', 'heartbeat-thread.js runs as a worker thread', {
+    hint: 'start it through Heartbeater.start',
+  });
 const storage = await openStorage(data.url, data.options);
 /** Trials found ended elsewhere: not beaten again (the main thread frees their slot later). */
 const lost = new Set<number>();
@@ -30,7 +33,10 @@ const beat = async (): Promise<void> => {
     try {
       await storage.heartbeat(id);
     } catch (error) {
-      // The trial was ended elsewhere (failed as stale, or the study removed): stop beating it.
+      // A database hiccup: try again next beat. Only a trial ended elsewhere (failed as stale, or
+      // its study removed) is given up.
+      if (!isTradelabError(error, 'STORAGE_CONFLICT') && !isTradelabError(error, 'TRIAL_NOT_FOUND'))
+        continue;
       lost.add(id);
       port.postMessage({
         lost: id,

@@ -97,8 +97,10 @@ export async function optimize(
     lost: 0,
     seconds: 0,
   };
-  const url = study.storage.url;
-  const heartbeater = url === 'memory:' ? undefined : await Heartbeater.start(url, {}, interval);
+  // A storage of this process alone (memory:) has no one else to tell that a trial is alive.
+  const connection = study.storage.connection();
+  const heartbeater =
+    connection === undefined ? undefined : await Heartbeater.start(connection, interval);
   let lastSweep = -Infinity;
   try {
     while (

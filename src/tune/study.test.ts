@@ -10,7 +10,7 @@ import type { StudyStorage } from '../storage/study-storage.js';
 import type { TradelabError } from '../errors/index.js';
 import { fromInternal } from './distributions.js';
 import { optimize } from './optimize.js';
-import { createSampler } from './sampler-spec.js';
+import { createSampler, type SamplerSpec } from './sampler-spec.js';
 import { runWorkers } from './worker-pool.js';
 import type { Pruner } from './pruner.js';
 import type { Sampler } from './sampler.js';
@@ -253,7 +253,7 @@ describe('optimize', () => {
   });
 
   it('stops when a grid sampler has tried every point, in process and in workers', async () => {
-    const grid = { type: 'grid', searchSpace: { x: [-1, 0, 1], y: ['a', 'b'] } } as const;
+    const grid: SamplerSpec = { type: 'grid', searchSpace: { x: [-1, 0, 1], y: ['a', 'b'] } };
     const inProcess = await Study.create(
       openMemoryStorage(),
       { name: 'g', direction: 'minimize' },

@@ -24,8 +24,7 @@ async function main(): Promise<void> {
   const study = await Study.load(storage, config.study, componentsOf(specsOf(record.systemAttrs)));
   const objective = await loadObjective(config.objective);
   const heartbeater = await Heartbeater.start(
-    config.url,
-    config.storageOptions,
+    { url: config.url, options: config.storageOptions },
     config.heartbeatIntervalMs,
   );
   const state: { stopping: boolean } = { stopping: false };
@@ -81,6 +80,7 @@ function fail(error: unknown): void {
   const message: WorkerMessage = {
     type: 'error',
     message: error instanceof Error ? error.message : String(error),
+    ...(isTradelabError(error) ? { code: error.code } : {}),
     ...(isTradelabError(error) && error.hint !== undefined ? { hint: error.hint } : {}),
   };
   if (process.send === undefined) process.exit(1);

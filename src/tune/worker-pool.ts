@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { TradelabError } from '../errors/index.js';
+import { ERROR_CODES, TradelabError, type ErrorCode } from '../errors/index.js';
 import type { OpenStorageOptions } from '../storage/open-storage.js';
 import type { TrialRecord } from '../storage/records.js';
 import type { StudyStorage } from '../storage/study-storage.js';
@@ -68,6 +68,13 @@ export async function runWorkers(
   options: WorkerPoolOptions,
 ): Promise<WorkerPoolSummary> {
   const startedAt = performance.now();
+  const connection = storage.connection();
+  if (connection === undefined)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `worker processes cannot share the storage ${storage.url}: it lives in this process`,
+      { hint: 'use sqlite:FILE or postgres://…, or run the trials in this process' },
+    );
   const study = await storage.getStudy(studyName);
   const nTrials = options.nTrials ?? Infinity;
   const deadline = options.timeoutMs === undefined ? Infinity : startedAt + options.timeoutMs;
@@ -168,9 +175,14 @@ export async function runWorkers(
           summary.lost++;
           return;
         case 'error':
-          fatal ??= new TradelabError('INTERNAL', `a trial worker failed: ${message.message}`, {
-            ...(message.hint === undefined ? {} : { hint: message.hint }),
-          });
+          // The worker's own error (its code, so a usage error stays one), once for the run.
+          fatal ??= new TradelabError(
+            message.code !== undefined && message.code in ERROR_CODES
+              ? (message.code as ErrorCode)
+              : 'INTERNAL',
+            `a trial worker failed: ${message.message}`,
+            message.hint === undefined ? {} : { hint: message.hint },
+          );
           return;
       }
     };
@@ -181,7 +193,7 @@ export async function runWorkers(
       const cleanup = async (): Promise<void> => {
         if (held !== null) {
           inFlight--;
-          summary.lost++;
+          if (held !== -1) summary.lost++;
           const interrupted = options.killSignal?.aborted === true;
           await storage.failStale(study.id, -Number.MAX_SAFE_INTEGER, {
             maxRetries,
@@ -189,11 +201,15 @@ export async function runWorkers(
             reason: interrupted ? 'interrupted' : `worker exited (${signal ?? `code ${code}`})`,
           });
         }
-        if (worker.finished === 0 && code !== 0 && ++earlyDeaths >= MAX_EARLY_DEATHS)
+        // Workers this run stopped (a second Ctrl-C) did not fail on their own.
+        const stopped = options.killSignal?.aborted === true;
+        if (!stopped && worker.finished === 0 && code !== 0 && ++earlyDeaths >= MAX_EARLY_DEATHS)
           fatal ??= new TradelabError(
             'INTERNAL',
             `${MAX_EARLY_DEATHS} trial workers in a row exited (${signal ?? `code ${code}`}) before finishing a trial`,
-            { hint: 'run one trial in-process to see its error (--workers 1 --verbose)' },
+            {
+              hint: 'their stderr is above; to debug, run the objective in this process: study.optimize(fn) without workers',
+            },
           );
         if (canStart() && code !== 0) spawn();
         finishIfDone();
@@ -209,8 +225,8 @@ export async function runWorkers(
     const spawn = (): void => {
       const id = newWorkerId();
       const config: WorkerConfig = {
-        url: storage.url,
-        storageOptions: options.storageOptions ?? {},
+        url: connection.url,
+        storageOptions: { ...connection.options, ...options.storageOptions },
         study: studyName,
         objective: options.objective,
         workerId: `${id}/w${summary.started}`,
@@ -227,8 +243,17 @@ export async function runWorkers(
       child.on('message', (message: WorkerMessage) => {
         onMessage(worker, message);
       });
-      child.on('exit', (code, signal) => {
+      // 'close', not 'exit': messages the worker sent before it ended are handled first.
+      child.on('close', (code, signal) => {
         onExit(worker, code, signal);
+      });
+      // A failed fork (or a send on a channel that just closed) must not crash this process.
+      child.on('error', (error) => {
+        fatal ??= new TradelabError('INTERNAL', `trial worker: ${error.message}`, {
+          hint: 'check the machine has memory and process slots left',
+          cause: error,
+        });
+        if (child.exitCode === null && child.pid === undefined) onExit(worker, 1, null);
       });
     };
 

@@ -28,7 +28,7 @@ export type WorkerMessage =
   | { type: 'ended'; trial: TrialRecord }
   /** The trial was ended elsewhere (failed as stale) while this worker ran it. */
   | { type: 'lost'; trialId: number }
-  | { type: 'error'; message: string; hint?: string };
+  | { type: 'error'; message: string; code?: string; hint?: string };
 
 /** Parent → worker. */
 export type ParentMessage = { type: 'go' } | { type: 'stop' };

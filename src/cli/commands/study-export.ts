@@ -33,7 +33,14 @@ export async function run(context: CommandContext): Promise<void> {
           throw takenError(target, name, error);
         throw error;
       }
-      const artifacts = await copyArtifacts(source, target, trials, imported.id);
+      let artifacts;
+      try {
+        artifacts = await copyArtifacts(source, target, trials, imported.id);
+      } catch (error) {
+        // No half copy: without its artifacts the copy goes, so the export can simply be rerun.
+        await target.deleteStudy(name);
+        throw error;
+      }
       const states = countStates(trials);
       const byState = TRIAL_STATES.filter((s) => states[s] > 0)
         .map((s) => `${states[s]} ${s}`)
