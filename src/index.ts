@@ -11,3 +11,4 @@ export * from './eval/index.js';
 export * from './env/index.js';
 export * from './storage/index.js';
 export * from './tune/index.js';
+export * from './compute/index.js';

@@ -655,6 +655,15 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: () => import('./commands/study-fail-stale.js'),
   },
   {
+    words: ['backends'],
+    summary: 'TensorFlow.js compute backends: which can run here, and why not the others',
+    positionals: [],
+    options: [],
+    settings: ['backend'],
+    examples: ['tradelab backends', 'tradelab backends --json'],
+    load: () => import('./commands/backends.js'),
+  },
+  {
     words: ['config', 'show'],
     summary: 'every setting, its value and where it came from (flag, env, file, default)',
     positionals: [],

@@ -1,0 +1,24 @@
+import { listBackends, type BackendStatus } from '../../compute/backends.js';
+import type { CommandContext } from '../command-spec.js';
+import { renderTable } from '../output.js';
+
+/** `tradelab backends`: the TensorFlow.js backends, which can run here, and why not the others. */
+export async function run(context: CommandContext): Promise<void> {
+  const { out } = context;
+  const backends = await listBackends();
+  const chosen = context.project().config.settings.backend;
+  if (out.json) {
+    for (const b of backends) out.record(b);
+    return;
+  }
+  for (const line of renderTable<BackendStatus>(backends, [
+    { header: 'BACKEND', value: (b) => b.name },
+    { header: 'HERE', value: (b) => (b.available ? 'yes' : 'no') },
+    { header: 'DETAIL', value: (b) => b.detail },
+  ]))
+    out.line(line);
+  out.line();
+  out.line(
+    `Setting: backend ${chosen} (auto: webgpu on a GPU profile when available, else wasm; --backend to choose).`,
+  );
+}

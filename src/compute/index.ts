@@ -1,0 +1,13 @@
+export {
+  listBackends,
+  useBackend,
+  type ActiveBackend,
+  type BackendName,
+  type BackendStatus,
+} from './backends.js';
+export {
+  installWasmMatMul,
+  matMulPathCounts,
+  wasmMatMulInstalled,
+  type MatMulPathCounts,
+} from './wasm-matmul.js';
