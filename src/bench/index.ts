@@ -2,3 +2,4 @@ export { median, timeRuns, type BenchResult } from './bench-result.js';
 export { benchData, type DataBenchOptions } from './data-bench.js';
 export { benchEnv, type EnvBenchOptions } from './env-bench.js';
 export { benchTune, type TuneBenchOptions } from './tune-bench.js';
+export { benchPpoUpdate, type PpoUpdateBenchOptions } from './ppo-update-bench.js';

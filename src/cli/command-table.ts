@@ -417,6 +417,36 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: () => import('./commands/bench-env.js'),
   },
   {
+    words: ['bench', 'ppo-update'],
+    summary:
+      'benchmark one PPO minibatch update (forward, backward, Adam) in samples/s, per matmul path, one thread',
+    positionals: [],
+    options: [
+      { name: 'state', type: 'string', value: 'N', description: 'state dimension (default 64)' },
+      {
+        name: 'net-dim',
+        type: 'string',
+        value: 'N',
+        description: 'hidden units per layer (default 512)',
+      },
+      { name: 'actions', type: 'string', value: 'N', description: 'action dimension (default 4)' },
+      { name: 'batch', type: 'string', value: 'N', description: 'minibatch size (default 4096)' },
+      { name: 'updates', type: 'string', value: 'N', description: 'updates per run (default 5)' },
+      {
+        name: 'repeat',
+        type: 'string',
+        value: 'R',
+        description: 'runs per measurement; the median is reported (default 3)',
+      },
+    ],
+    settings: [],
+    examples: [
+      'tradelab bench ppo-update',
+      'tradelab bench ppo-update --state 64 --net-dim 512 --actions 4 --batch 4096',
+    ],
+    load: () => import('./commands/bench-ppo-update.js'),
+  },
+  {
     words: ['bench', 'tune'],
     summary:
       'benchmark the study engine: trials/s in memory, on SQLite and from worker processes; TPE time per suggestion',

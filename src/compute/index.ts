@@ -8,6 +8,7 @@ export {
 export {
   installWasmMatMul,
   matMulPathCounts,
+  uninstallWasmMatMul,
   wasmMatMulInstalled,
   type MatMulPathCounts,
 } from './wasm-matmul.js';

@@ -30,6 +30,8 @@ export interface MatMulPathCounts {
 }
 
 const counts: MatMulPathCounts = { direct: 0, transposed: 0, folded: 0, batched: 0 };
+/** The backend's own kernels, while ours replace them. */
+const originals = new Map<string, KernelConfig>();
 let installed = false;
 
 /** How many products took each path since the overrides were installed. */
@@ -147,8 +149,19 @@ export function installWasmMatMul(): void {
   for (const name of ['BatchMatMul', '_FusedMatMul']) {
     const original = getKernel(name, 'wasm') as KernelConfig | undefined;
     if (original === undefined) continue;
+    originals.set(name, original);
     unregisterKernel(name, 'wasm');
     registerKernel({ ...original, kernelFunc: fastPath(original) });
   }
   installed = true;
+}
+
+/** Puts the backend's own kernels back (to measure what the overrides gain). */
+export function uninstallWasmMatMul(): void {
+  for (const [name, original] of originals) {
+    unregisterKernel(name, 'wasm');
+    registerKernel(original);
+  }
+  originals.clear();
+  installed = false;
 }

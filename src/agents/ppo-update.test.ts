@@ -1,0 +1,80 @@
+import * as tf from '@tensorflow/tfjs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useBackend } from '../compute/backends.js';
+import {
+  createPpoNetworks,
+  disposePpoNetworks,
+  gaussianLogProb,
+  ppoUpdateStep,
+  type PpoMinibatch,
+  type PpoStepStats,
+} from './ppo-update.js';
+
+beforeAll(async () => {
+  await useBackend('wasm');
+});
+
+function minibatch(seed: number, returns = 0): PpoMinibatch {
+  return {
+    states: tf.randomNormal([64, 4], 0, 1, 'float32', seed),
+    actions: tf.randomNormal([64, 2], 0, 1, 'float32', seed + 1),
+    oldLogProbs: tf.fill<tf.Rank.R1>([64], -2.5),
+    advantages: tf.randomNormal([64], 0, 1, 'float32', seed + 2),
+    returns: tf.fill<tf.Rank.R1>([64], returns),
+  };
+}
+
+function dispose(batch: PpoMinibatch): void {
+  for (const t of Object.values(batch) as tf.Tensor[]) t.dispose();
+}
+
+/** `steps` updates of fresh networks (seed 1) on one minibatch; the stats of each. */
+function train(steps: number, returns = 0): PpoStepStats[] {
+  const nets = createPpoNetworks({ stateDim: 4, actionDim: 2, netDim: 16, seed: 1 });
+  const optimizer = tf.train.adam(1e-2);
+  const batch = minibatch(7, returns);
+  const stats = Array.from({ length: steps }, () => ppoUpdateStep(nets, optimizer, batch));
+  dispose(batch);
+  optimizer.dispose();
+  disposePpoNetworks(nets);
+  return stats;
+}
+
+describe('PPO update step', () => {
+  it('computes the Gaussian log-density by hand', () => {
+    const value = tf.tidy(() =>
+      gaussianLogProb(tf.tensor2d([[0, 1]]), tf.tensor1d([0, Math.log(2)]), tf.tensor2d([[1, 2]]))
+        .dataSync()
+        .slice(),
+    );
+    const expected =
+      -0.5 * 1 -
+      0.5 * Math.log(2 * Math.PI) +
+      (-0.5 * 0.25 - Math.log(2) - 0.5 * Math.log(2 * Math.PI));
+    expect(value[0]).toBeCloseTo(expected, 5);
+  });
+
+  it('leaks no tensors across updates', () => {
+    const nets = createPpoNetworks({ stateDim: 4, actionDim: 2, netDim: 16, seed: 1 });
+    const optimizer = tf.train.adam(1e-3);
+    const batch = minibatch(1);
+    ppoUpdateStep(nets, optimizer, batch); // creates Adam's moment slots
+    const count = tf.memory().numTensors;
+    for (let i = 0; i < 5; i++) ppoUpdateStep(nets, optimizer, batch);
+    expect(tf.memory().numTensors).toBe(count);
+    dispose(batch);
+    optimizer.dispose();
+    disposePpoNetworks(nets);
+  });
+
+  it('is deterministic: same seed and data, same numbers', () => {
+    expect(train(3)).toEqual(train(3));
+  });
+
+  it('fits the critic: the value loss falls', () => {
+    const stats = train(40, 3);
+    expect(stats[0]?.valueLoss).toBeGreaterThan(5);
+    expect(stats.at(-1)?.valueLoss).toBeLessThan((stats[0]?.valueLoss ?? 0) / 4);
+    for (const s of stats) expect(Number.isFinite(s.policyLoss)).toBe(true);
+  });
+});

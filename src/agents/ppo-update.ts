@@ -1,0 +1,168 @@
+import * as tf from '@tensorflow/tfjs';
+import { Mlp, type HiddenActivation } from '../models/mlp.js';
+
+/*
+ * PPO's networks and one minibatch update (cleanrl's ppo_continuous_action.py is the model): a
+ * Gaussian actor with a state-independent learned log-std, a critic, the clipped surrogate, the
+ * value loss, the entropy bonus, gradients clipped by global norm, and Adam.
+ */
+
+const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
+
+/** Shapes and initialization of {@link PpoNetworks}. */
+export interface PpoNetworkConfig {
+  stateDim: number;
+  actionDim: number;
+  /** Units of each hidden layer (ElegantRL's netDim). */
+  netDim: number;
+  /** Hidden layers per network. Default 2. */
+  layers?: number;
+  activation?: HiddenActivation;
+  seed?: number;
+}
+
+/** The actor (mean), its log-std, and the critic. */
+export interface PpoNetworks {
+  actor: Mlp;
+  logStd: tf.Variable;
+  critic: Mlp;
+}
+
+/** Builds the networks (orthogonal init; actor output gain 0.01, critic 1, as cleanrl). */
+export function createPpoNetworks(config: PpoNetworkConfig): PpoNetworks {
+  const hidden = Array.from({ length: config.layers ?? 2 }, () => config.netDim);
+  const seed = config.seed ?? 0;
+  const common = {
+    inputs: config.stateDim,
+    hidden,
+    ...(config.activation === undefined ? {} : { activation: config.activation }),
+  };
+  return {
+    actor: new Mlp(
+      { ...common, outputs: config.actionDim, outputGain: 0.01, seed: 2 * seed },
+      'actor',
+    ),
+    logStd: tf.variable(tf.zeros([config.actionDim]), true, 'actor/logStd'),
+    critic: new Mlp({ ...common, outputs: 1, outputGain: 1, seed: 2 * seed + 1 }, 'critic'),
+  };
+}
+
+/** Every trainable variable of the networks. */
+export function ppoVariables(nets: PpoNetworks): tf.Variable[] {
+  return [...nets.actor.variables, nets.logStd, ...nets.critic.variables];
+}
+
+/** One minibatch of a rollout. */
+export interface PpoMinibatch {
+  states: tf.Tensor2D;
+  actions: tf.Tensor2D;
+  oldLogProbs: tf.Tensor1D;
+  advantages: tf.Tensor1D;
+  returns: tf.Tensor1D;
+}
+
+/** PPO's loss settings (ElegantRL names where it has them). */
+export interface PpoLossConfig {
+  /** Default 0.2. */
+  ratioClip?: number;
+  /** Entropy bonus coefficient. Default 0. */
+  lambdaEntropy?: number;
+  /** Value-loss coefficient. Default 0.5. */
+  valueCoef?: number;
+  /** Gradients are scaled down to this global norm. Default 0.5. */
+  maxGradNorm?: number;
+}
+
+/** What one update step measured. */
+export interface PpoStepStats {
+  policyLoss: number;
+  valueLoss: number;
+  entropy: number;
+  approxKl: number;
+  clipFraction: number;
+}
+
+/** Log-density of `actions` under N(mean, exp(logStd)²), summed over action dimensions. */
+export function gaussianLogProb(
+  mean: tf.Tensor2D,
+  logStd: tf.Tensor1D,
+  actions: tf.Tensor2D,
+): tf.Tensor1D {
+  return tf.tidy(() => {
+    const z = tf.div(tf.sub(actions, mean), tf.exp(logStd));
+    const perDim = tf.sub(tf.mul(-0.5, tf.square(z)), tf.add(logStd, LOG_SQRT_2PI));
+    return tf.sum(perDim, 1);
+  });
+}
+
+/**
+ * One gradient step on a minibatch. Returns the losses and diagnostics (read back from the
+ * device once, at the end).
+ */
+export function ppoUpdateStep(
+  nets: PpoNetworks,
+  optimizer: tf.Optimizer,
+  batch: PpoMinibatch,
+  config: PpoLossConfig = {},
+): PpoStepStats {
+  const clip = config.ratioClip ?? 0.2;
+  const entropyCoef = config.lambdaEntropy ?? 0;
+  const valueCoef = config.valueCoef ?? 0.5;
+  const maxNorm = config.maxGradNorm ?? 0.5;
+  const variables = ppoVariables(nets);
+  const stats = tf.tidy(() => {
+    let parts: tf.Scalar[] = [];
+    const { value, grads } = tf.variableGrads(() => {
+      const mean = nets.actor.apply(batch.states);
+      const logStd = nets.logStd as tf.Tensor1D;
+      const logProb = gaussianLogProb(mean, logStd, batch.actions);
+      const logRatio = tf.sub(logProb, batch.oldLogProbs);
+      const ratio = tf.exp(logRatio);
+      const surrogate = tf.minimum(
+        tf.mul(ratio, batch.advantages),
+        tf.mul(tf.clipByValue(ratio, 1 - clip, 1 + clip), batch.advantages),
+      );
+      const policyLoss = tf.neg(tf.mean<tf.Scalar>(surrogate));
+      const values = tf.reshape(nets.critic.apply(batch.states), [-1]);
+      const valueLoss = tf.mean<tf.Scalar>(tf.square(tf.sub(values, batch.returns)));
+      const entropy = tf.sum<tf.Scalar>(tf.add(logStd, 0.5 + LOG_SQRT_2PI));
+      // Diagnostics, kept out of the gradient.
+      const approxKl = tf.mean<tf.Scalar>(tf.sub(tf.sub(ratio, 1), logRatio));
+      const clipped = tf.mean<tf.Scalar>(
+        tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), clip), 'float32'),
+      );
+      // Kept past variableGrads' scope; only the returned loss is differentiated.
+      parts = [policyLoss, valueLoss, entropy, approxKl, clipped].map((t) => tf.keep(t));
+      return tf.sub<tf.Scalar>(
+        tf.add(policyLoss, tf.mul(valueCoef, valueLoss)),
+        tf.mul(entropyCoef, entropy),
+      );
+    }, variables);
+    value.dispose();
+    // Clip by global norm: scale every gradient by min(1, maxNorm / ‖g‖).
+    const norm = tf.sqrt(tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g)))));
+    const scale = tf.minimum(1, tf.div(maxNorm, tf.add(norm, 1e-6)));
+    const clippedGrads: tf.NamedTensorMap = {};
+    for (const [name, g] of Object.entries(grads)) clippedGrads[name] = tf.mul(g, scale);
+    optimizer.applyGradients(clippedGrads);
+    const out = tf.stack(parts);
+    for (const t of parts) t.dispose();
+    return out;
+  });
+  const [policyLoss, valueLoss, entropy, approxKl, clipFraction] = stats.dataSync();
+  stats.dispose();
+  return {
+    policyLoss: policyLoss ?? 0,
+    valueLoss: valueLoss ?? 0,
+    entropy: entropy ?? 0,
+    approxKl: approxKl ?? 0,
+    clipFraction: clipFraction ?? 0,
+  };
+}
+
+/** Releases the networks' variables. */
+export function disposePpoNetworks(nets: PpoNetworks): void {
+  nets.actor.dispose();
+  nets.critic.dispose();
+  nets.logStd.dispose();
+}

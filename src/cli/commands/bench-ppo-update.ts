@@ -1,0 +1,24 @@
+import { benchPpoUpdate } from '../../bench/ppo-update-bench.js';
+import type { CommandContext } from '../command-spec.js';
+import { intOption } from '../option-values.js';
+import { printBench } from '../print-bench.js';
+
+/** `tradelab bench ppo-update`: samples/s of one PPO minibatch update per matmul path. */
+export async function run(context: CommandContext): Promise<void> {
+  const { out, options } = context;
+  const state = intOption(options, 'state', 1);
+  const netDim = intOption(options, 'net-dim', 1);
+  const actions = intOption(options, 'actions', 1);
+  const batch = intOption(options, 'batch', 1);
+  const updates = intOption(options, 'updates', 1);
+  const repeat = intOption(options, 'repeat', 1);
+  const results = await benchPpoUpdate({
+    ...(state === undefined ? {} : { state }),
+    ...(netDim === undefined ? {} : { netDim }),
+    ...(actions === undefined ? {} : { actions }),
+    ...(batch === undefined ? {} : { batch }),
+    ...(updates === undefined ? {} : { updates }),
+    ...(repeat === undefined ? {} : { repeat }),
+  });
+  printBench(out, results);
+}

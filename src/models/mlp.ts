@@ -1,0 +1,81 @@
+import * as tf from '@tensorflow/tfjs';
+import { orthogonalMatrix } from './orthogonal.js';
+
+/*
+ * A multi-layer perceptron on TensorFlow.js variables: the actor's and the critic's body. Hidden
+ * layers are one fused matmul + bias (+ ReLU) kernel each; weights get orthogonal initialization
+ * (gain √2 for hidden layers, as cleanrl and ElegantRL do; the output layer's gain is the caller's).
+ */
+
+/** Hidden-layer activation. */
+export type HiddenActivation = 'relu' | 'tanh';
+
+/** Shape of an {@link Mlp}. */
+export interface MlpConfig {
+  inputs: number;
+  /** Units of each hidden layer. */
+  hidden: readonly number[];
+  outputs: number;
+  /** Default 'relu'. */
+  activation?: HiddenActivation;
+  /** Orthogonal-init gain of the output layer. Default 1. */
+  outputGain?: number;
+  /** Seed of the initialization. Default 0. */
+  seed?: number;
+}
+
+/** Dense layers, trainable. Dispose it when done. */
+export class Mlp {
+  readonly weights: tf.Variable[];
+  readonly biases: tf.Variable[];
+  readonly config: Readonly<MlpConfig>;
+
+  constructor(config: MlpConfig, name: string) {
+    this.config = config;
+    const sizes = [config.inputs, ...config.hidden, config.outputs];
+    const seed = config.seed ?? 0;
+    this.weights = [];
+    this.biases = [];
+    for (let l = 0; l + 1 < sizes.length; l++) {
+      const last = l + 2 === sizes.length;
+      const gain = last ? (config.outputGain ?? 1) : Math.SQRT2;
+      const shape: [number, number] = [sizes[l] ?? 0, sizes[l + 1] ?? 0];
+      const values = orthogonalMatrix(shape[0], shape[1], gain, seed * 1000 + l);
+      this.weights.push(tf.variable(tf.tensor2d(values, shape), true, `${name}/w${l}`));
+      this.biases.push(tf.variable(tf.zeros([shape[1]]), true, `${name}/b${l}`));
+    }
+  }
+
+  /** Every trainable variable. */
+  get variables(): tf.Variable[] {
+    return [...this.weights, ...this.biases];
+  }
+
+  /** The output for a batch `x` [batch, inputs] → [batch, outputs] (no output activation). */
+  apply(x: tf.Tensor2D): tf.Tensor2D {
+    const activation = this.config.activation ?? 'relu';
+    let h = x;
+    const layers = this.weights.length;
+    for (let l = 0; l < layers; l++) {
+      const w = this.weights[l] as tf.Variable;
+      const b = this.biases[l] as tf.Variable;
+      const hidden = l + 1 < layers;
+      if (hidden && activation === 'relu')
+        h = tf.fused.matMul({
+          a: h,
+          b: w,
+          bias: b,
+          activation: 'relu',
+        }) as tf.Tensor2D;
+      else {
+        h = tf.fused.matMul({ a: h, b: w, bias: b }) as tf.Tensor2D;
+        if (hidden) h = tf.tanh(h);
+      }
+    }
+    return h;
+  }
+
+  dispose(): void {
+    for (const v of this.variables) v.dispose();
+  }
+}
