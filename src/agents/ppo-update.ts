@@ -166,3 +166,30 @@ export function disposePpoNetworks(nets: PpoNetworks): void {
   nets.critic.dispose();
   nets.logStd.dispose();
 }
+
+/** A random minibatch of the given shape (seeded), for benchmarks and tests. */
+export function syntheticMinibatch(
+  batch: number,
+  stateDim: number,
+  actionDim: number,
+  seed = 1,
+): PpoMinibatch {
+  return {
+    states: tf.randomNormal([batch, stateDim], 0, 1, 'float32', seed),
+    actions: tf.randomNormal([batch, actionDim], 0, 1, 'float32', seed + 1),
+    oldLogProbs: tf.randomNormal([batch], -4, 0.1, 'float32', seed + 2),
+    advantages: tf.randomNormal([batch], 0, 1, 'float32', seed + 3),
+    returns: tf.randomNormal([batch], 0, 1, 'float32', seed + 4),
+  };
+}
+
+/** Releases a minibatch's tensors. */
+export function disposeMinibatch(batch: PpoMinibatch): void {
+  for (const t of [batch.states, batch.actions, batch.oldLogProbs, batch.advantages, batch.returns])
+    t.dispose();
+}
+
+/** PPO's optimizer: Adam (as cleanrl and ElegantRL). */
+export function ppoOptimizer(learningRate: number): tf.Optimizer {
+  return tf.train.adam(learningRate);
+}

@@ -1,10 +1,11 @@
-import * as tf from '@tensorflow/tfjs';
 import { availableParallelism, loadavg } from 'node:os';
 import {
   createPpoNetworks,
+  disposeMinibatch,
   disposePpoNetworks,
+  ppoOptimizer,
   ppoUpdateStep,
-  type PpoMinibatch,
+  syntheticMinibatch,
 } from '../agents/ppo-update.js';
 import { useBackend } from '../compute/backends.js';
 import { installWasmMatMul, uninstallWasmMatMul } from '../compute/wasm-matmul.js';
@@ -55,14 +56,8 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
   for (const path of paths) {
     path.setup();
     const nets = createPpoNetworks({ stateDim: state, actionDim: actions, netDim, seed: 1 });
-    const optimizer = tf.train.adam(3e-4);
-    const minibatch: PpoMinibatch = {
-      states: tf.randomNormal([batch, state], 0, 1, 'float32', 1),
-      actions: tf.randomNormal([batch, actions], 0, 1, 'float32', 2),
-      oldLogProbs: tf.randomNormal([batch], -4, 0.1, 'float32', 3),
-      advantages: tf.randomNormal([batch], 0, 1, 'float32', 4),
-      returns: tf.randomNormal([batch], 0, 1, 'float32', 5),
-    };
+    const optimizer = ppoOptimizer(3e-4);
+    const minibatch = syntheticMinibatch(batch, state, actions);
     const run = (): void => {
       for (let u = 0; u < updates; u++) ppoUpdateStep(nets, optimizer, minibatch);
     };
@@ -81,7 +76,7 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
       machine,
       ...(target && path.name.includes('explicit') ? { target: 14_700 } : {}),
     });
-    for (const t of Object.values(minibatch) as tf.Tensor[]) t.dispose();
+    disposeMinibatch(minibatch);
     optimizer.dispose();
     disposePpoNetworks(nets);
   }

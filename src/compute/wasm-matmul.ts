@@ -7,6 +7,7 @@ import {
   type NamedAttrMap,
   type TensorInfo,
 } from '@tensorflow/tfjs';
+import { TradelabError } from '../errors/index.js';
 
 /*
  * The wasm backend's matrix products run on XNNPACK only when neither input is transposed and the
@@ -55,7 +56,10 @@ function callKernel(
   attrs: NamedAttrMap,
 ): TensorInfo {
   const config = getKernel(name, 'wasm') as KernelConfig | undefined;
-  if (config === undefined) throw new Error(`the wasm backend has no ${name} kernel`);
+  if (config === undefined)
+    throw new TradelabError('INTERNAL', `the wasm backend has no ${name} kernel`, {
+      hint: 'check @tensorflow/tfjs-backend-wasm matches @tensorflow/tfjs (same version)',
+    });
   return config.kernelFunc({ inputs, backend: args.backend, attrs }) as TensorInfo;
 }
 
