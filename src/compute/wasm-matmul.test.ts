@@ -68,6 +68,31 @@ function expectClose(actual: Float32Array, expected: Float64Array, k: number): v
   expect(worst).toBeLessThan(tolerance);
 }
 
+/** tf.matMul of random inputs of these shapes, checked against {@link reference}. */
+function checkProduct(
+  rng: Rng,
+  aShape: number[],
+  bShape: number[],
+  ta: boolean,
+  tb: boolean,
+  k: number,
+): void {
+  const a = random(rng, aShape);
+  const b = random(rng, bShape);
+  const expected = reference(a, aShape, b, bShape, ta, tb);
+  const result = tf.tidy(() =>
+    tf.matMul(
+      tf.tensor(Float32Array.from(a), aShape),
+      tf.tensor(Float32Array.from(b), bShape),
+      ta,
+      tb,
+    ),
+  );
+  expect(result.shape).toEqual(expected.shape);
+  expectClose(result.dataSync() as Float32Array, expected.values, k);
+  result.dispose();
+}
+
 describe('wasm matmul overrides', () => {
   it('are installed on the wasm backend', () => {
     expect(tf.getBackend()).toBe('wasm');
@@ -85,20 +110,7 @@ describe('wasm matmul overrides', () => {
       const tb = (trial >> 1) % 2 === 1;
       const aShape = ta ? [k, m] : [m, k];
       const bShape = tb ? [n, k] : [k, n];
-      const a = random(rng, aShape);
-      const b = random(rng, bShape);
-      const expected = reference(a, aShape, b, bShape, ta, tb);
-      const result = tf.tidy(() =>
-        tf.matMul(
-          tf.tensor(Float32Array.from(a), aShape),
-          tf.tensor(Float32Array.from(b), bShape),
-          ta,
-          tb,
-        ),
-      );
-      expect(result.shape).toEqual(expected.shape);
-      expectClose(result.dataSync() as Float32Array, expected.values, k);
-      result.dispose();
+      checkProduct(rng, aShape, bShape, ta, tb, k);
     }
     const after = matMulPathCounts();
     expect(after.direct - before.direct).toBe(6);
@@ -117,20 +129,7 @@ describe('wasm matmul overrides', () => {
     ];
     const before = matMulPathCounts();
     for (const [aShape, bShape, ta, tb] of cases) {
-      const a = random(rng, aShape);
-      const b = random(rng, bShape);
-      const expected = reference(a, aShape, b, bShape, ta, tb);
-      const result = tf.tidy(() =>
-        tf.matMul(
-          tf.tensor(Float32Array.from(a), aShape),
-          tf.tensor(Float32Array.from(b), bShape),
-          ta,
-          tb,
-        ),
-      );
-      expect(result.shape).toEqual(expected.shape);
-      expectClose(result.dataSync() as Float32Array, expected.values, 7);
-      result.dispose();
+      checkProduct(rng, aShape, bShape, ta, tb, 7);
     }
     const after = matMulPathCounts();
     expect(after.folded - before.folded).toBe(3);

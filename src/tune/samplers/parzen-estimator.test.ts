@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../data/synth/random.js';
 import {
-  ParzenEstimator,
-  argsort,
   erf,
   erfc,
   gaussMass,
@@ -11,8 +9,12 @@ import {
   ndtr,
   ndtri,
   ndtriExp,
-  parzenDimension,
   sampleTruncatedStandardNormal,
+} from './normal-distribution.js';
+import {
+  ParzenEstimator,
+  argsort,
+  parzenDimension,
   type ParzenDimension,
   type ParzenEstimatorOptions,
 } from './parzen-estimator.js';
