@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { Mlp, type HiddenActivation } from '../models/mlp.js';
+import type { MeanSquash } from './ppo-config.js';
 
 /*
  * PPO's networks and one minibatch update (cleanrl's ppo_continuous_action.py is the model): a
@@ -18,6 +19,10 @@ export interface PpoNetworkConfig {
   /** Hidden layers per network. Default 2. */
   layers?: number;
   activation?: HiddenActivation;
+  /** How the actor's output becomes the mean: tanh, or as is ('clip'). Default 'tanh'. */
+  meanSquash?: MeanSquash;
+  /** Initial log standard deviation. Default 0. */
+  initLogStd?: number;
   seed?: number;
 }
 
@@ -26,12 +31,17 @@ export interface PpoNetworks {
   actor: Mlp;
   logStd: tf.Variable;
   critic: Mlp;
+  config: Readonly<PpoNetworkConfig>;
 }
+
+/** TensorFlow.js variable names are global: each set of networks gets its own prefix. */
+let networksMade = 0;
 
 /** Builds the networks (orthogonal init; actor output gain 0.01, critic 1, as cleanrl). */
 export function createPpoNetworks(config: PpoNetworkConfig): PpoNetworks {
   const hidden = Array.from({ length: config.layers ?? 2 }, () => config.netDim);
   const seed = config.seed ?? 0;
+  const prefix = `ppo${++networksMade}`;
   const common = {
     inputs: config.stateDim,
     hidden,
@@ -40,11 +50,25 @@ export function createPpoNetworks(config: PpoNetworkConfig): PpoNetworks {
   return {
     actor: new Mlp(
       { ...common, outputs: config.actionDim, outputGain: 0.01, seed: 2 * seed },
-      'actor',
+      `${prefix}/actor`,
     ),
-    logStd: tf.variable(tf.zeros([config.actionDim]), true, 'actor/logStd'),
-    critic: new Mlp({ ...common, outputs: 1, outputGain: 1, seed: 2 * seed + 1 }, 'critic'),
+    logStd: tf.variable(
+      tf.fill([config.actionDim], config.initLogStd ?? 0),
+      true,
+      `${prefix}/actor/logStd`,
+    ),
+    critic: new Mlp(
+      { ...common, outputs: 1, outputGain: 1, seed: 2 * seed + 1 },
+      `${prefix}/critic`,
+    ),
+    config: { ...config },
   };
+}
+
+/** The policy's mean for a batch of states: the actor's output, through tanh unless 'clip'. */
+export function actorMean(nets: PpoNetworks, states: tf.Tensor2D): tf.Tensor2D {
+  const raw = nets.actor.apply(states);
+  return nets.config.meanSquash === 'clip' ? raw : tf.tanh(raw);
 }
 
 /** Every trainable variable of the networks. */
@@ -113,7 +137,7 @@ export function ppoUpdateStep(
   const stats = tf.tidy(() => {
     let parts: tf.Scalar[] = [];
     const { value, grads } = tf.variableGrads(() => {
-      const mean = nets.actor.apply(batch.states);
+      const mean = actorMean(nets, batch.states);
       const logStd = nets.logStd as tf.Tensor1D;
       const logProb = gaussianLogProb(mean, logStd, batch.actions);
       const logRatio = tf.sub(logProb, batch.oldLogProbs);

@@ -7,7 +7,13 @@ export {
   type RewardMode,
   type TradingEnvOptions,
 } from './env-config.js';
-export { scriptedMarket, syntheticMarket, type TestMarketOptions } from './synthetic-market.js';
+export {
+  featureMarket,
+  scriptedMarket,
+  syntheticMarket,
+  type FeatureMarketOptions,
+  type TestMarketOptions,
+} from './synthetic-market.js';
 export {
   VectorTradingEnv,
   type EnvInfo,

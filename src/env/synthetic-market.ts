@@ -1,4 +1,7 @@
+import { computeFeaturesForAssets, type FeatureOptions } from '../data/features/index.js';
 import type { MarketData } from '../data/load-market-data.js';
+import type { Timeframe } from '../data/timeframe.js';
+import { TradelabError } from '../errors/index.js';
 import { generateSynthetic } from '../data/synth/generate-synthetic.js';
 import { Rng } from '../data/synth/random.js';
 
@@ -65,5 +68,73 @@ export function scriptedMarket(closes: readonly (readonly number[])[]): MarketDa
     featureNames: ['zero'],
     warmupDropped: 0,
     alignment: { bars: [bars], dropped: [0] },
+  };
+}
+
+/** Shape of {@link featureMarket}. */
+export interface FeatureMarketOptions {
+  /** Default 2. */
+  assets?: number;
+  /** Bars generated (the features' warm-up is dropped from the front). Default 4000. */
+  bars?: number;
+  /** The planted momentum signal's strength (generateSynthetic's `signal`). Default 0. */
+  signal?: number;
+  /** Its look-back in bars. Default 5. */
+  signalLookback?: number;
+  /** Default '1h'. */
+  timeframe?: Timeframe;
+  /** Indicators, as the data loader takes them. Default: every default indicator. */
+  features?: FeatureOptions;
+  /** Default 1. */
+  seed?: number;
+}
+
+/**
+ * A {@link MarketData} as `loadMarketData` would return it for synthetic datasets, without a
+ * store: generateSynthetic's bars, the real indicators computed per asset, the warm-up dropped.
+ * Learning tests and benchmarks train on it.
+ */
+export function featureMarket(options: FeatureMarketOptions = {}): MarketData {
+  const timeframe = options.timeframe ?? '1h';
+  const market = generateSynthetic({
+    symbols: options.assets ?? 2,
+    bars: options.bars ?? 4000,
+    timeframe,
+    seed: options.seed ?? 1,
+    signal: options.signal ?? 0,
+    signalLookback: options.signalLookback ?? 5,
+  });
+  const table = computeFeaturesForAssets(market.bars, options.features ?? {});
+  const assets = market.bars.length;
+  const from = table.warmup;
+  const rows = (market.bars[0]?.timestamps.length ?? 0) - from;
+  if (rows < 2)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `featureMarket: ${options.bars ?? 4000} bars leave ${Math.max(0, rows)} after the features' warm-up of ${from}`,
+      { hint: 'generate more bars' },
+    );
+  const interleave = (field: 'open' | 'high' | 'low' | 'close' | 'volume'): Float64Array => {
+    const out = new Float64Array(rows * assets);
+    market.bars.forEach((b, a) => {
+      for (let t = 0; t < rows; t++) out[t * assets + a] = b[field][from + t] ?? Number.NaN;
+    });
+    return out;
+  };
+  const width = table.names.length;
+  return {
+    symbols: market.symbols,
+    timeframe,
+    calendar: market.calendar,
+    timestamps: (market.bars[0]?.timestamps ?? new Float64Array(0)).slice(from),
+    priceArray: interleave('close'),
+    open: interleave('open'),
+    high: interleave('high'),
+    low: interleave('low'),
+    volume: interleave('volume'),
+    techArray: table.values.slice(from * assets * width),
+    featureNames: table.names,
+    warmupDropped: from,
+    alignment: { bars: market.symbols.map(() => rows), dropped: market.symbols.map(() => 0) },
   };
 }

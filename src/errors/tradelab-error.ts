@@ -28,6 +28,8 @@ export const ERROR_CODES = {
   STORAGE_SCHEMA: 'runtime',
   STORAGE_UNAVAILABLE: 'runtime',
   INVALID_SUGGESTION: 'usage',
+  MODEL_NOT_FOUND: 'usage',
+  MODEL_INVALID: 'config',
   INTERNAL: 'runtime',
 } as const satisfies Record<string, ErrorCategory>;
 

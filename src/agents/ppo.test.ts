@@ -1,0 +1,208 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useBackend } from '../compute/backends.js';
+import { TradelabError } from '../errors/index.js';
+import { syntheticMarket } from '../env/synthetic-market.js';
+import { VectorTradingEnv } from '../env/trading-env.js';
+import { loadPpoModel, savePpoModel } from './ppo-checkpoint.js';
+import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
+import { PpoTrainer, type PpoUpdateReport } from './ppo.js';
+
+const SMALL: Partial<PpoConfig> = {
+  netDim: 16,
+  targetStep: 64,
+  batchSize: 32,
+  repeatTimes: 2,
+  breakStep: 256,
+  seed: 3,
+};
+
+let dir: string;
+beforeAll(async () => {
+  await useBackend('wasm');
+  dir = mkdtempSync(join(tmpdir(), 'tradelab-ppo-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function env(nEnvs = 4): VectorTradingEnv {
+  return new VectorTradingEnv(syntheticMarket({ assets: 2, bars: 200, seed: 5 }), undefined, {
+    nEnvs,
+    episodeLength: 20,
+  });
+}
+
+/** What a report says, without the timings (which differ run to run). */
+function learned(report: PpoUpdateReport): Record<string, unknown> {
+  const timings = new Set([
+    'rolloutSeconds',
+    'envSeconds',
+    'policySeconds',
+    'updateSeconds',
+    'envStepsPerSecond',
+    'samplesPerSecond',
+  ]);
+  return Object.fromEntries(Object.entries(report).filter(([key]) => !timings.has(key)));
+}
+
+function weights(trainer: PpoTrainer): number[][] {
+  return [
+    ...trainer.nets.actor.variables,
+    trainer.nets.logStd,
+    ...trainer.nets.critic.variables,
+  ].map((v) => Array.from(v.dataSync()));
+}
+
+describe('PPO config', () => {
+  it('fills in the defaults', () => {
+    expect(resolvePpoConfig()).toMatchObject({ netDim: 256, targetStep: 2048, gamma: 0.99 });
+  });
+
+  it('names the field and the fix', () => {
+    let error: unknown;
+    try {
+      resolvePpoConfig({ targetStep: 100, nEnvs: 16 });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(TradelabError);
+    expect((error as TradelabError).message).toMatch(
+      /targetStep: 100 is not a multiple of nEnvs 16/,
+    );
+    expect((error as TradelabError).hint).toBe('use 96');
+    expect(() => resolvePpoConfig({ batchSize: 4096, targetStep: 2048 })).toThrow(/batchSize/);
+    expect(() => resolvePpoConfig({ gamma: 1.5 })).toThrow(/gamma: must be in \[0, 1\]/);
+    expect(() => resolvePpoConfig({ netdim: 3 } as Partial<PpoConfig>)).toThrow(
+      /netdim.*not a PPO hyperparameter/,
+    );
+  });
+});
+
+describe('PPO trainer', () => {
+  it('reports every figure of an update, finite and consistent', async () => {
+    const trainer = new PpoTrainer(env(), SMALL);
+    const reports = await trainer.train();
+    expect(reports).toHaveLength(4);
+    const last = reports.at(-1) as PpoUpdateReport;
+    expect(last.update).toBe(4);
+    expect(last.envSteps).toBe(256);
+    for (const [key, value] of Object.entries(last))
+      if (typeof value === 'number') expect(Number.isFinite(value), key).toBe(true);
+    // 64 steps of 4 envs with 20-step episodes: some autoreset steps are left out.
+    expect(last.samples).toBeLessThan(64);
+    expect(last.samples).toBeGreaterThan(48);
+    expect(reports.some((r) => r.episodes > 0)).toBe(true);
+    expect(trainer.finished).toBe(true);
+    trainer.dispose();
+  });
+
+  it('leaks no tensors across updates', () => {
+    const trainer = new PpoTrainer(env(), SMALL);
+    trainer.update(); // creates Adam's slots
+    const count = tf.memory().numTensors;
+    for (let i = 0; i < 3; i++) trainer.update();
+    expect(tf.memory().numTensors).toBe(count);
+    trainer.dispose();
+  });
+
+  it('is deterministic: same seed, same reports and weights', async () => {
+    const run = async (): Promise<{ reports: unknown[]; weights: number[][] }> => {
+      const trainer = new PpoTrainer(env(), SMALL);
+      const reports = (await trainer.train()).map(learned);
+      const result = { reports, weights: weights(trainer) };
+      trainer.dispose();
+      return result;
+    };
+    const first = await run();
+    expect(await run()).toEqual(first);
+    const other = new PpoTrainer(env(), { ...SMALL, seed: 4 });
+    await other.train();
+    expect(weights(other)).not.toEqual(first.weights);
+    other.dispose();
+  });
+
+  it('resumes from a checkpoint exactly where it left off', async () => {
+    const config = { ...SMALL, breakStep: 64 * 4 };
+    const straight = new PpoTrainer(env(), config, { resetEvery: 2 });
+    const expected = (await straight.train()).map(learned);
+    const expectedWeights = weights(straight);
+    straight.dispose();
+
+    const first = new PpoTrainer(env(), config, { resetEvery: 2 });
+    first.update();
+    first.update();
+    const path = join(dir, 'checkpoint');
+    await savePpoModel(path, first.nets, {
+      ppo: first.config,
+      checkpoint: {
+        optimizer: first.optimizer,
+        counters: { updatesDone: first.updatesDone, envSteps: first.envSteps },
+      },
+    });
+    first.dispose();
+    const loaded = await loadPpoModel(path);
+    expect(loaded.training).toEqual({ updatesDone: 2, envSteps: 128 });
+    const resumed = new PpoTrainer(env(), config, {
+      resetEvery: 2,
+      resume: {
+        nets: loaded.nets,
+        optimizer: loaded.optimizer as tf.Optimizer,
+        updatesDone: 2,
+        envSteps: 128,
+      },
+    });
+    const rest = (await resumed.train()).map(learned);
+    expect(rest).toEqual(expected.slice(2));
+    expect(weights(resumed)).toEqual(expectedWeights);
+    resumed.dispose();
+  });
+});
+
+describe('PPO model files', () => {
+  it('round-trips the networks, the config and the meta', async () => {
+    const trainer = new PpoTrainer(env(), SMALL);
+    trainer.update();
+    const path = join(dir, 'model');
+    await savePpoModel(path, trainer.nets, {
+      ppo: trainer.config,
+      meta: { symbols: ['A', 'B'] },
+    });
+    // Saving again replaces the directory whole.
+    await savePpoModel(path, trainer.nets, {
+      ppo: trainer.config,
+      meta: { symbols: ['A', 'B'] },
+    });
+    const loaded = await loadPpoModel(path);
+    expect(loaded.meta).toEqual({ symbols: ['A', 'B'] });
+    expect(loaded.ppo).toEqual(trainer.config);
+    expect(loaded.optimizer).toBeUndefined();
+    const obs = Float32Array.from({ length: 2 * trainer.env.obsDim }, (_, i) => Math.sin(i));
+    const act = (policy: (o: Float32Array, a: Float32Array, s: number) => void): number[] => {
+      const out = new Float32Array(4);
+      policy(obs, out, 0);
+      return Array.from(out);
+    };
+    const reloaded = new PpoTrainer(env(), SMALL, {
+      resume: { nets: loaded.nets, optimizer: tf.train.adam(1e-3), updatesDone: 0, envSteps: 0 },
+    });
+    expect(act(reloaded.policy())).toEqual(act(trainer.policy()));
+    reloaded.dispose();
+    trainer.dispose();
+  });
+
+  it('says what is wrong with a damaged model directory', async () => {
+    const trainer = new PpoTrainer(env(), SMALL);
+    const path = join(dir, 'damaged');
+    await savePpoModel(path, trainer.nets, { ppo: trainer.config });
+    trainer.dispose();
+    writeFileSync(join(path, 'weights.bin'), new Uint8Array(10));
+    await expect(loadPpoModel(path)).rejects.toThrow(/weights\.bin: holds 10 bytes/);
+    writeFileSync(join(path, 'model.json'), '{ nope');
+    await expect(loadPpoModel(path)).rejects.toThrow(/model\.json: is not valid JSON/);
+    await expect(loadPpoModel(join(dir, 'nothing'))).rejects.toThrow(/no model at/);
+  });
+});

@@ -1,0 +1,340 @@
+import * as tf from '@tensorflow/tfjs';
+import { Rng } from '../data/synth/random.js';
+import type { VectorTradingEnv } from '../env/trading-env.js';
+import type { Policy } from '../eval/evaluate.js';
+import { TradelabError } from '../errors/index.js';
+import { computeGae, type GaeOutput } from './gae.js';
+import { GaussianActor } from './gaussian-policy.js';
+import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
+import {
+  createPpoNetworks,
+  disposePpoNetworks,
+  ppoOptimizer,
+  ppoUpdateStep,
+  type PpoNetworks,
+  type PpoStepStats,
+} from './ppo-update.js';
+import { RolloutBuffer, RolloutCollector } from './rollout.js';
+
+/*
+ * PPO (cleanrl's ppo_continuous_action.py is the model): collect targetStep env steps from all
+ * envs together, compute GAE, then repeatTimes passes of shuffled minibatches through the clipped
+ * update. Every random choice (action noise, minibatch order, env starts) comes from a generator
+ * seeded by (seed, update), so a run resumed from a checkpoint continues exactly as it would have.
+ */
+
+/** What one update measured: the rollout/update phase split, throughput, losses. */
+export interface PpoUpdateReport {
+  /** 1-based update number. */
+  update: number;
+  /** Env steps collected so far, across all envs. */
+  envSteps: number;
+  /** Transitions trained on in this update (autoreset steps excluded). */
+  samples: number;
+  rolloutSeconds: number;
+  /** Of the rollout: stepping the envs, and the policy's forward passes. */
+  envSeconds: number;
+  policySeconds: number;
+  updateSeconds: number;
+  /** Env steps per second of the rollout phase. */
+  envStepsPerSecond: number;
+  /** Minibatch samples per second of the update phase (samples × repeatTimes / updateSeconds). */
+  samplesPerSecond: number;
+  /** Episodes that ended in this rollout, and their mean return (null when none ended). */
+  episodes: number;
+  meanEpisodeReturn: number | null;
+  policyLoss: number;
+  valueLoss: number;
+  entropy: number;
+  approxKl: number;
+  clipFraction: number;
+  /** 1 − Var(returns − values) / Var(returns): how much of the return the critic explains. */
+  explainedVariance: number;
+  /** Mean of the policy's standard deviations. */
+  actionStd: number;
+}
+
+/** Where a trainer's state comes from when it does not start fresh. */
+export interface PpoTrainerState {
+  nets: PpoNetworks;
+  optimizer: tf.Optimizer;
+  updatesDone: number;
+  envSteps: number;
+}
+
+/** Options of {@link PpoTrainer}. */
+export interface PpoTrainerOptions {
+  /** Reset every env (new seeded starts) before updates whose 0-based index is a multiple of this. 0: only before the first. */
+  resetEvery?: number;
+  /** Networks, optimizer and counters to continue from (a loaded checkpoint). */
+  resume?: PpoTrainerState;
+}
+
+/** Trains PPO on one {@link VectorTradingEnv}. Dispose it when done. */
+export class PpoTrainer {
+  readonly config: Readonly<PpoConfig>;
+  readonly nets: PpoNetworks;
+  readonly optimizer: tf.Optimizer;
+  readonly actor: GaussianActor;
+  /** Updates completed. */
+  updatesDone: number;
+  /** Env steps collected so far. */
+  envSteps: number;
+  private readonly buffer: RolloutBuffer;
+  private readonly collector: RolloutCollector;
+  private readonly gae: GaeOutput;
+  private readonly resetEvery: number;
+  private started = false;
+
+  constructor(
+    readonly env: VectorTradingEnv,
+    config: Partial<PpoConfig> = {},
+    options: PpoTrainerOptions = {},
+  ) {
+    this.config = resolvePpoConfig({ nEnvs: env.nEnvs, ...config });
+    if (this.config.nEnvs !== env.nEnvs)
+      throw new TradelabError(
+        'INVALID_ARGUMENT',
+        `ppo nEnvs ${this.config.nEnvs} does not match the env's ${env.nEnvs}`,
+        { hint: 'build the env with nEnvs equal to the PPO config, or leave nEnvs out of it' },
+      );
+    const c = this.config;
+    this.nets =
+      options.resume?.nets ??
+      createPpoNetworks({
+        stateDim: env.obsDim,
+        actionDim: env.assets,
+        netDim: c.netDim,
+        layers: c.layers,
+        activation: c.activation,
+        meanSquash: c.meanSquash,
+        initLogStd: c.initLogStd,
+        seed: c.seed,
+      });
+    if (this.nets.config.stateDim !== env.obsDim || this.nets.config.actionDim !== env.assets)
+      throw new TradelabError(
+        'INVALID_ARGUMENT',
+        `the networks take ${this.nets.config.stateDim} inputs and give ${this.nets.config.actionDim} actions; the env has ${env.obsDim} and ${env.assets}`,
+        { hint: 'resume on the same symbols, features and lookback as the run was trained on' },
+      );
+    this.optimizer = options.resume?.optimizer ?? ppoOptimizer(c.learningRate);
+    this.updatesDone = options.resume?.updatesDone ?? 0;
+    this.envSteps = options.resume?.envSteps ?? 0;
+    this.resetEvery = options.resetEvery ?? 0;
+    this.actor = new GaussianActor(this.nets);
+    this.buffer = new RolloutBuffer(c.targetStep / c.nEnvs, c.nEnvs, env.obsDim, env.assets);
+    this.collector = new RolloutCollector(env, this.actor);
+    this.gae = {
+      advantages: new Float32Array(this.buffer.size),
+      returns: new Float32Array(this.buffer.size),
+    };
+  }
+
+  /** Updates needed to reach breakStep env steps. */
+  get totalUpdates(): number {
+    return Math.ceil(this.config.breakStep / this.config.targetStep);
+  }
+
+  /** Whether breakStep env steps have been collected. */
+  get finished(): boolean {
+    return this.updatesDone >= this.totalUpdates;
+  }
+
+  /** One rollout and one update; returns what it measured. */
+  update(): PpoUpdateReport {
+    const c = this.config;
+    const index = this.updatesDone;
+    const rng = new Rng(c.seed, 0x9907, index);
+    if (!this.started || (this.resetEvery > 0 && index % this.resetEvery === 0))
+      this.collector.reset(envSeed(c.seed, index));
+    this.started = true;
+
+    const rolloutStarted = performance.now();
+    const rollout = this.collector.collect(this.buffer, rng);
+    const rolloutSeconds = (performance.now() - rolloutStarted) / 1000;
+
+    const updateStarted = performance.now();
+    const b = this.buffer;
+    computeGae(
+      {
+        nEnvs: c.nEnvs,
+        rewards: b.rewards,
+        values: b.values,
+        lastValues: b.lastValues,
+        terminations: b.terminations,
+        truncations: b.truncations,
+        valid: b.valid,
+        gamma: c.gamma,
+        lambda: c.lambdaGae,
+      },
+      this.gae,
+    );
+    const indices = validIndices(b.valid);
+    const explained = explainedVariance(indices, this.gae.returns, b.values);
+    if (c.normalizeAdvantages) normalize(this.gae.advantages, indices);
+    const stats = this.trainOnRollout(indices, rng);
+    const updateSeconds = (performance.now() - updateStarted) / 1000;
+
+    this.updatesDone++;
+    this.envSteps += c.targetStep;
+    const logStd = this.nets.logStd.dataSync();
+    let std = 0;
+    for (const v of logStd) std += Math.exp(v) / logStd.length;
+    const episodes = rollout.episodeReturns.length;
+    return {
+      update: this.updatesDone,
+      envSteps: this.envSteps,
+      samples: indices.length,
+      rolloutSeconds,
+      envSeconds: rollout.envSeconds,
+      policySeconds: rollout.policySeconds,
+      updateSeconds,
+      envStepsPerSecond: c.targetStep / rolloutSeconds,
+      samplesPerSecond: (indices.length * c.repeatTimes) / updateSeconds,
+      episodes,
+      meanEpisodeReturn:
+        episodes === 0 ? null : rollout.episodeReturns.reduce((s, r) => s + r, 0) / episodes,
+      ...stats,
+      explainedVariance: explained,
+      actionStd: std,
+    };
+  }
+
+  /**
+   * Updates until breakStep (or until `shouldStop` says so after an update), calling `onUpdate`
+   * after each. Returns the reports of the updates it ran.
+   */
+  async train(
+    options: {
+      onUpdate?: (report: PpoUpdateReport) => void | Promise<void>;
+      shouldStop?: () => boolean;
+    } = {},
+  ): Promise<PpoUpdateReport[]> {
+    const reports: PpoUpdateReport[] = [];
+    while (!this.finished) {
+      const report = this.update();
+      reports.push(report);
+      await options.onUpdate?.(report);
+      if (options.shouldStop?.() === true) break;
+    }
+    return reports;
+  }
+
+  /** The deterministic policy (the mean action) for {@link evaluate}. */
+  policy(): Policy {
+    return this.actor.deterministic();
+  }
+
+  /** Releases the networks and the optimizer's slots. */
+  dispose(): void {
+    this.optimizer.dispose();
+    disposePpoNetworks(this.nets);
+  }
+
+  /** repeatTimes passes of shuffled minibatches; the mean of each statistic over all of them. */
+  private trainOnRollout(indices: Int32Array, rng: Rng): Omit<PpoStepStats, never> {
+    const c = this.config;
+    const b = this.buffer;
+    const { obsDim, actionDim } = b;
+    const batch = Math.min(c.batchSize, indices.length);
+    const states = new Float32Array(batch * obsDim);
+    const actions = new Float32Array(batch * actionDim);
+    const oldLogProbs = new Float32Array(batch);
+    const advantages = new Float32Array(batch);
+    const returns = new Float32Array(batch);
+    const sums = { policyLoss: 0, valueLoss: 0, entropy: 0, approxKl: 0, clipFraction: 0 };
+    let steps = 0;
+    const order = Int32Array.from(indices);
+    for (let pass = 0; pass < c.repeatTimes; pass++) {
+      shuffle(order, rng);
+      for (let start = 0; start < order.length; start += batch) {
+        const size = Math.min(batch, order.length - start);
+        // Copy rows into the minibatch arrays; one upload per tensor.
+        for (let k = 0; k < size; k++) {
+          const i = order[start + k] as number;
+          states.set(b.obs.subarray(i * obsDim, (i + 1) * obsDim), k * obsDim);
+          actions.set(b.actions.subarray(i * actionDim, (i + 1) * actionDim), k * actionDim);
+          oldLogProbs[k] = b.logProbs[i] as number;
+          advantages[k] = this.gae.advantages[i] as number;
+          returns[k] = this.gae.returns[i] as number;
+        }
+        const minibatch = {
+          states: tf.tensor2d(states.subarray(0, size * obsDim), [size, obsDim]),
+          actions: tf.tensor2d(actions.subarray(0, size * actionDim), [size, actionDim]),
+          oldLogProbs: tf.tensor1d(oldLogProbs.subarray(0, size)),
+          advantages: tf.tensor1d(advantages.subarray(0, size)),
+          returns: tf.tensor1d(returns.subarray(0, size)),
+        };
+        try {
+          const stats = ppoUpdateStep(this.nets, this.optimizer, minibatch, c);
+          for (const key of Object.keys(sums) as (keyof typeof sums)[]) sums[key] += stats[key];
+          steps++;
+        } finally {
+          for (const t of Object.values(minibatch)) t.dispose();
+        }
+      }
+    }
+    for (const key of Object.keys(sums) as (keyof typeof sums)[]) sums[key] /= Math.max(1, steps);
+    return sums;
+  }
+}
+
+/** The env seed used when the envs are reset before update `index` (0-based). */
+export function envSeed(seed: number, index: number): number {
+  // Distinct per update and far apart (env i adds i), within safe integers.
+  return (seed % 1_000_000) * 1_000_003 + index * 10_007;
+}
+
+function validIndices(valid: Uint8Array): Int32Array {
+  let count = 0;
+  for (const v of valid) count += v;
+  const out = new Int32Array(count);
+  let k = 0;
+  for (let i = 0; i < valid.length; i++) if (valid[i] === 1) out[k++] = i;
+  return out;
+}
+
+/** Fisher–Yates with the seeded generator. */
+function shuffle(values: Int32Array, rng: Rng): void {
+  for (let i = values.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.uniform() * (i + 1));
+    const t = values[i] as number;
+    values[i] = values[j] as number;
+    values[j] = t;
+  }
+}
+
+/** Normalizes `values` at `indices` to mean 0 and sd 1 (in place). */
+function normalize(values: Float32Array, indices: Int32Array): void {
+  if (indices.length < 2) return;
+  let mean = 0;
+  for (const i of indices) mean += values[i] as number;
+  mean /= indices.length;
+  let variance = 0;
+  for (const i of indices) variance += ((values[i] as number) - mean) ** 2;
+  const sd = Math.sqrt(variance / (indices.length - 1));
+  for (const i of indices) values[i] = ((values[i] as number) - mean) / (sd + 1e-8);
+}
+
+function explainedVariance(
+  indices: Int32Array,
+  returns: Float32Array,
+  values: Float32Array,
+): number {
+  if (indices.length < 2) return 0;
+  let meanR = 0;
+  let meanD = 0;
+  for (const i of indices) {
+    meanR += returns[i] as number;
+    meanD += (returns[i] as number) - (values[i] as number);
+  }
+  meanR /= indices.length;
+  meanD /= indices.length;
+  let varR = 0;
+  let varD = 0;
+  for (const i of indices) {
+    varR += ((returns[i] as number) - meanR) ** 2;
+    varD += ((returns[i] as number) - (values[i] as number) - meanD) ** 2;
+  }
+  return varR === 0 ? 0 : 1 - varD / varR;
+}
