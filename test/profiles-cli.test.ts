@@ -192,8 +192,8 @@ describe('tradelab profiles plan', () => {
 describe('tradelab quickstart', () => {
   it('detects, picks a profile and prints a plan', async () => {
     const tools = fakeTools({ 'nvidia-smi': printsFixture('nvidia-smi-4090-single.txt') });
-    const result = await runCli(['quickstart'], { tools });
-    expect(result.code).toBe(0);
+    const result = await runCli(['quickstart', '--steps', '4096'], { tools });
+    expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(
       "GPU: using profile 'NVIDIA RTX 4090' (24 GB VRAM) detected by nvidia-smi; workers:",
     );
@@ -201,8 +201,12 @@ describe('tradelab quickstart', () => {
   });
 
   it('runs on the cpu profile when there is no GPU', async () => {
-    const result = await runCli(['quickstart']);
-    expect(result.code).toBe(0);
+    const result = await runCli(['quickstart', '--steps', '4096']);
+    expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("GPU: using profile 'CPU only' (no GPU;");
+    // Then it trains a small PPO and evaluates it beside buy-and-hold, with a report.
+    expect(result.stdout).toMatch(/Training PPO for 4,096 env steps/);
+    expect(result.stdout).toMatch(/^Sharpe \(annualized\)\s+-?\d+\.\d+\s+-?\d+\.\d+$/m);
+    expect(result.stdout).toMatch(/Report: .*\.tradelab\/quickstart\/ppo\/report\.html/);
   });
 });

@@ -45,6 +45,8 @@ function learned(report: PpoUpdateReport): Record<string, unknown> {
     'updateSeconds',
     'envStepsPerSecond',
     'samplesPerSecond',
+    'tensors',
+    'backendHeapBytes',
   ]);
   return Object.fromEntries(Object.entries(report).filter(([key]) => !timings.has(key)));
 }

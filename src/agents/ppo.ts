@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { memoryReport } from '../compute/memory-report.js';
 import { Rng } from '../data/synth/random.js';
 import type { VectorTradingEnv } from '../env/trading-env.js';
 import type { Policy } from '../eval/evaluate.js';
@@ -52,6 +53,9 @@ export interface PpoUpdateReport {
   explainedVariance: number;
   /** Mean of the policy's standard deviations. */
   actionStd: number;
+  /** Tensors alive and the backend's heap after the update (constant tensors: no leak). */
+  tensors: number;
+  backendHeapBytes: number | null;
 }
 
 /** Where a trainer's state comes from when it does not start fresh. */
@@ -181,6 +185,7 @@ export class PpoTrainer {
     let std = 0;
     for (const v of logStd) std += Math.exp(v) / logStd.length;
     const episodes = rollout.episodeReturns.length;
+    const memory = memoryReport();
     return {
       update: this.updatesDone,
       envSteps: this.envSteps,
@@ -197,6 +202,8 @@ export class PpoTrainer {
       ...stats,
       explainedVariance: explained,
       actionStd: std,
+      tensors: memory.tensors,
+      backendHeapBytes: memory.backendHeapBytes,
     };
   }
 
@@ -215,6 +222,8 @@ export class PpoTrainer {
       const report = this.update();
       reports.push(report);
       await options.onUpdate?.(report);
+      // Let signals and other events through between updates.
+      await new Promise((resolve) => setImmediate(resolve));
       if (options.shouldStop?.() === true) break;
     }
     return reports;

@@ -1,3 +1,5 @@
+import type { MemoryReport } from '../compute/memory-report.js';
+
 /** One benchmark figure: what was measured, the median over repeats, and its target if any. */
 export interface BenchResult {
   bench: string;
@@ -17,6 +19,8 @@ export interface BenchResult {
   target?: number;
   /** Where and how it ran. */
   machine: { cpus: number; node: string; loadAverage: number };
+  /** The backend's memory after the measurement, where it matters. */
+  memory?: MemoryReport;
 }
 
 /** The median of some numbers. */

@@ -3,3 +3,5 @@ export { benchData, type DataBenchOptions } from './data-bench.js';
 export { benchEnv, type EnvBenchOptions } from './env-bench.js';
 export { benchTune, type TuneBenchOptions } from './tune-bench.js';
 export { benchPpoUpdate, type PpoUpdateBenchOptions } from './ppo-update-bench.js';
+export { benchPpo, type PpoBenchOptions } from './ppo-bench.js';
+export { benchLearn, type LearnBenchOptions } from './learn-bench.js';

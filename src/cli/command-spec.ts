@@ -37,7 +37,8 @@ export interface CommandContext {
 
 /** The module a command's `load` returns. */
 export interface CommandModule {
-  run(context: CommandContext): Promise<void>;
+  /** May resolve to the exit code when it is not 0 (e.g. 130 after Ctrl-C); anything else is 0. */
+  run(context: CommandContext): Promise<unknown>;
 }
 
 /** A command: words, help, options, and a lazy import of its code (keeps `--help` fast). */

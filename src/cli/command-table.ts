@@ -60,9 +60,17 @@ const PLAN_OPTIONS: readonly OptionSpec[] = [
 export const COMMANDS: readonly CommandSpec[] = [
   {
     words: ['quickstart'],
-    summary: 'detect the GPU, pick a profile and print the worker plan for a default model',
+    summary:
+      'detect the GPU, plan trial workers, then train a small PPO on synthetic data and evaluate it',
     positionals: [],
-    options: [],
+    options: [
+      {
+        name: 'steps',
+        type: 'string',
+        value: 'N',
+        description: 'env steps of the demo training (default 150000)',
+      },
+    ],
     settings: ['profile', 'profilesFile', 'backend', 'safetyFactor', 'detect', 'detectTimeoutMs'],
     examples: ['tradelab quickstart', 'GPU_PROFILE=rtx_4090 tradelab quickstart'],
     load: () => import('./commands/quickstart.js'),
@@ -447,6 +455,86 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: () => import('./commands/bench-ppo-update.js'),
   },
   {
+    words: ['bench', 'ppo'],
+    summary:
+      'benchmark PPO training end to end: env steps/s, rollout/update phase split, per nEnvs',
+    positionals: [],
+    options: [
+      { name: 'envs', type: 'string', value: 'LIST', description: 'nEnvs values (default 16)' },
+      {
+        name: 'net-dim',
+        type: 'string',
+        value: 'N',
+        description: 'hidden units per layer (default 256)',
+      },
+      {
+        name: 'assets',
+        type: 'string',
+        value: 'N',
+        description: 'assets, the action dimension (default 4)',
+      },
+      {
+        name: 'target-step',
+        type: 'string',
+        value: 'N',
+        description: 'env steps per update (default 2048)',
+      },
+      {
+        name: 'batch-size',
+        type: 'string',
+        value: 'N',
+        description: 'minibatch size (default 512)',
+      },
+      {
+        name: 'repeat-times',
+        type: 'string',
+        value: 'N',
+        description: 'passes over each rollout (default 8)',
+      },
+      {
+        name: 'updates',
+        type: 'string',
+        value: 'N',
+        description: 'updates measured after a warm-up (default 5)',
+      },
+    ],
+    settings: [],
+    examples: ['tradelab bench ppo', 'tradelab bench ppo --envs 1,16,64 --net-dim 256'],
+    load: () => import('./commands/bench-ppo.js'),
+  },
+  {
+    words: ['bench', 'learn'],
+    summary:
+      "PPO's held-out Sharpe beside buy-and-hold on synthetic markets: planted signal vs random walk",
+    positionals: [],
+    options: [
+      {
+        name: 'signals',
+        type: 'string',
+        value: 'LIST',
+        description: 'planted signal strengths (default 0.2,0.1,0)',
+      },
+      {
+        name: 'seeds',
+        type: 'string',
+        value: 'LIST',
+        description: 'seeds per signal (default 1,2,3,4,5)',
+      },
+      {
+        name: 'steps',
+        type: 'string',
+        value: 'N',
+        description: 'env steps of training per run (default 300000)',
+      },
+    ],
+    settings: [],
+    examples: [
+      'tradelab bench learn',
+      'tradelab bench learn --signals 0.2,0 --seeds 1,2,3 --steps 100000',
+    ],
+    load: () => import('./commands/bench-learn.js'),
+  },
+  {
     words: ['bench', 'tune'],
     summary:
       'benchmark the study engine: trials/s in memory, on SQLite and from worker processes; TPE time per suggestion',
@@ -683,6 +771,198 @@ export const COMMANDS: readonly CommandSpec[] = [
       'tradelab study fail-stale --study ppo-btc --grace 300',
     ],
     load: () => import('./commands/study-fail-stale.js'),
+  },
+  {
+    words: ['train', 'ppo'],
+    summary:
+      'train PPO on market data, checkpoint, and evaluate the policy on a held-out range beside buy-and-hold',
+    positionals: [],
+    options: [
+      {
+        name: 'data',
+        type: 'string',
+        value: 'SYM[,SYM]:TF',
+        description: 'symbols at one timeframe (required unless --resume)',
+      },
+      {
+        name: 'out',
+        type: 'string',
+        value: 'DIR',
+        description: 'run directory: manifest, checkpoints, model, report (required)',
+      },
+      {
+        name: 'train',
+        type: 'string',
+        value: 'RANGE',
+        description:
+          'training bars: dates 2021-01-01..2022-06-30 or indices 0..5000 (default first 80%)',
+      },
+      {
+        name: 'test',
+        type: 'string',
+        value: 'RANGE',
+        description: 'held-out evaluation bars (default: the bars after --train)',
+      },
+      { name: 'no-test', type: 'boolean', description: 'skip the evaluation' },
+      {
+        name: 'steps',
+        type: 'string',
+        value: 'N',
+        description: 'total env steps, breakStep (default 200000)',
+      },
+      {
+        name: 'envs',
+        type: 'string',
+        value: 'N',
+        description: 'envs stepped together, nEnvs (default 16)',
+      },
+      {
+        name: 'net-dim',
+        type: 'string',
+        value: 'N',
+        description: 'hidden units per layer (default 256)',
+      },
+      {
+        name: 'layers',
+        type: 'string',
+        value: 'N',
+        description: 'hidden layers per network (default 2)',
+      },
+      {
+        name: 'batch-size',
+        type: 'string',
+        value: 'N',
+        description: 'minibatch size (default 512)',
+      },
+      {
+        name: 'target-step',
+        type: 'string',
+        value: 'N',
+        description: 'env steps per update, across envs (default 2048)',
+      },
+      {
+        name: 'repeat-times',
+        type: 'string',
+        value: 'N',
+        description: 'passes over each rollout (default 8)',
+      },
+      {
+        name: 'lr',
+        type: 'string',
+        value: 'X',
+        description: "Adam's learning rate (default 3e-4)",
+      },
+      { name: 'gamma', type: 'string', value: 'X', description: 'discount (default 0.99)' },
+      {
+        name: 'lambda-gae',
+        type: 'string',
+        value: 'X',
+        description: "GAE's lambda (default 0.95)",
+      },
+      {
+        name: 'ratio-clip',
+        type: 'string',
+        value: 'X',
+        description: 'PPO clip range (default 0.2)',
+      },
+      {
+        name: 'entropy',
+        type: 'string',
+        value: 'X',
+        description: 'entropy bonus, lambdaEntropy (default 0.01)',
+      },
+      {
+        name: 'seed',
+        type: 'string',
+        value: 'N',
+        description: 'seed of networks, noise, minibatches, env starts (default 0)',
+      },
+      {
+        name: 'lookback',
+        type: 'string',
+        value: 'N',
+        description: 'bars of features per observation (default 1)',
+      },
+      {
+        name: 'episode-length',
+        type: 'string',
+        value: 'N',
+        description: 'steps per training episode (default: to the range end)',
+      },
+      {
+        name: 'fee-bps',
+        type: 'string',
+        value: 'X',
+        description: 'fee per buy and per sell, basis points (default 10)',
+      },
+      {
+        name: 'reward',
+        type: 'string',
+        value: 'R',
+        description: 'value-change (default) or excess (over buy-and-hold)',
+      },
+      {
+        name: 'checkpoint-every',
+        type: 'string',
+        value: 'K',
+        description: 'updates between checkpoints (default 10)',
+      },
+      {
+        name: 'resume',
+        type: 'boolean',
+        description: 'continue the run in --out from its last checkpoint, with its settings',
+      },
+    ],
+    settings: ['backend', 'dataDir'],
+    examples: [
+      'tradelab train ppo --data BTCUSDT,ETHUSDT:1h --out runs/btc-eth',
+      'tradelab train ppo --data SYN0,SYN1:1h --train 2020-01-01..2020-12-31 --test 2021-01-01.. --steps 300000 --out runs/syn',
+      'tradelab train ppo --out runs/syn --resume',
+    ],
+    load: () => import('./commands/train-ppo.js'),
+  },
+  {
+    words: ['backtest'],
+    summary: "evaluate a saved model's deterministic policy on a range, beside buy-and-hold",
+    positionals: [],
+    options: [
+      {
+        name: 'model',
+        type: 'string',
+        value: 'DIR',
+        description: 'a `train ppo` run directory, or its model/ (required)',
+      },
+      {
+        name: 'data',
+        type: 'string',
+        value: 'SYM[,SYM]:TF',
+        description: 'data to evaluate on (default: what it was trained on)',
+      },
+      {
+        name: 'range',
+        type: 'string',
+        value: 'RANGE',
+        description: "bars to evaluate (default: the run's test range, or all bars on other data)",
+      },
+      {
+        name: 'fee-bps',
+        type: 'string',
+        value: 'X',
+        description: 'fee per buy and per sell, basis points (default: as trained)',
+      },
+      {
+        name: 'out',
+        type: 'string',
+        value: 'DIR',
+        description: 'write equity.csv and report.html there',
+      },
+    ],
+    settings: ['backend', 'dataDir'],
+    examples: [
+      'tradelab backtest --model runs/btc-eth',
+      'tradelab backtest --model runs/btc-eth --range 2023-01-01.. --fee-bps 20 --out runs/btc-eth/bt-2023',
+    ],
+    load: () => import('./commands/backtest.js'),
   },
   {
     words: ['backends'],

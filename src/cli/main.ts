@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { settingSpec, type SettingName } from '../config/settings.js';
 import { closestMatch, TradelabError } from '../errors/index.js';
 import type { Project } from '../project/index.js';
+import { tradelabVersion } from '../project/version.js';
 import type { CommandSpec } from './command-spec.js';
 import { COMMANDS } from './command-table.js';
 import { commandHelp, GLOBAL_OPTIONS, mainHelp } from './help.js';
@@ -57,7 +57,7 @@ export async function runCli(argv: readonly string[], io: CliEnvironment): Promi
       spec.load(),
       import('../project/index.js'),
     ]);
-    await module.run({
+    const code = await module.run({
       options: parsed.values,
       positionals: parsed.positionals,
       cwd: io.cwd,
@@ -71,7 +71,7 @@ export async function runCli(argv: readonly string[], io: CliEnvironment): Promi
           ...(typeof configPath === 'string' ? { configPath } : {}),
         })),
     });
-    return 0;
+    return typeof code === 'number' ? code : 0;
   } catch (error) {
     return reportError(error, { ...io, verbose, json });
   }
@@ -184,13 +184,6 @@ function unknownCommand(words: readonly string[]): TradelabError {
   });
 }
 
-let cachedVersion: string | undefined;
 function version(): string {
-  if (cachedVersion === undefined) {
-    const pkg = JSON.parse(
-      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
-    ) as { version: string };
-    cachedVersion = pkg.version;
-  }
-  return cachedVersion;
+  return tradelabVersion();
 }

@@ -61,3 +61,24 @@ export function intListOption(
     );
   return values;
 }
+
+/** A decimal-number option in [min, max]; undefined when not given. */
+export function numberOption(
+  options: Readonly<Record<string, string | boolean | undefined>>,
+  name: string,
+  min: number,
+  max: number,
+  example: string,
+): number | undefined {
+  const raw = options[name];
+  if (raw === undefined) return undefined;
+  const text = String(raw).replace(/_/g, '');
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < min || value > max)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `--${name}: ${JSON.stringify(raw)} is not allowed: expected a number in [${min}, ${max}]`,
+      { hint: `e.g. --${name} ${example}` },
+    );
+  return value;
+}

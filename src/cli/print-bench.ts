@@ -1,4 +1,5 @@
 import type { BenchResult } from '../bench/index.js';
+import { formatBytes } from '../profiles/index.js';
 import { count } from './format.js';
 import type { Output } from './output.js';
 import { renderTable } from './output.js';
@@ -22,6 +23,11 @@ export function printBench(out: Output, results: readonly BenchResult[]): void {
     { header: 'RUNS (S)', value: (r) => r.runs.map((s) => s.toFixed(2)).join(' ') },
   ]))
     out.line(line);
+  for (const r of results)
+    if (r.memory !== undefined)
+      out.line(
+        `memory after ${r.name.trim().split(':')[0] ?? ''}: ${r.memory.tensors} tensors, ${formatBytes(r.memory.tensorBytes)} of tensor data, ${r.memory.backendHeapBytes === null ? 'no' : formatBytes(r.memory.backendHeapBytes)} ${r.memory.backend} heap, ${formatBytes(r.memory.rssBytes)} resident`,
+      );
   const m = results[0]?.machine;
   if (m !== undefined)
     out.line(

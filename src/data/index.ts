@@ -21,6 +21,8 @@ export {
   type CalendarName,
 } from './calendar.js';
 export * from './features/index.js';
+export { describeBarRange, parseBarRange, type BarRange } from './bar-range.js';
+export { digestMarketData } from './market-digest.js';
 export {
   BAD_ROW_POLICIES,
   cleanBars,

@@ -9,3 +9,5 @@ export {
 export { barsPerSession, periodsPerYear } from './periods-per-year.js';
 export { checkEquity, equityFromReturns, simpleReturns } from './returns.js';
 export { evaluate, type Policy, type RangeEvaluation } from './evaluate.js';
+export { equityCsv } from './equity-csv.js';
+export { evaluationReportHtml, evaluationSections, metricRows } from './evaluation-report.js';

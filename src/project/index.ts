@@ -1,4 +1,5 @@
 export { openProject, type OpenProjectOptions, type Project } from './open-project.js';
+export { tradelabVersion } from './version.js';
 export {
   DEFAULT_DATASET,
   planHere,

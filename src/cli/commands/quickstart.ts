@@ -1,13 +1,27 @@
-import { planHere } from '../../project/index.js';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { LEARNING_CHECK_FEATURES, LEARNING_CHECK_PPO } from '../../agents/learning-check.js';
+import { trainPpoRun } from '../../agents/ppo-run.js';
+import { useBackend } from '../../compute/backends.js';
+import { featureMarket } from '../../env/synthetic-market.js';
+import { planHere, tradelabVersion } from '../../project/index.js';
 import type { CommandContext } from '../command-spec.js';
+import { count, num } from '../format.js';
+import { intOption } from '../option-values.js';
+import { printEvaluation } from '../print-evaluation.js';
 import { printPlan } from '../print-plan.js';
+import { createProgress } from '../progress.js';
+
+/** Bars of the quickstart's synthetic market; the first half trains, the second tests. */
+const QUICKSTART_BARS = 12_000;
 
 /**
- * `tradelab quickstart`: the main job on embedded defaults. For now: detect the GPU, pick a profile,
- * print the worker plan for the default PPO model. Later issues grow it into a small campaign.
+ * `tradelab quickstart`: the main job on embedded defaults. Detect the GPU, pick a profile, print
+ * the worker plan for the default PPO model; then train a small PPO on a synthetic market with a
+ * planted signal and evaluate it on held-out bars beside buy-and-hold, with a report.
  */
 export async function run(context: CommandContext): Promise<void> {
-  const { out } = context;
+  const { out, options } = context;
   const project = context.project();
   out.line(
     'tradelab quickstart: detect the GPU, choose a profile, plan trial workers for a default PPO model.',
@@ -24,7 +38,52 @@ export async function run(context: CommandContext): Promise<void> {
   out.line();
   printPlan(out, result);
   out.line();
+
+  const steps = intOption(options, 'steps', 1) ?? 150_000;
+  const backend = await useBackend(project.config.settings.backend);
+  const signal = 0.2;
   out.line(
-    'Next: `tradelab profiles plan --help` to size your own model; `tradelab profiles list` for every GPU.',
+    `Training PPO for ${count(steps)} env steps on a synthetic 2-asset 1h market with a planted momentum signal (${signal}), on ${backend.name} (${backend.matmul}).`,
+  );
+  const data = featureMarket({
+    assets: 2,
+    bars: QUICKSTART_BARS,
+    signal,
+    seed: 1,
+    features: LEARNING_CHECK_FEATURES,
+  });
+  const bars = data.timestamps.length;
+  const split = Math.floor(bars / 2);
+  const dir = join(project.config.projectRoot, '.tradelab', 'quickstart', 'ppo');
+  rmSync(dir, { recursive: true, force: true }); // the quickstart's own run, remade each time
+  let progress: ReturnType<typeof createProgress> | undefined;
+  const run = await trainPpoRun({
+    dir,
+    data,
+    dataSpec: `synthetic ${data.symbols.join(',')}:1h (quickstart, signal ${signal}, seed 1)`,
+    train: [0, split],
+    test: [split, bars],
+    ppo: { ...LEARNING_CHECK_PPO, breakStep: steps, seed: 1 },
+    env: { buyFeeBps: 5, sellFeeBps: 5, episodeLength: 256 },
+    backend: { name: backend.name, matmul: backend.matmul },
+    tradelabVersion: tradelabVersion(),
+    command: ['quickstart'],
+    onUpdate: (report, trainer) => {
+      progress ??= createProgress({ total: trainer.config.breakStep, unit: 'steps' });
+      const ret = report.meanEpisodeReturn;
+      progress.update(report.envSteps, ret === null ? '' : `return ${num(ret, 4)}`);
+    },
+  });
+  progress?.done();
+  const { manifest } = run;
+  out.line(
+    `${count(manifest.progress.envSteps)} env steps in ${num(manifest.progress.seconds, 3)} s. Held-out half (${count(bars - split)} bars), fees 5 bps a side:`,
+  );
+  out.line();
+  if (run.evaluation !== undefined) printEvaluation(out, run.evaluation);
+  if (run.reportPath !== undefined) out.line(`Report: ${run.reportPath}`);
+  out.line();
+  out.line(
+    'Next: `tradelab train ppo --help` to train on your own data; `tradelab profiles plan --help` to size your own model.',
   );
 }

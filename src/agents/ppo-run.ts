@@ -1,0 +1,304 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BarRange } from '../data/bar-range.js';
+import { fitNormalizer, type Normalizer } from '../data/features/normalizer.js';
+import type { MarketData } from '../data/load-market-data.js';
+import { digestMarketData } from '../data/market-digest.js';
+import { writeFileAtomic } from '../data/store/catalog.js';
+import { VectorTradingEnv } from '../env/trading-env.js';
+import { equityCsv } from '../eval/equity-csv.js';
+import { evaluate, type RangeEvaluation } from '../eval/evaluate.js';
+import { TradelabError } from '../errors/index.js';
+import { loadPpoModel, savePpoModel } from './ppo-checkpoint.js';
+import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
+import { PpoTrainer, type PpoUpdateReport } from './ppo.js';
+import { writeRunReport } from './run-report.js';
+import {
+  describeMachine,
+  evaluationEnvOptions,
+  MANIFEST_FILE,
+  manifestRange,
+  readRunManifest,
+  RUN_FILES,
+  writeRunManifest,
+  type RunEnvOptions,
+  type RunManifest,
+} from './run-manifest.js';
+
+/*
+ * A PPO training run in a directory: manifest.json, updates.jsonl (one report per update),
+ * checkpoints/latest (networks + Adam + counters, every `checkpointEvery` updates and when
+ * stopped), model/ (the final networks and normalizer) and, with a test range, the deterministic
+ * policy's evaluation there: test-equity.csv beside buy-and-hold, and the metrics in the manifest.
+ *
+ * The envs are reset (new seeded starts) at every checkpoint boundary, so a run resumed from its
+ * last checkpoint continues exactly as if it had never stopped.
+ */
+
+/** What {@link trainPpoRun} needs. */
+export interface PpoRunOptions {
+  dir: string;
+  data: MarketData;
+  /** The `SYM[,SYM]:TF` the data was loaded from (for the manifest and `--resume`). */
+  dataSpec: string;
+  train: BarRange;
+  test?: BarRange | undefined;
+  ppo: Partial<PpoConfig>;
+  env?: RunEnvOptions;
+  /** Updates between checkpoints. Default 10. */
+  checkpointEvery?: number;
+  /** Continue the run in `dir` from its last checkpoint (the manifest's settings are used). */
+  resume?: boolean;
+  backend: { name: string; matmul: string };
+  tradelabVersion: string;
+  command?: string[];
+  onUpdate?: (report: PpoUpdateReport, trainer: PpoTrainer) => void;
+  /** Checked after every update; true stops the run (checkpointed, resumable). */
+  shouldStop?: () => boolean;
+}
+
+/** What a run did. */
+export interface PpoRunResult {
+  manifest: RunManifest;
+  /** Reports of the updates this call ran. */
+  reports: PpoUpdateReport[];
+  /** Stopped by `shouldStop` before breakStep. */
+  stopped: boolean;
+  evaluation: RangeEvaluation | undefined;
+  normalizer: Normalizer;
+  /** report.html, when the run finished. */
+  reportPath?: string;
+}
+
+function checkRanges(data: MarketData, train: BarRange, test: BarRange | undefined): void {
+  if (test !== undefined && train[0] < test[1] && test[0] < train[1])
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `the test range (bars ${test[0]}..${test[1]}) overlaps the training range (bars ${train[0]}..${train[1]})`,
+      {
+        hint: 'evaluate on bars the policy never trained on: make --test start after --train ends',
+      },
+    );
+  if (train[1] > data.timestamps.length)
+    throw new TradelabError('INVALID_ARGUMENT', `the training range ends past the data`, {
+      hint: `use bars below ${data.timestamps.length}`,
+    });
+}
+
+/** Trains (or resumes) a PPO run in `options.dir`; see the file header. */
+export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult> {
+  const { dir, data } = options;
+  const digest = digestMarketData(data);
+  const previous = options.resume === true ? readRunManifest(dir) : undefined;
+  if (previous === undefined && existsSync(join(dir, MANIFEST_FILE)))
+    throw new TradelabError('INVALID_ARGUMENT', `${dir} already holds a training run`, {
+      hint: 'continue it with --resume, or choose another --out',
+    });
+  if (previous !== undefined && previous.data.sha256 !== digest)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `the data of ${previous.data.spec} changed since the run started (digest ${previous.data.sha256.slice(0, 12)}…, now ${digest.slice(0, 12)}…)`,
+      { hint: 'resume on the same datasets, or start a new run with another --out' },
+    );
+  const train = previous?.ranges.train.bars ?? options.train;
+  const test = previous === undefined ? options.test : (previous.ranges.test?.bars ?? undefined);
+  checkRanges(data, train, test);
+  const ppo = previous?.ppo ?? resolvePpoConfig(options.ppo);
+  if (previous !== undefined && options.ppo.breakStep !== undefined)
+    ppo.breakStep = options.ppo.breakStep; // --steps may extend a resumed run
+  const envOptions: RunEnvOptions = previous?.env ?? options.env ?? {};
+  const checkpointEvery = previous?.checkpointEvery ?? options.checkpointEvery ?? 10;
+  if (!Number.isSafeInteger(checkpointEvery) || checkpointEvery < 1)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `checkpointEvery must be a whole number ≥ 1, got ${checkpointEvery}`,
+      {
+        hint: 'e.g. --checkpoint-every 10',
+      },
+    );
+  const features = data.featureNames.length;
+  const normalizer = fitNormalizer(data.techArray, { assets: data.symbols.length, features }, [
+    train,
+  ]);
+  const env = new VectorTradingEnv(data, normalizer, {
+    ...envOptions,
+    nEnvs: ppo.nEnvs,
+    ranges: [train],
+    seed: ppo.seed,
+  });
+
+  mkdirSync(dir, { recursive: true });
+  const checkpointDir = join(dir, RUN_FILES.checkpoint);
+  let trainer: PpoTrainer;
+  let seconds = previous?.progress.seconds ?? 0;
+  if (previous !== undefined && existsSync(join(checkpointDir, 'model.json'))) {
+    const loaded = await loadPpoModel(checkpointDir);
+    if (loaded.optimizer === undefined || loaded.training === undefined)
+      throw new TradelabError('MODEL_INVALID', `${checkpointDir} has no optimizer state`, {
+        hint: 'the checkpoint is damaged; start a new run with another --out',
+      });
+    trainer = new PpoTrainer(env, ppo, {
+      resetEvery: checkpointEvery,
+      resume: { nets: loaded.nets, optimizer: loaded.optimizer, ...loaded.training },
+    });
+    keepUpdatesUpTo(join(dir, RUN_FILES.updates), loaded.training.updatesDone);
+  } else {
+    trainer = new PpoTrainer(env, ppo, { resetEvery: checkpointEvery });
+    writeFileAtomic(join(dir, RUN_FILES.updates), '');
+  }
+
+  const manifest: RunManifest = previous ?? {
+    format: 'tradelab-run',
+    version: 1,
+    agent: 'ppo',
+    status: 'running',
+    createdAt: new Date().toISOString(),
+    updatedAt: '',
+    tradelab: options.tradelabVersion,
+    command: options.command ?? [],
+    data: {
+      spec: options.dataSpec,
+      symbols: data.symbols,
+      timeframe: data.timeframe,
+      bars: data.timestamps.length,
+      featureNames: data.featureNames,
+      sha256: digest,
+    },
+    ranges: {
+      train: manifestRange(train, data.timestamps),
+      test: test === undefined ? null : manifestRange(test, data.timestamps),
+    },
+    ppo,
+    env: envOptions,
+    checkpointEvery,
+    backend: options.backend,
+    machine: describeMachine(),
+    progress: { updatesDone: 0, totalUpdates: 0, envSteps: 0, seconds: 0 },
+    evaluation: null,
+  };
+  manifest.status = 'running';
+  manifest.backend = options.backend;
+  manifest.machine = describeMachine();
+  manifest.ppo = ppo;
+  const progress = (): void => {
+    manifest.progress = {
+      updatesDone: trainer.updatesDone,
+      totalUpdates: trainer.totalUpdates,
+      envSteps: trainer.envSteps,
+      seconds,
+    };
+  };
+  progress();
+  writeRunManifest(dir, manifest);
+
+  const meta = {
+    data: manifest.data,
+    env: envOptions,
+    train: manifest.ranges.train,
+  };
+  const checkpoint = async (): Promise<void> => {
+    await savePpoModel(checkpointDir, trainer.nets, {
+      ppo,
+      normalizer,
+      meta,
+      checkpoint: {
+        optimizer: trainer.optimizer,
+        counters: { updatesDone: trainer.updatesDone, envSteps: trainer.envSteps },
+      },
+    });
+    progress();
+    writeRunManifest(dir, manifest);
+  };
+
+  const reports: PpoUpdateReport[] = [];
+  let stopped = false;
+  try {
+    while (!trainer.finished) {
+      const report = trainer.update();
+      seconds += report.rolloutSeconds + report.updateSeconds;
+      reports.push(report);
+      appendFileSync(join(dir, RUN_FILES.updates), `${JSON.stringify(report)}\n`);
+      options.onUpdate?.(report, trainer);
+      if (trainer.updatesDone % checkpointEvery === 0) await checkpoint();
+      // Let signals (Ctrl-C) and other events through between updates.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (trainer.updatesDone < trainer.totalUpdates && options.shouldStop?.() === true) {
+        stopped = true;
+        break;
+      }
+    }
+    if (stopped) {
+      // Resuming restarts from the last checkpoint boundary, so updates since then are redone.
+      manifest.status = 'interrupted';
+      progress();
+      writeRunManifest(dir, manifest);
+      return { manifest, reports, stopped, evaluation: undefined, normalizer };
+    }
+    if (trainer.updatesDone % checkpointEvery !== 0) await checkpoint();
+    await savePpoModel(join(dir, RUN_FILES.model), trainer.nets, { ppo, normalizer, meta });
+    let evaluation: RangeEvaluation | undefined;
+    if (test !== undefined) {
+      [evaluation] = evaluate(
+        data,
+        normalizer,
+        trainer.policy(),
+        [test],
+        evaluationEnvOptions(envOptions),
+      );
+      if (evaluation !== undefined) {
+        writeFileAtomic(join(dir, RUN_FILES.testEquity), equityCsv(evaluation, data.timestamps));
+        manifest.evaluation = {
+          range: manifestRange(test, data.timestamps),
+          metrics: evaluation.metrics,
+          benchmarkMetrics: evaluation.benchmarkMetrics,
+          fees: evaluation.fees,
+          ended: evaluation.ended,
+        };
+      }
+    }
+    manifest.status = 'finished';
+    progress();
+    writeRunManifest(dir, manifest);
+    const reportPath = writeRunReport(
+      dir,
+      manifest,
+      readRunUpdates(dir),
+      evaluation,
+      data.timestamps,
+    );
+    return { manifest, reports, stopped, evaluation, normalizer, reportPath };
+  } finally {
+    trainer.dispose();
+  }
+}
+
+/** Drops report rows past `updatesDone` (they are redone after a resume). */
+function keepUpdatesUpTo(path: string, updatesDone: number): void {
+  if (!existsSync(path)) return;
+  const kept = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .filter((line) => {
+      try {
+        return (JSON.parse(line) as { update: number }).update <= updatesDone;
+      } catch {
+        return false;
+      }
+    });
+  writeFileAtomic(path, kept.map((line) => `${line}\n`).join(''));
+}
+
+/** The update reports a run directory holds. */
+export function readRunUpdates(dir: string): PpoUpdateReport[] {
+  const path = join(dir, RUN_FILES.updates);
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as PpoUpdateReport);
+}
+
+/** Whether `dir` looks like a run directory (has a manifest or a model). */
+export function isRunDirectory(dir: string): boolean {
+  return existsSync(dir) && readdirSync(dir).includes(MANIFEST_FILE);
+}

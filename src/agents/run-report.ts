@@ -1,0 +1,105 @@
+import { join } from 'node:path';
+import { writeFileAtomic } from '../data/store/catalog.js';
+import type { RangeEvaluation } from '../eval/evaluate.js';
+import { evaluationSections } from '../eval/evaluation-report.js';
+import { renderHtmlReport, renderLineChart, type ReportSection } from '../report/index.js';
+import type { PpoUpdateReport } from './ppo.js';
+import { RUN_FILES, type RunManifest } from './run-manifest.js';
+
+/*
+ * A training run's report.html: what was trained on what, the training curve and phase timings,
+ * and the test-range evaluation beside buy-and-hold. Self-contained (inline SVG, no scripts).
+ */
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+
+function trainingSection(updates: readonly PpoUpdateReport[]): ReportSection {
+  const x = updates.map((u) => u.envSteps);
+  const returns = updates.map((u) => u.meanEpisodeReturn);
+  const timing = (pick: (u: PpoUpdateReport) => number, digits: number): string =>
+    updates.length === 0 ? '-' : median(updates.map(pick)).toFixed(digits);
+  return {
+    heading: 'Training',
+    paragraph:
+      'Mean return of the training episodes that ended in each update (rewards are value changes over initial cash), and the median timing of an update.',
+    charts: [
+      renderLineChart({
+        title: 'Mean training episode return',
+        xLabel: 'env steps',
+        series: [{ name: 'episode return', x, y: returns }],
+        emptyMessage: 'no episode ended during training',
+      }),
+      renderLineChart({
+        title: 'Policy standard deviation and approximate KL per update',
+        xLabel: 'env steps',
+        series: [
+          { name: 'action std', x, y: updates.map((u) => u.actionStd) },
+          { name: 'approx KL × 100', x, y: updates.map((u) => u.approxKl * 100) },
+        ],
+      }),
+    ],
+    table: {
+      headers: ['per update (median)', 'value'],
+      rows: [
+        ['rollout seconds', timing((u) => u.rolloutSeconds, 3)],
+        ['  of which env stepping', timing((u) => u.envSeconds, 3)],
+        ['  of which policy forward', timing((u) => u.policySeconds, 3)],
+        ['update seconds', timing((u) => u.updateSeconds, 3)],
+        ['env steps/s (rollout)', timing((u) => u.envStepsPerSecond, 0)],
+        ['samples/s (update)', timing((u) => u.samplesPerSecond, 0)],
+        ['explained variance', timing((u) => u.explainedVariance, 3)],
+      ],
+    },
+  };
+}
+
+/** Writes `report.html` into the run directory; returns its path. */
+export function writeRunReport(
+  dir: string,
+  manifest: RunManifest,
+  updates: readonly PpoUpdateReport[],
+  evaluation: RangeEvaluation | undefined,
+  timestamps: Float64Array,
+): string {
+  const { data, ranges, ppo } = manifest;
+  const sections: ReportSection[] = [trainingSection(updates)];
+  if (evaluation !== undefined) {
+    const parts = evaluationSections(evaluation, timestamps, 'PPO policy');
+    sections.push(...parts.map((s) => ({ ...s, heading: `${s.heading} on the test range` })));
+  }
+  const html = renderHtmlReport({
+    title: `PPO on ${data.symbols.join(', ')} ${data.timeframe}`,
+    subtitle: `${manifest.progress.envSteps.toLocaleString('en-US')} env steps in ${manifest.progress.updatesDone} updates, ${manifest.progress.seconds.toFixed(1)} s`,
+    facts: [
+      {
+        label: 'data',
+        value: `${data.spec}: ${data.bars} bars × ${data.featureNames.length} features`,
+      },
+      {
+        label: 'train',
+        value: `bars ${ranges.train.bars.join('..')} (${ranges.train.from} → ${ranges.train.to})`,
+      },
+      {
+        label: 'test',
+        value:
+          ranges.test === null
+            ? 'none'
+            : `bars ${ranges.test.bars.join('..')} (${ranges.test.from} → ${ranges.test.to})`,
+      },
+      {
+        label: 'PPO',
+        value: `netDim ${ppo.netDim} × ${ppo.layers}, nEnvs ${ppo.nEnvs}, targetStep ${ppo.targetStep}, batchSize ${ppo.batchSize}, repeatTimes ${ppo.repeatTimes}, lr ${ppo.learningRate}, gamma ${ppo.gamma}, seed ${ppo.seed}`,
+      },
+      { label: 'backend', value: `${manifest.backend.name} (${manifest.backend.matmul})` },
+      { label: 'machine', value: `${manifest.machine.cpu}, ${manifest.machine.cores} cores` },
+    ],
+    sections,
+    footer: `written by tradelab ${manifest.tradelab} at ${new Date().toISOString()}`,
+  });
+  const path = join(dir, RUN_FILES.report);
+  writeFileAtomic(path, html);
+  return path;
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { benchLearn } from './learn-bench.js';
+import { benchPpo } from './ppo-bench.js';
+
+describe('bench ppo', () => {
+  it('measures whole updates and both phases, with the memory after', async () => {
+    const results = await benchPpo({
+      envs: [4],
+      netDim: 16,
+      targetStep: 128,
+      batchSize: 64,
+      repeatTimes: 1,
+      updates: 2,
+    });
+    expect(results.map((r) => r.unit)).toEqual(['env steps/s', 'env steps/s', 'samples/s']);
+    for (const r of results) {
+      expect(r.rate).toBeGreaterThan(0);
+      expect(r.runs).toHaveLength(2);
+    }
+    expect(results[0]?.name).toMatch(/nEnvs 4, netDim 16: rollout \d+%, update \d+%/);
+    expect(results[0]?.memory?.tensors).toBeGreaterThan(0);
+  });
+});
+
+describe('bench learn', () => {
+  it('reports held-out Sharpe beside buy-and-hold for each signal and seed', async () => {
+    const seen: number[] = [];
+    const results = await benchLearn({
+      signals: [0.2, 0],
+      seeds: [1],
+      steps: 2048,
+      onResult: (_, done) => seen.push(done),
+    });
+    expect(results.map((r) => [r.signal, r.seed])).toEqual([
+      [0.2, 1],
+      [0, 1],
+    ]);
+    expect(seen).toEqual([1, 2]);
+    for (const r of results) {
+      expect(Number.isFinite(r.sharpe)).toBe(true);
+      expect(Number.isFinite(r.benchmarkSharpe)).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,197 @@
+import { isAbsolute, resolve } from 'node:path';
+import { trainPpoRun, type PpoRunResult } from '../../agents/ppo-run.js';
+import type { PpoConfig } from '../../agents/ppo-config.js';
+import { readRunManifest, RUN_FILES, type RunEnvOptions } from '../../agents/run-manifest.js';
+import { useBackend } from '../../compute/backends.js';
+import {
+  describeBarRange,
+  loadMarketData,
+  parseBarRange,
+  parseDatasetKeys,
+  type BarRange,
+} from '../../data/index.js';
+import { TradelabError } from '../../errors/index.js';
+import { tradelabVersion } from '../../project/version.js';
+import type { CommandContext } from '../command-spec.js';
+import { count, num } from '../format.js';
+import { choiceOption, intOption, numberOption } from '../option-values.js';
+import { openStore } from '../open-store.js';
+import { createProgress } from '../progress.js';
+import { printEvaluation } from '../print-evaluation.js';
+
+/**
+ * `tradelab train ppo --data SYM[,SYM]:TF --out DIR`: trains PPO on the training range,
+ * checkpoints, and evaluates the deterministic policy on the test range beside buy-and-hold.
+ */
+export async function run(context: CommandContext): Promise<number | undefined> {
+  const { out, options } = context;
+  const project = context.project();
+  const root = project.config.projectRoot;
+  if (typeof options.out !== 'string')
+    throw new TradelabError('USAGE', 'train ppo needs --out DIR (where the run is written)', {
+      hint: 'e.g. tradelab train ppo --data BTCUSDT:1h --out runs/btc-ppo',
+    });
+  const dir = isAbsolute(options.out) ? options.out : resolve(root, options.out);
+  const resume = options.resume === true;
+  const previous = resume ? readRunManifest(dir) : undefined;
+  const spec = previous?.data.spec ?? (typeof options.data === 'string' ? options.data : undefined);
+  if (spec === undefined)
+    throw new TradelabError('USAGE', 'train ppo needs --data SYM[,SYM]:TF', {
+      hint: 'e.g. --data BTCUSDT,ETHUSDT:1h (see `tradelab data list`)',
+    });
+  if (previous !== undefined && typeof options.data === 'string' && options.data !== spec)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `--data ${options.data} differs from the run's ${spec}`,
+      {
+        hint: 'leave --data out when resuming, or start a new run with another --out',
+      },
+    );
+
+  const backend = await useBackend(project.config.settings.backend);
+  const data = await loadMarketData(openStore(context), parseDatasetKeys(spec));
+  const bars = data.timestamps.length;
+  const lookback = intOption(options, 'lookback', 1) ?? 1;
+  const { train, test } = ranges(options, data.timestamps, lookback);
+
+  const ppo: Partial<PpoConfig> = {};
+  const set = <K extends keyof PpoConfig>(key: K, value: PpoConfig[K] | undefined): void => {
+    if (value !== undefined) ppo[key] = value;
+  };
+  set('breakStep', intOption(options, 'steps', 1));
+  set('nEnvs', intOption(options, 'envs', 1));
+  set('netDim', intOption(options, 'net-dim', 1));
+  set('layers', intOption(options, 'layers', 1));
+  set('batchSize', intOption(options, 'batch-size', 1));
+  set('targetStep', intOption(options, 'target-step', 1));
+  set('repeatTimes', intOption(options, 'repeat-times', 1));
+  set('learningRate', numberOption(options, 'lr', 1e-8, 1, '3e-4'));
+  set('gamma', numberOption(options, 'gamma', 0, 1, '0.99'));
+  set('lambdaGae', numberOption(options, 'lambda-gae', 0, 1, '0.95'));
+  set('ratioClip', numberOption(options, 'ratio-clip', 1e-6, 1, '0.2'));
+  set('lambdaEntropy', numberOption(options, 'entropy', 0, 1, '0.01'));
+  set('seed', intOption(options, 'seed', 0));
+  if (ppo.nEnvs !== undefined && ppo.targetStep === undefined)
+    ppo.targetStep = Math.max(1, Math.round(2048 / ppo.nEnvs)) * ppo.nEnvs;
+  if (previous !== undefined) {
+    const changed = Object.keys(ppo).filter((k) => k !== 'breakStep');
+    if (changed.length > 0)
+      throw new TradelabError(
+        'INVALID_ARGUMENT',
+        `--resume keeps the run's settings; these flags would change them: ${changed.join(', ')}`,
+        {
+          hint: 'leave them out (only --steps may extend a resumed run), or start a new run',
+        },
+      );
+  }
+  const feeBps = numberOption(options, 'fee-bps', 0, 1000, '10');
+  const episodeLength = intOption(options, 'episode-length', 1);
+  const reward = choiceOption(options, 'reward', ['value-change', 'excess'] as const);
+  const env: RunEnvOptions = {
+    lookback,
+    ...(feeBps === undefined ? {} : { buyFeeBps: feeBps, sellFeeBps: feeBps }),
+    ...(episodeLength === undefined ? {} : { episodeLength }),
+    ...(reward === undefined ? {} : { reward }),
+  };
+
+  if (!out.json) {
+    out.line(
+      `${resume ? 'Resuming' : 'Training'} PPO on ${data.symbols.join(', ')} at ${data.timeframe}: ${count(bars)} bars × ${data.featureNames.length} features`,
+    );
+    out.line(`  train ${describeBarRange(previous?.ranges.train.bars ?? train, data.timestamps)}`);
+    const testRange = previous === undefined ? test : (previous.ranges.test?.bars ?? undefined);
+    out.line(
+      `  test  ${testRange === undefined ? 'none' : describeBarRange(testRange, data.timestamps)}`,
+    );
+    out.line(`  backend ${backend.name} (${backend.matmul}); ${backend.why}`);
+    out.line(`  run directory ${dir}`);
+    out.line();
+  }
+
+  let stopRequested = false;
+  const onSignal = (): void => {
+    if (stopRequested) process.exit(130);
+    stopRequested = true;
+    process.stderr.write('\nstopping after this update (Ctrl-C again to quit at once)…\n');
+  };
+  process.on('SIGINT', onSignal);
+  let progress: ReturnType<typeof createProgress> | undefined;
+  let result: PpoRunResult;
+  try {
+    result = await trainPpoRun({
+      dir,
+      data,
+      dataSpec: spec,
+      train,
+      test,
+      ppo,
+      env,
+      resume,
+      ...(intOption(options, 'checkpoint-every', 1) === undefined
+        ? {}
+        : { checkpointEvery: intOption(options, 'checkpoint-every', 1) as number }),
+      backend: { name: backend.name, matmul: backend.matmul },
+      tradelabVersion: tradelabVersion(),
+      command: process.argv.slice(2),
+      onUpdate: (report, trainer) => {
+        if (out.json) out.record({ type: 'update', ...report });
+        progress ??= createProgress({ total: trainer.config.breakStep, unit: 'steps' });
+        const ret = report.meanEpisodeReturn;
+        progress.update(
+          report.envSteps,
+          `update ${report.update}/${trainer.totalUpdates}${ret === null ? '' : ` return ${num(ret, 4)}`}`,
+        );
+      },
+      shouldStop: () => stopRequested,
+    });
+  } finally {
+    progress?.done();
+    process.off('SIGINT', onSignal);
+  }
+  const { manifest, reports } = result;
+  if (result.stopped) {
+    out.note(
+      `stopped after update ${manifest.progress.updatesDone}; continue with: tradelab train ppo --out ${options.out} --resume`,
+    );
+    return 130; // as a shell reports a command stopped by Ctrl-C
+  }
+  const report = result.reportPath;
+  if (out.json) {
+    out.record({ type: 'run', dir, manifest, report });
+    return undefined;
+  }
+  const median = (values: number[]): number => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+  };
+  out.line(
+    `${count(manifest.progress.envSteps)} env steps in ${manifest.progress.updatesDone} updates, ${num(manifest.progress.seconds, 3)} s`,
+  );
+  if (reports.length > 0)
+    out.line(
+      `per update (median): rollout ${num(median(reports.map((r) => r.rolloutSeconds)), 3)} s at ${count(Math.round(median(reports.map((r) => r.envStepsPerSecond))))} env steps/s, update ${num(median(reports.map((r) => r.updateSeconds)), 3)} s at ${count(Math.round(median(reports.map((r) => r.samplesPerSecond))))} samples/s`,
+    );
+  out.line();
+  if (result.evaluation !== undefined) printEvaluation(out, result.evaluation);
+  out.line(`model: ${resolve(dir, RUN_FILES.model)}`);
+  if (report !== undefined) out.line(`report: ${report}`);
+  return undefined;
+}
+
+/** --train and --test; by default the first 80% of bars train and the rest test. */
+function ranges(
+  options: CommandContext['options'],
+  timestamps: Float64Array,
+  lookback: number,
+): { train: BarRange; test: BarRange | undefined } {
+  const bars = timestamps.length;
+  const split = Math.floor(bars * 0.8);
+  const train =
+    typeof options.train === 'string'
+      ? parseBarRange(options.train, timestamps, '--train')
+      : ([Math.min(lookback - 1, split), split] as const);
+  let test: BarRange | undefined;
+  if (typeof options.test === 'string') test = parseBarRange(options.test, timestamps, '--test');
+  else if (options['no-test'] !== true && bars - train[1] >= 2) test = [train[1], bars];
+  return { train, test };
+}

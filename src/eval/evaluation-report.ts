@@ -1,0 +1,106 @@
+import {
+  renderDrawdownChart,
+  renderHtmlReport,
+  renderLineChart,
+  type ReportFact,
+  type ReportSection,
+  type ReportTable,
+} from '../report/index.js';
+import type { RangeEvaluation } from './evaluate.js';
+import type { TradingMetrics } from './metrics.js';
+
+/*
+ * An evaluated range as report sections: the equity curve beside buy-and-hold, both under water,
+ * and the metrics side by side. `tradelab train ppo` and `tradelab backtest` show them.
+ */
+
+const pct = (x: number | null): string =>
+  x === null || !Number.isFinite(x) ? '-' : `${(x * 100).toFixed(2)} %`;
+const fixed = (x: number | null, digits = 2): string =>
+  x === null || !Number.isFinite(x) ? '-' : x.toFixed(digits);
+
+/** The metrics rows shown for a strategy and its benchmark: label and formatted values. */
+export function metricRows(
+  metrics: TradingMetrics,
+  benchmark: TradingMetrics,
+  fees: number,
+): [label: string, strategy: string, benchmark: string][] {
+  return [
+    ['total return', pct(metrics.totalReturn), pct(benchmark.totalReturn)],
+    ['annualized return', pct(metrics.annualizedReturn), pct(benchmark.annualizedReturn)],
+    [
+      'annualized volatility',
+      pct(metrics.annualizedVolatility),
+      pct(benchmark.annualizedVolatility),
+    ],
+    ['Sharpe (annualized)', fixed(metrics.sharpe), fixed(benchmark.sharpe)],
+    ['Sortino (annualized)', fixed(metrics.sortino), fixed(benchmark.sortino)],
+    ['max drawdown', pct(metrics.maxDrawdown), pct(benchmark.maxDrawdown)],
+    ['Calmar', fixed(metrics.calmar), fixed(benchmark.calmar)],
+    ['hit rate', pct(metrics.hitRate), pct(benchmark.hitRate)],
+    ['turnover (annualized, × value)', fixed(metrics.annualizedTurnover, 1), '-'],
+    ['exposure (mean invested share)', pct(metrics.exposure), '100.00 %'],
+    ['fees paid', fees.toFixed(2), '0.00'],
+    ['bars', String(metrics.bars), String(benchmark.bars)],
+  ];
+}
+
+/** The equity, drawdown and metrics sections of one evaluated range. */
+export function evaluationSections(
+  evaluation: RangeEvaluation,
+  timestamps: Float64Array,
+  label = 'policy',
+): ReportSection[] {
+  const x = Float64Array.from(evaluation.bars, (bar) => timestamps[bar] ?? Number.NaN);
+  const initial = evaluation.equity[0] ?? 0;
+  const table: ReportTable = {
+    headers: ['metric', label, 'buy-and-hold'],
+    rows: metricRows(evaluation.metrics, evaluation.benchmarkMetrics, evaluation.fees),
+  };
+  const flags = [...evaluation.metrics.flags, ...evaluation.benchmarkMetrics.flags];
+  return [
+    {
+      heading: 'Equity',
+      paragraph: `The ${label} and an equal-weight buy-and-hold of the same symbols, from the same cash, on the same bars. The episode ${evaluation.ended === 'terminated' ? 'was terminated: the portfolio fell below the termination threshold' : 'ran to the end of the range'}.`,
+      charts: [
+        renderLineChart({
+          title: 'Portfolio value',
+          xKind: 'time',
+          series: [
+            { name: label, x, y: evaluation.equity },
+            { name: 'buy-and-hold', x, y: evaluation.benchmark, dash: '6 4' },
+          ],
+          referenceLine: { y: initial, label: 'initial cash' },
+        }),
+        renderDrawdownChart({
+          xKind: 'time',
+          series: [
+            { name: label, x, equity: evaluation.equity },
+            { name: 'buy-and-hold', x, equity: evaluation.benchmark },
+          ],
+        }),
+      ],
+    },
+    {
+      heading: 'Metrics',
+      ...(flags.length === 0 ? {} : { paragraph: `Flags: ${[...new Set(flags)].join(', ')}.` }),
+      table,
+    },
+  ];
+}
+
+/** A whole report page for one evaluated range (what `tradelab backtest --out` writes). */
+export function evaluationReportHtml(options: {
+  title: string;
+  facts: readonly ReportFact[];
+  evaluation: RangeEvaluation;
+  timestamps: Float64Array;
+  footer: string;
+}): string {
+  return renderHtmlReport({
+    title: options.title,
+    facts: options.facts,
+    sections: evaluationSections(options.evaluation, options.timestamps),
+    footer: options.footer,
+  });
+}

@@ -1,0 +1,197 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, jsonLines, runCli, tempDir } from './support/run-cli.js';
+
+/*
+ * `tradelab train ppo` and `tradelab backtest` as a user runs them: real processes on a real
+ * dataset store. A tiny network and few steps keep each run to seconds.
+ */
+
+let dir: string;
+const DATA = 'SYN0,SYN1:1h';
+const SMALL = [
+  '--data',
+  DATA,
+  '--net-dim',
+  '16',
+  '--envs',
+  '4',
+  '--target-step',
+  '256',
+  '--batch-size',
+  '128',
+  '--repeat-times',
+  '2',
+  '--episode-length',
+  '64',
+  '--checkpoint-every',
+  '2',
+  '--seed',
+  '5',
+];
+
+beforeAll(async () => {
+  dir = tempDir('tradelab-train-');
+  const made = await runCli(
+    ['data', 'synth', '--symbols', '2', '--bars', '1500', '--signal', '0.2', '--seed', '3'],
+    { cwd: dir },
+  );
+  expect(made.code, made.stderr).toBe(0);
+});
+
+const read = (path: string): string => readFileSync(join(dir, path), 'utf8');
+const manifest = (run: string): Record<string, unknown> =>
+  JSON.parse(read(`${run}/manifest.json`)) as Record<string, unknown>;
+
+/** Starts a training run and sends SIGINT once its first update row is out. */
+function interruptedRun(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: dir,
+      env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
+    });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (!sent && stdout.includes('"type":"update"')) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('tradelab train ppo', () => {
+  it('trains, checkpoints, writes the model, and evaluates on the held-out bars', async () => {
+    const result = await runCli(
+      ['train', 'ppo', ...SMALL, '--steps', '2048', '--out', 'runs/a', '--json'],
+      { cwd: dir },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const rows = jsonLines(result.stdout);
+    const updates = rows.filter((r) => r.type === 'update');
+    expect(updates.map((u) => u.update)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    for (const key of [
+      'rolloutSeconds',
+      'updateSeconds',
+      'envStepsPerSecond',
+      'samplesPerSecond',
+      'approxKl',
+      'clipFraction',
+      'entropy',
+    ])
+      expect(typeof updates[0]?.[key], key).toBe('number');
+    const m = manifest('runs/a');
+    expect(m.status).toBe('finished');
+    expect(m.progress).toMatchObject({ updatesDone: 8, envSteps: 2048 });
+    expect((m.data as { sha256: string }).sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(m.backend).toMatchObject({ name: 'wasm' });
+    const ranges = m.ranges as { train: { bars: number[] }; test: { bars: number[] } };
+    expect(ranges.test.bars[0]).toBe(ranges.train.bars[1]);
+    // The equity CSV has one row per test bar (the start and every fill).
+    const csv = read('runs/a/test-equity.csv').trim().split('\n');
+    expect(csv[0]).toBe('bar,time,equity,benchmark');
+    expect(csv).toHaveLength((ranges.test.bars[1] ?? 0) - (ranges.test.bars[0] ?? 0) + 1);
+    const report = read('runs/a/report.html');
+    expect(report).toContain('<svg');
+    expect(report).toContain('buy-and-hold');
+    expect(existsSync(join(dir, 'runs/a/model/weights.bin'))).toBe(true);
+    expect(read('runs/a/updates.jsonl').trim().split('\n')).toHaveLength(8);
+  });
+
+  it('resumes a stopped run and ends with exactly the weights of an uninterrupted one', async () => {
+    const stopped = await interruptedRun([
+      'train',
+      'ppo',
+      ...SMALL,
+      '--steps',
+      '2048',
+      '--out',
+      'runs/b',
+      '--json',
+    ]);
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toMatch(/--resume/);
+    expect(manifest('runs/b').status).toBe('interrupted');
+    const resumed = await runCli(['train', 'ppo', '--out', 'runs/b', '--resume', '--json'], {
+      cwd: dir,
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(manifest('runs/b').status).toBe('finished');
+    expect(readFileSync(join(dir, 'runs/b/model/weights.bin'))).toEqual(
+      readFileSync(join(dir, 'runs/a/model/weights.bin')),
+    );
+    // One row per update, none duplicated by the restart from the checkpoint.
+    const updates = jsonLines(read('runs/b/updates.jsonl')).map((u) => u.update);
+    expect(updates).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('refuses what would lose or mix up a run, saying what to do', async () => {
+    const again = await runCli(['train', 'ppo', ...SMALL, '--out', 'runs/a'], { cwd: dir });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already holds a training run/);
+    expect(again.stderr).toMatch(/--resume/);
+    const overlap = await runCli(
+      ['train', 'ppo', ...SMALL, '--train', '0..1000', '--test', '900..', '--out', 'runs/c'],
+      { cwd: dir },
+    );
+    expect(overlap.code).toBe(2);
+    expect(overlap.stderr).toMatch(/overlaps the training range/);
+    const changed = await runCli(
+      ['train', 'ppo', '--out', 'runs/a', '--resume', '--net-dim', '32'],
+      { cwd: dir },
+    );
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toMatch(/would change them: netDim/);
+    const noOut = await runCli(['train', 'ppo', '--data', DATA], { cwd: dir });
+    expect(noOut.code).toBe(2);
+    expect(noOut.stderr).toMatch(/needs --out/);
+  });
+});
+
+describe('tradelab backtest', () => {
+  it("re-evaluates a saved model on its run's test range with the same figures", async () => {
+    const result = await runCli(['backtest', '--model', 'runs/a', '--json', '--out', 'runs/a/bt'], {
+      cwd: dir,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const [row] = jsonLines(result.stdout);
+    const evaluation = manifest('runs/a').evaluation as {
+      metrics: unknown;
+      benchmarkMetrics: unknown;
+    };
+    expect(row?.metrics).toEqual(evaluation.metrics);
+    expect(row?.benchmarkMetrics).toEqual(evaluation.benchmarkMetrics);
+    expect(read('runs/a/bt/equity.csv')).toBe(read('runs/a/test-equity.csv'));
+    expect(read('runs/a/bt/report.html')).toContain('<svg');
+  });
+
+  it('evaluates another range and higher fees', async () => {
+    const result = await runCli(
+      ['backtest', '--model', 'runs/a', '--range', '100..400', '--fee-bps', '50', '--json'],
+      { cwd: dir },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const [row] = jsonLines(result.stdout);
+    expect(row?.range).toEqual([100, 400]);
+    // 300 bars: the start and 299 fills, so 299 per-bar returns.
+    expect((row?.metrics as { bars: number }).bars).toBe(299);
+  });
+
+  it('says when there is no model', async () => {
+    const result = await runCli(['backtest', '--model', 'runs/none'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/no model at/);
+  });
+});
