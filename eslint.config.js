@@ -23,11 +23,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/cli/**', 'bin/**', 'test/**', '**/*.test.ts'],
+    files: ['src/cli/**', 'bin/**', 'scripts/**', 'test/**', '**/*.test.ts'],
     rules: { 'no-console': 'off' },
   },
   {
-    files: ['**/*.js'],
+    files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,

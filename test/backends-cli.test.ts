@@ -13,7 +13,16 @@ describe('tradelab backends', () => {
     expect(byName.webgpu?.available).toBe(false);
     expect(String(byName.webgpu?.detail)).toContain('npm install @tensorflow/tfjs-backend-webgpu');
     expect(String(byName.tensorflow?.detail)).toContain('@tensorflow/tfjs-node');
+    // The native GEMM: what it runs on, or why not (CI builds it, so there it must be there).
+    const native = byName.wasm?.nativeGemm as { available: boolean; reason: string } | undefined;
+    expect(typeof native?.available).toBe('boolean');
+    if (process.env.CI === 'true') expect(native?.available, native?.reason).toBe(true);
     const table = await runCli(['backends']);
     expect(table.stdout).toMatch(/^wasm\s+yes/m);
+    expect(table.stdout).toMatch(
+      native?.available === true
+        ? /^Native GEMM: yes, \S+ sgemm/m
+        : /^Native GEMM: no, .*npm run build:native/m,
+    );
   });
 });

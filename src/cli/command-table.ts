@@ -908,6 +908,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         description: 'updates between checkpoints (default 10)',
       },
       {
+        name: 'threads',
+        type: 'string',
+        value: 'N|all',
+        description: 'OpenBLAS threads of the native GEMM (default all cores)',
+      },
+      {
         name: 'resume',
         type: 'boolean',
         description: 'continue the run in --out from its last checkpoint, with its settings',

@@ -1,7 +1,14 @@
 import * as tf from '@tensorflow/tfjs';
 import type { BackendChoice } from '../config/settings.js';
 import { TradelabError } from '../errors/index.js';
-import { installWasmMatMul } from './wasm-matmul.js';
+import {
+  describeNativeGemm,
+  nativeGemmStatus,
+  setNativeThreads,
+  type NativeGemmStatus,
+} from './native-gemm.js';
+import { setWasmMatMulPath, type WasmMatMulPath } from './wasm-matmul.js';
+import { installWasmTrainingKernels } from './wasm-training-kernels.js';
 
 /*
  * TensorFlow.js backends: which exist here, and starting the chosen one. tfjs's names are kept:
@@ -20,12 +27,35 @@ export interface BackendStatus {
   available: boolean;
   /** What it is, or why it is not available and how to get it. */
   detail: string;
+  /** wasm only: the native GEMM its matrix products use when it is available. */
+  nativeGemm?: NativeGemmStatus;
+}
+
+/** How the wasm backend does matrix products: a {@link WasmMatMulPath}, or `auto` (native when built). */
+export type MatMulChoice = 'auto' | WasmMatMulPath;
+
+const MATMUL_CHOICES: readonly MatMulChoice[] = ['auto', 'native', 'xnnpack', 'stock'];
+
+/** Options for {@link useBackend}. */
+export interface UseBackendOptions {
+  /** Whether a GPU profile is in use (`auto` then prefers webgpu). Default false. */
+  gpuProfile?: boolean;
+  /**
+   * wasm's matrix products. Default: $TRADELAB_MATMUL, else `auto` (the native GEMM when it is
+   * built, else XNNPACK with explicit transposes).
+   */
+  matmul?: MatMulChoice;
+  /**
+   * Threads per native product. Default 1 (trial workers fill the cores); `all` for a single run
+   * that should use every core.
+   */
+  nativeThreads?: number | 'all';
 }
 
 /** The backend running now and how its matrix products are done. */
 export interface ActiveBackend {
   name: BackendName;
-  /** e.g. "XNNPACK, transposes made explicit" or "JavaScript loops". */
+  /** e.g. "OpenBLAS sgemm (SkylakeX kernels, 1 thread)", "XNNPACK, transposes made explicit". */
   matmul: string;
   /** Why this backend: the choice and, for `auto`, the reason. */
   why: string;
@@ -52,12 +82,15 @@ async function tryImport(name: string): Promise<{ loaded: boolean; reason: strin
 export async function listBackends(): Promise<BackendStatus[]> {
   const webgpu = await tryImport('@tensorflow/tfjs-backend-webgpu');
   const node = await tryImport('@tensorflow/tfjs-node');
+  const nativeGemm = nativeGemmStatus();
   return [
     {
       name: 'wasm',
       available: true,
-      detail:
-        'WebAssembly with XNNPACK; every matrix product on its fast path (explicit transposes)',
+      detail: nativeGemm.available
+        ? `WebAssembly; matrix products on the native GEMM, ${describeNativeGemm(nativeGemm)}`
+        : 'WebAssembly with XNNPACK; every matrix product on its fast path (explicit transposes)',
+      nativeGemm,
     },
     {
       name: 'webgpu',
@@ -77,13 +110,52 @@ export async function listBackends(): Promise<BackendStatus[]> {
   ];
 }
 
+/** The matmul choice from the options, else $TRADELAB_MATMUL, else `auto`. */
+function matmulChoice(options: UseBackendOptions): MatMulChoice {
+  if (options.matmul !== undefined) return options.matmul;
+  const env = process.env.TRADELAB_MATMUL;
+  if (env === undefined || env === '') return 'auto';
+  const choice = MATMUL_CHOICES.find((c) => c === env);
+  if (choice === undefined)
+    throw new TradelabError('INVALID_ARGUMENT', `TRADELAB_MATMUL=${env} is not a matmul path`, {
+      hint: `set it to one of ${MATMUL_CHOICES.join(', ')}, or unset it`,
+    });
+  return choice;
+}
+
+/** Puts the chosen matmul kernels on the wasm backend and says which. */
+function setUpWasmMatMul(options: UseBackendOptions): string {
+  const choice = matmulChoice(options);
+  const native = nativeGemmStatus();
+  const path: WasmMatMulPath =
+    choice === 'auto' ? (native.available ? 'native' : 'xnnpack') : choice;
+  if (path === 'native' && !native.available)
+    throw new TradelabError('INVALID_ARGUMENT', `native GEMM not available: ${native.reason}`, {
+      hint: 'use matmul auto or xnnpack, or build the native GEMM as the message says',
+    });
+  if (path === 'native' && options.nativeThreads !== undefined)
+    setNativeThreads(options.nativeThreads);
+  setWasmMatMulPath(path);
+  switch (path) {
+    case 'native':
+      return describeNativeGemm();
+    case 'xnnpack':
+      return choice === 'auto'
+        ? `XNNPACK, transposes made explicit (${describeNativeGemm(native)})`
+        : 'XNNPACK, transposes made explicit';
+    case 'stock':
+      return "the wasm backend's own kernels (XNNPACK only for untransposed 2-D products)";
+  }
+}
+
 /**
  * Starts the backend for `choice`: `auto` is webgpu on a GPU profile when it is available, else
- * wasm. A backend that is not available is an error naming the fallback.
+ * wasm. A backend that is not available is an error naming the fallback. On wasm, `options.matmul`
+ * picks how matrix products run.
  */
 export async function useBackend(
   choice: BackendChoice,
-  options: { gpuProfile?: boolean } = {},
+  options: UseBackendOptions = {},
 ): Promise<ActiveBackend> {
   const statuses = await listBackends();
   let name: BackendName;
@@ -113,18 +185,16 @@ export async function useBackend(
         hint: 'use --backend wasm (always available), or install what the message names',
       },
     );
+  let matmul = 'JavaScript loops';
   if (name === 'wasm') {
     await import('@tensorflow/tfjs-backend-wasm');
-    installWasmMatMul();
+    matmul = setUpWasmMatMul(options);
+    installWasmTrainingKernels();
   }
   if (!(await tf.setBackend(name)))
     throw new TradelabError('INTERNAL', `TensorFlow.js could not start its ${name} backend`, {
       hint: 'run `tradelab backends` to see what is available',
     });
   await tf.ready();
-  return {
-    name,
-    matmul: name === 'wasm' ? 'XNNPACK, transposes made explicit' : 'JavaScript loops',
-    why,
-  };
+  return { name, matmul, why };
 }

@@ -4,11 +4,33 @@ export {
   type ActiveBackend,
   type BackendName,
   type BackendStatus,
+  type MatMulChoice,
+  type UseBackendOptions,
 } from './backends.js';
+export {
+  describeNativeGemm,
+  loadNativeGemm,
+  nativeGemmStatus,
+  setNativeThreads,
+  type NativeGemmAddon,
+  type NativeGemmStatus,
+} from './native-gemm.js';
+export { openblasCoretypeFor } from './openblas-coretype.js';
 export {
   installWasmMatMul,
   matMulPathCounts,
+  setWasmMatMulPath,
   uninstallWasmMatMul,
   wasmMatMulInstalled,
+  wasmMatMulPath,
   type MatMulPathCounts,
+  type WasmMatMulPath,
 } from './wasm-matmul.js';
+export {
+  installWasmTrainingKernels,
+  trainingKernelCounts,
+  uninstallWasmTrainingKernels,
+  wasmTrainingKernelsInstalled,
+  type TrainingKernelCounts,
+} from './wasm-training-kernels.js';
+export { memoryReport, type MemoryReport } from './memory-report.js';

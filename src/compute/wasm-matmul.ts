@@ -8,6 +8,8 @@ import {
   type TensorInfo,
 } from '@tensorflow/tfjs';
 import { TradelabError } from '../errors/index.js';
+import { loadNativeGemm, nativeGemmStatus } from './native-gemm.js';
+import { nativeMatMul } from './native-matmul.js';
 
 /*
  * The wasm backend's matrix products run on XNNPACK only when neither input is transposed and the
@@ -15,8 +17,16 @@ import { TradelabError } from '../errors/index.js';
  * loop about 15× slower, and backpropagation through a dense layer always asks for a transposed
  * product. These overrides of BatchMatMul and _FusedMatMul transpose explicitly (a cheap copy),
  * fold a batch of left matrices against one right matrix into a single 2-D product, and then call
- * the backend's own kernel on its fast path.
+ * the backend's own kernel on its fast path. When the native GEMM is built (native-gemm.ts),
+ * the `native` path hands products to OpenBLAS instead, and this one is its fallback.
  */
+
+/**
+ * Which kernels run the wasm backend's matrix products: `native` (OpenBLAS/Accelerate sgemm on
+ * the wasm heap, falling back to `xnnpack` for what it cannot do), `xnnpack` (this file's
+ * rewriting onto XNNPACK's fast path) or `stock` (the backend's own kernels).
+ */
+export type WasmMatMulPath = 'native' | 'xnnpack' | 'stock';
 
 /** How a product reached the fast path; counted for `tradelab backends` and the tests. */
 export interface MatMulPathCounts {
@@ -28,21 +38,28 @@ export interface MatMulPathCounts {
   folded: number;
   /** Calls left to the backend's own (slow) batched path: both inputs batched. */
   batched: number;
+  /** Calls done by the native GEMM (the others above are its fallbacks, or the xnnpack path). */
+  native: number;
 }
 
-const counts: MatMulPathCounts = { direct: 0, transposed: 0, folded: 0, batched: 0 };
+const counts: MatMulPathCounts = { direct: 0, transposed: 0, folded: 0, batched: 0, native: 0 };
 /** The backend's own kernels, while ours replace them. */
 const originals = new Map<string, KernelConfig>();
-let installed = false;
+let current: WasmMatMulPath = 'stock';
 
 /** How many products took each path since the overrides were installed. */
 export function matMulPathCounts(): Readonly<MatMulPathCounts> {
   return { ...counts };
 }
 
-/** Whether {@link installWasmMatMul} has replaced the wasm backend's matmul kernels. */
+/** Whether the wasm backend's matmul kernels are replaced (the `native` or `xnnpack` path). */
 export function wasmMatMulInstalled(): boolean {
-  return installed;
+  return current !== 'stock';
+}
+
+/** The path the wasm backend's matrix products take now. */
+export function wasmMatMulPath(): WasmMatMulPath {
+  return current;
 }
 
 /** A kernel's own backend object, as the wasm kernels receive it. */
@@ -144,28 +161,55 @@ function fastPath(original: KernelConfig): KernelFunc {
   };
 }
 
+/** The native GEMM where it can, else {@link fastPath}. */
+function nativePath(original: KernelConfig): KernelFunc {
+  const gemm = loadNativeGemm();
+  if (gemm === undefined)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `native GEMM not available: ${nativeGemmStatus().reason}`,
+      { hint: 'use the xnnpack matmul path, or build the native GEMM as the message says' },
+    );
+  const fallback = fastPath(original);
+  return (args) => {
+    const out = nativeMatMul(gemm, args);
+    if (out === undefined) return fallback(args);
+    counts.native++;
+    return out;
+  };
+}
+
 /**
- * Replaces the wasm backend's BatchMatMul and _FusedMatMul with {@link fastPath} versions (once;
- * later calls do nothing). Call it after importing `@tensorflow/tfjs-backend-wasm`.
+ * Makes the wasm backend's BatchMatMul and _FusedMatMul take `path` (see {@link WasmMatMulPath}).
+ * Call it after importing `@tensorflow/tfjs-backend-wasm`; `native` throws when the native GEMM
+ * is not available.
  */
-export function installWasmMatMul(): void {
-  if (installed) return;
+export function setWasmMatMulPath(path: WasmMatMulPath): void {
+  if (path === current) return;
   for (const name of ['BatchMatMul', '_FusedMatMul']) {
-    const original = getKernel(name, 'wasm') as KernelConfig | undefined;
+    // getKernel's type says always found; a tfjs without the kernel returns undefined.
+    const registered = getKernel(name, 'wasm') as KernelConfig | undefined;
+    const original = originals.get(name) ?? registered;
     if (original === undefined) continue;
     originals.set(name, original);
+    const kernelFunc =
+      path === 'stock'
+        ? original.kernelFunc
+        : path === 'xnnpack'
+          ? fastPath(original)
+          : nativePath(original);
     unregisterKernel(name, 'wasm');
-    registerKernel({ ...original, kernelFunc: fastPath(original) });
+    registerKernel({ ...original, kernelFunc });
   }
-  installed = true;
+  current = path;
+}
+
+/** Puts the `xnnpack` path in place (see {@link setWasmMatMulPath}). */
+export function installWasmMatMul(): void {
+  setWasmMatMulPath('xnnpack');
 }
 
 /** Puts the backend's own kernels back (to measure what the overrides gain). */
 export function uninstallWasmMatMul(): void {
-  for (const [name, original] of originals) {
-    unregisterKernel(name, 'wasm');
-    registerKernel(original);
-  }
-  originals.clear();
-  installed = false;
+  setWasmMatMulPath('stock');
 }

@@ -1,4 +1,5 @@
 import { listBackends, type BackendStatus } from '../../compute/backends.js';
+import { describeNativeGemm } from '../../compute/native-gemm.js';
 import type { CommandContext } from '../command-spec.js';
 import { renderTable } from '../output.js';
 
@@ -17,6 +18,18 @@ export async function run(context: CommandContext): Promise<void> {
     { header: 'DETAIL', value: (b) => b.detail },
   ]))
     out.line(line);
+  const nativeGemm = backends.find((b) => b.name === 'wasm')?.nativeGemm;
+  if (nativeGemm !== undefined) {
+    out.line();
+    if (nativeGemm.available) {
+      const coretype =
+        nativeGemm.coretype === undefined
+          ? 'detected by OpenBLAS'
+          : `OPENBLAS_CORETYPE=${nativeGemm.coretype.value}, ${nativeGemm.coretype.source === 'user' ? 'set by you' : 'chosen from /proc/cpuinfo'}`;
+      out.line(`Native GEMM: yes, ${describeNativeGemm(nativeGemm)}; ${coretype}.`);
+      if (nativeGemm.config !== undefined) out.line(`  ${nativeGemm.config}`);
+    } else out.line(`Native GEMM: no, ${nativeGemm.reason}. wasm uses XNNPACK meanwhile.`);
+  }
   out.line();
   out.line(
     `Setting: backend ${chosen} (auto: webgpu on a GPU profile when available, else wasm; --backend to choose).`,

@@ -40,7 +40,7 @@ export async function run(context: CommandContext): Promise<void> {
   out.line();
 
   const steps = intOption(options, 'steps', 1) ?? 150_000;
-  const backend = await useBackend(project.config.settings.backend);
+  const backend = await useBackend(project.config.settings.backend, { nativeThreads: 'all' });
   const signal = 0.2;
   out.line(
     `Training PPO for ${count(steps)} env steps on a synthetic 2-asset 1h market with a planted momentum signal (${signal}), on ${backend.name} (${backend.matmul}).`,

@@ -48,7 +48,9 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       },
     );
 
-  const backend = await useBackend(project.config.settings.backend);
+  const backend = await useBackend(project.config.settings.backend, {
+    nativeThreads: threadsOption(options.threads),
+  });
   const data = await loadMarketData(openStore(context), parseDatasetKeys(spec));
   const bars = data.timestamps.length;
   const lookback = intOption(options, 'lookback', 1) ?? 1;
@@ -194,4 +196,17 @@ function ranges(
   if (typeof options.test === 'string') test = parseBarRange(options.test, timestamps, '--test');
   else if (options['no-test'] !== true && bars - train[1] >= 2) test = [train[1], bars];
   return { train, test };
+}
+
+/** --threads N|all: OpenBLAS threads for the native GEMM; a single training run uses every core. */
+export function threadsOption(raw: string | boolean | undefined): number | 'all' {
+  if (raw === undefined || raw === 'all') return 'all';
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `--threads: ${JSON.stringify(raw)} is not allowed: expected a whole number >= 1 or all`,
+      { hint: 'e.g. --threads 1 (several runs side by side) or --threads all (the default)' },
+    );
+  return value;
 }
