@@ -76,7 +76,19 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   if (ppo.nEnvs !== undefined && ppo.targetStep === undefined)
     ppo.targetStep = Math.max(1, Math.round(2048 / ppo.nEnvs)) * ppo.nEnvs;
   if (previous !== undefined) {
-    const changed = Object.keys(ppo).filter((k) => k !== 'breakStep');
+    const envFlags = [
+      'lookback',
+      'fee-bps',
+      'episode-length',
+      'reward',
+      'train',
+      'test',
+      'checkpoint-every',
+    ];
+    const changed = [
+      ...Object.keys(ppo).filter((k) => k !== 'breakStep'),
+      ...envFlags.filter((flag) => options[flag] !== undefined).map((flag) => `--${flag}`),
+    ];
     if (changed.length > 0)
       throw new TradelabError(
         'INVALID_ARGUMENT',
@@ -110,6 +122,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     out.line();
   }
 
+  const checkpointEvery = intOption(options, 'checkpoint-every', 1);
   let stopRequested = false;
   const onSignal = (): void => {
     if (stopRequested) process.exit(130);
@@ -129,9 +142,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       ppo,
       env,
       resume,
-      ...(intOption(options, 'checkpoint-every', 1) === undefined
-        ? {}
-        : { checkpointEvery: intOption(options, 'checkpoint-every', 1) as number }),
+      ...(checkpointEvery === undefined ? {} : { checkpointEvery }),
       backend: { name: backend.name, matmul: backend.matmul },
       tradelabVersion: tradelabVersion(),
       command: process.argv.slice(2),
