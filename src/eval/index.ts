@@ -11,3 +11,16 @@ export { checkEquity, equityFromReturns, simpleReturns } from './returns.js';
 export { evaluate, type Policy, type RangeEvaluation } from './evaluate.js';
 export { equityCsv } from './equity-csv.js';
 export { evaluationReportHtml, evaluationSections, metricRows } from './evaluation-report.js';
+export { holdout, type Holdout, type HoldoutOptions } from './cv-holdout.js';
+export { walkForward, type WalkForward, type WalkForwardOptions } from './cv-walk-forward.js';
+export {
+  cpcv,
+  purgedKFold,
+  type CpcvOptions,
+  type CpcvSplits,
+  type GroupSplit,
+  type GroupedSplits,
+  type PurgedKFoldOptions,
+} from './cv-splits.js';
+export { exclusionZone, trainingRuns, type PurgeOptions, type TrainingRuns } from './cv-purge.js';
+export type { CvSplit } from './cv-window.js';
