@@ -24,3 +24,11 @@ export {
 } from './cv-splits.js';
 export { exclusionZone, trainingRuns, type PurgeOptions, type TrainingRuns } from './cv-purge.js';
 export type { CvSplit } from './cv-window.js';
+export {
+  perBarSharpe,
+  probabilityOfBacktestOverfitting,
+  type PboMetric,
+  type PboOptions,
+  type PboResult,
+  type PerformanceDegradation,
+} from './pbo.js';
