@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { Mlp, type HiddenActivation } from '../models/mlp.js';
+import { Mlp, ownVariable, type HiddenActivation } from '../models/mlp.js';
 import type { MeanSquash } from './ppo-config.js';
 
 /*
@@ -52,9 +52,8 @@ export function createPpoNetworks(config: PpoNetworkConfig): PpoNetworks {
       { ...common, outputs: config.actionDim, outputGain: 0.01, seed: 2 * seed },
       `${prefix}/actor`,
     ),
-    logStd: tf.variable(
+    logStd: ownVariable(
       tf.fill([config.actionDim], config.initLogStd ?? 0),
-      true,
       `${prefix}/actor/logStd`,
     ),
     critic: new Mlp(

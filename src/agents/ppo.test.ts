@@ -208,3 +208,13 @@ describe('PPO model files', () => {
     await expect(loadPpoModel(join(dir, 'nothing'))).rejects.toThrow(/no model at/);
   });
 });
+
+describe('PPO memory', () => {
+  it('releases every tensor when a trainer is disposed', () => {
+    const before = tf.memory().numTensors;
+    const trainer = new PpoTrainer(env(), SMALL);
+    trainer.update();
+    trainer.dispose();
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});

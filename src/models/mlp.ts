@@ -24,6 +24,16 @@ export interface MlpConfig {
   seed?: number;
 }
 
+/**
+ * A trainable variable made from `initial`, which is then released: a variable keeps its own
+ * reference to the data, and the initial tensor would otherwise stay alive (a leak per variable).
+ */
+export function ownVariable(initial: tf.Tensor, name: string): tf.Variable {
+  const variable = tf.variable(initial, true, name);
+  initial.dispose();
+  return variable;
+}
+
 /** Dense layers, trainable. Dispose it when done. */
 export class Mlp {
   readonly weights: tf.Variable[];
@@ -41,8 +51,8 @@ export class Mlp {
       const gain = last ? (config.outputGain ?? 1) : Math.SQRT2;
       const shape: [number, number] = [sizes[l] ?? 0, sizes[l + 1] ?? 0];
       const values = orthogonalMatrix(shape[0], shape[1], gain, seed * 1000 + l);
-      this.weights.push(tf.variable(tf.tensor2d(values, shape), true, `${name}/w${l}`));
-      this.biases.push(tf.variable(tf.zeros([shape[1]]), true, `${name}/b${l}`));
+      this.weights.push(ownVariable(tf.tensor2d(values, shape), `${name}/w${l}`));
+      this.biases.push(ownVariable(tf.zeros([shape[1]]), `${name}/b${l}`));
     }
   }
 
