@@ -10,8 +10,15 @@ describe('tradelab backends', () => {
     const byName = Object.fromEntries(rows.map((r) => [String(r.name), r]));
     expect(byName.wasm?.available).toBe(true);
     expect(byName.cpu?.available).toBe(true);
-    expect(byName.webgpu?.available).toBe(false);
-    expect(String(byName.webgpu?.detail)).toContain('npm install @tensorflow/tfjs-backend-webgpu');
+    // webgpu: an adapter (a GPU, or lavapipe), or why not: packages missing, or no adapter.
+    const webgpu = String(byName.webgpu?.detail);
+    if (byName.webgpu?.available === true) {
+      expect(webgpu).toMatch(/^Dawn on /);
+      expect(byName.webgpu.webgpuAdapter).toBeDefined();
+    } else
+      expect(webgpu).toMatch(
+        /not installed: npm install webgpu @tensorflow\/tfjs-backend-webgpu$|^installed, no adapter: ./,
+      );
     expect(String(byName.tensorflow?.detail)).toContain('@tensorflow/tfjs-node');
     // The native GEMM: what it runs on, or why not (CI builds it, so there it must be there).
     const native = byName.wasm?.nativeGemm as { available: boolean; reason: string } | undefined;
@@ -23,6 +30,18 @@ describe('tradelab backends', () => {
       native?.available === true
         ? /^Native GEMM: yes, \S+ sgemm/m
         : /^Native GEMM: no, .*npm run build:native/m,
+    );
+  });
+
+  it('says why webgpu is not available when there is no adapter, and still exits', async () => {
+    const result = await runCli(['backends', '--json'], {
+      env: { TRADELAB_WEBGPU_ADAPTER: 'none' },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const webgpu = jsonLines(result.stdout).find((r) => r.name === 'webgpu');
+    expect(webgpu?.available).toBe(false);
+    expect(String(webgpu?.detail)).toMatch(
+      /not installed: npm install webgpu|^installed, no adapter: TRADELAB_WEBGPU_ADAPTER=none/,
     );
   });
 });

@@ -9,13 +9,20 @@ import {
 } from './native-gemm.js';
 import { setWasmMatMulPath, type WasmMatMulPath } from './wasm-matmul.js';
 import { installWasmTrainingKernels } from './wasm-training-kernels.js';
+import {
+  describeWebGpuAdapter,
+  installWebGpuGlobals,
+  probeWebGpuAdapter,
+  type WebGpuAdapterInfo,
+} from './webgpu-adapter.js';
+import { installWebGpuKernels } from './webgpu-kernels.js';
 
 /*
  * TensorFlow.js backends: which exist here, and starting the chosen one. tfjs's names are kept:
- * `cpu` is its pure-JavaScript backend (not the `cpu` GPU profile). Only wasm and cpu are
- * dependencies; webgpu (`@tensorflow/tfjs-backend-webgpu` on the `webgpu` package) and tensorflow
- * (`@tensorflow/tfjs-node`, whose install downloads libtensorflow) are used when the user installed
- * them.
+ * `cpu` is its pure-JavaScript backend (not the `cpu` GPU profile). wasm and cpu are dependencies;
+ * webgpu (`@tensorflow/tfjs-backend-webgpu` on the `webgpu` package, Dawn) is an optional one and
+ * runs when Dawn finds an adapter; tensorflow (`@tensorflow/tfjs-node`, whose install downloads
+ * libtensorflow) is used when the user installed it.
  */
 
 /** A concrete backend (what `auto` resolves to). */
@@ -29,6 +36,8 @@ export interface BackendStatus {
   detail: string;
   /** wasm only: the native GEMM its matrix products use when it is available. */
   nativeGemm?: NativeGemmStatus;
+  /** webgpu only: the adapter it runs on, when there is one. */
+  webgpuAdapter?: WebGpuAdapterInfo;
 }
 
 /** How the wasm backend does matrix products: a {@link WasmMatMulPath}, or `auto` (native when built). */
@@ -38,7 +47,10 @@ const MATMUL_CHOICES: readonly MatMulChoice[] = ['auto', 'native', 'xnnpack', 's
 
 /** Options for {@link useBackend}. */
 export interface UseBackendOptions {
-  /** Whether a GPU profile is in use (`auto` then prefers webgpu). Default false. */
+  /**
+   * Whether a GPU profile is in use (`auto` then prefers webgpu on a hardware adapter). Default
+   * false.
+   */
   gpuProfile?: boolean;
   /**
    * wasm's matrix products. Default: $TRADELAB_MATMUL, else `auto` (the native GEMM when it is
@@ -78,36 +90,78 @@ async function tryImport(name: string): Promise<{ loaded: boolean; reason: strin
   }
 }
 
-/** Every backend and whether it can run here. */
-export async function listBackends(): Promise<BackendStatus[]> {
-  const webgpu = await tryImport('@tensorflow/tfjs-backend-webgpu');
-  const node = await tryImport('@tensorflow/tfjs-node');
-  const nativeGemm = nativeGemmStatus();
-  return [
-    {
-      name: 'wasm',
-      available: true,
-      detail: nativeGemm.available
-        ? `WebAssembly; matrix products on the native GEMM, ${describeNativeGemm(nativeGemm)}`
-        : 'WebAssembly with XNNPACK; every matrix product on its fast path (explicit transposes)',
-      nativeGemm,
-    },
-    {
+/** How the webgpu row's detail starts when its packages are installed but Dawn finds no adapter. */
+const NO_ADAPTER = 'installed, no adapter: ';
+
+/** The webgpu row: available when its packages are installed and Dawn finds an adapter. */
+async function webgpuStatus(): Promise<BackendStatus> {
+  const probe = await probeWebGpuAdapter();
+  if (!probe.found)
+    return {
       name: 'webgpu',
       available: false,
-      detail: webgpu.loaded
-        ? 'installed, but tradelab does not start it yet (the GPU path arrives with the PPO agent)'
-        : `${webgpu.reason}: npm install @tensorflow/tfjs-backend-webgpu webgpu`,
-    },
-    {
-      name: 'tensorflow',
-      available: false,
-      detail: node.loaded
-        ? 'installed, but tradelab does not start it yet'
-        : `${node.reason}: npm install @tensorflow/tfjs-node (its install downloads libtensorflow)`,
-    },
-    { name: 'cpu', available: true, detail: "tfjs's pure-JavaScript backend: slow, for reference" },
-  ];
+      detail: probe.missing === true ? probe.reason : `${NO_ADAPTER}${probe.reason}`,
+    };
+  const adapter = describeWebGpuAdapter(probe.adapter);
+  return {
+    name: 'webgpu',
+    available: true,
+    detail: probe.adapter.software
+      ? `Dawn on a software adapter, ${adapter}: works, slower than wasm (auto keeps wasm)`
+      : `Dawn on ${adapter}`,
+    webgpuAdapter: probe.adapter,
+  };
+}
+
+/** The wasm row: always available; says whether its products run on the native GEMM. */
+function wasmStatus(): BackendStatus {
+  const nativeGemm = nativeGemmStatus();
+  return {
+    name: 'wasm',
+    available: true,
+    detail: nativeGemm.available
+      ? `WebAssembly; matrix products on the native GEMM, ${describeNativeGemm(nativeGemm)}`
+      : 'WebAssembly with XNNPACK; every matrix product on its fast path (explicit transposes)',
+    nativeGemm,
+  };
+}
+
+/** The tensorflow row: tfjs-node is not started by tradelab yet. */
+async function tensorflowStatus(): Promise<BackendStatus> {
+  const node = await tryImport('@tensorflow/tfjs-node');
+  return {
+    name: 'tensorflow',
+    available: false,
+    detail: node.loaded
+      ? 'installed, but tradelab does not start it yet'
+      : `${node.reason}: npm install @tensorflow/tfjs-node (its install downloads libtensorflow)`,
+  };
+}
+
+/** One backend's row; only webgpu's asks Dawn for an adapter. */
+async function backendStatus(name: BackendName): Promise<BackendStatus> {
+  switch (name) {
+    case 'wasm':
+      return wasmStatus();
+    case 'webgpu':
+      return webgpuStatus();
+    case 'tensorflow':
+      return tensorflowStatus();
+    case 'cpu':
+      return {
+        name,
+        available: true,
+        detail: "tfjs's pure-JavaScript backend: slow, for reference",
+      };
+  }
+}
+
+/** Every backend and whether it can run here. */
+export async function listBackends(): Promise<BackendStatus[]> {
+  const names: BackendName[] = ['wasm', 'webgpu', 'tensorflow', 'cpu'];
+  const statuses: BackendStatus[] = [];
+  for (const name of names) statuses.push(await backendStatus(name));
+  return statuses;
 }
 
 /** The matmul choice from the options, else $TRADELAB_MATMUL, else `auto`. */
@@ -149,38 +203,53 @@ function setUpWasmMatMul(options: UseBackendOptions): string {
 }
 
 /**
- * Starts the backend for `choice`: `auto` is webgpu on a GPU profile when it is available, else
- * wasm. A backend that is not available is an error naming the fallback. On wasm, `options.matmul`
- * picks how matrix products run.
+ * Starts the backend for `choice`: `auto` is webgpu on a GPU profile when Dawn finds a hardware
+ * adapter, else wasm. A backend that is not available is an error naming the fallback. On wasm,
+ * `options.matmul` picks how matrix products run.
  */
 export async function useBackend(
   choice: BackendChoice,
   options: UseBackendOptions = {},
 ): Promise<ActiveBackend> {
-  const statuses = await listBackends();
+  // Dawn is asked for an adapter only when webgpu may be chosen, and once: a trial worker on wasm
+  // need not load it (and its Vulkan driver).
+  let webgpuProbed: BackendStatus | undefined;
   let name: BackendName;
   let why: string;
   if (choice === 'auto') {
-    const webgpu = statuses.find((s) => s.name === 'webgpu');
-    if (options.gpuProfile === true && webgpu?.available === true) {
+    const webgpu = options.gpuProfile === true ? await backendStatus('webgpu') : undefined;
+    webgpuProbed = webgpu;
+    const adapter = webgpu?.webgpuAdapter;
+    if (options.gpuProfile !== true) {
+      name = 'wasm';
+      why = 'auto: a CPU profile';
+    } else if (webgpu?.available === true && adapter !== undefined && !adapter.software) {
       name = 'webgpu';
-      why = 'auto: a GPU profile and a WebGPU adapter';
+      why = `auto: a GPU profile and a WebGPU adapter (${describeWebGpuAdapter(adapter)})`;
     } else {
+      // A software adapter computes on the CPU, slower than wasm: only --backend webgpu takes it.
       name = 'wasm';
       why =
-        options.gpuProfile === true
-          ? `auto: no WebGPU here (${webgpu?.detail ?? 'unknown'}), so wasm`
-          : 'auto: a CPU profile';
+        adapter?.software === true
+          ? `auto: the only WebGPU adapter is a software one (${describeWebGpuAdapter(adapter)}), so wasm`
+          : `auto: no WebGPU here (${webgpu?.detail ?? 'unknown'}), so wasm`;
     }
   } else {
     name = choice;
     why = `--backend ${choice}`;
   }
-  const status = statuses.find((s) => s.name === name);
-  if (status?.available !== true)
+  const status =
+    name === 'webgpu' && webgpuProbed !== undefined ? webgpuProbed : await backendStatus(name);
+  if (name === 'webgpu' && !status.available && status.detail.startsWith(NO_ADAPTER))
     throw new TradelabError(
       'INVALID_ARGUMENT',
-      `backend ${name} is not available here: ${status?.detail ?? ''}`,
+      `backend webgpu: no WebGPU adapter was found: ${status.detail.slice(NO_ADAPTER.length)}`,
+      { hint: 'use --backend wasm, which always runs, or fix what the message names' },
+    );
+  if (!status.available)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `backend ${name} is not available here: ${status.detail}`,
       {
         hint: 'use --backend wasm (always available), or install what the message names',
       },
@@ -190,6 +259,14 @@ export async function useBackend(
     await import('@tensorflow/tfjs-backend-wasm');
     matmul = setUpWasmMatMul(options);
     installWasmTrainingKernels();
+  }
+  if (name === 'webgpu') {
+    await installWebGpuGlobals();
+    // By a name in a variable: an optional dependency, whose types the build must not need.
+    const backendPackage = '@tensorflow/tfjs-backend-webgpu';
+    await import(backendPackage);
+    installWebGpuKernels();
+    matmul = 'WebGPU compute shaders';
   }
   if (!(await tf.setBackend(name)))
     throw new TradelabError('INTERNAL', `TensorFlow.js could not start its ${name} backend`, {

@@ -34,3 +34,14 @@ export {
   type TrainingKernelCounts,
 } from './wasm-training-kernels.js';
 export { memoryReport, type MemoryReport } from './memory-report.js';
+export {
+  describeWebGpuAdapter,
+  installWebGpuGlobals,
+  missingWebGpuPackages,
+  probeWebGpuAdapter,
+  WEBGPU_PACKAGES,
+  type ProbeWebGpuOptions,
+  type WebGpuAdapterInfo,
+  type WebGpuProbe,
+} from './webgpu-adapter.js';
+export { installWebGpuKernels, uninstallWebGpuKernels } from './webgpu-kernels.js';

@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { TradelabError } from '../errors/index.js';
+import {
+  describeWebGpuAdapter,
+  missingWebGpuPackages,
+  probeWebGpuAdapter,
+} from './webgpu-adapter.js';
+
+/*
+ * Adapter detection without depending on one: the forced "none", a bad setting, and how an adapter
+ * is described. Whether a real adapter computes correctly is in webgpu-backend.test.ts.
+ */
+
+const packagesMissing = missingWebGpuPackages().length > 0;
+const saved = process.env.TRADELAB_WEBGPU_ADAPTER;
+afterEach(() => {
+  if (saved === undefined) delete process.env.TRADELAB_WEBGPU_ADAPTER;
+  else process.env.TRADELAB_WEBGPU_ADAPTER = saved;
+});
+
+describe('probeWebGpuAdapter', () => {
+  it('finds none when TRADELAB_WEBGPU_ADAPTER=none, saying why', async () => {
+    process.env.TRADELAB_WEBGPU_ADAPTER = 'none';
+    const probe = await probeWebGpuAdapter();
+    expect(probe.found).toBe(false);
+    if (probe.found) return;
+    // Without the packages the reason is that they are missing, which outranks the setting.
+    expect(probe.reason).toContain(
+      packagesMissing ? 'npm install webgpu' : 'TRADELAB_WEBGPU_ADAPTER=none',
+    );
+  });
+
+  it.skipIf(packagesMissing)('rejects a TRADELAB_WEBGPU_ADAPTER it does not know', async () => {
+    process.env.TRADELAB_WEBGPU_ADAPTER = 'nvidia';
+    const error = await probeWebGpuAdapter().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TradelabError);
+    expect((error as TradelabError).code).toBe('INVALID_ARGUMENT');
+    expect((error as TradelabError).message).toContain('TRADELAB_WEBGPU_ADAPTER=nvidia');
+    expect((error as TradelabError).hint).toContain('none');
+  });
+
+  it('answers either an adapter or a reason, and never throws for lack of one', async () => {
+    const probe = await probeWebGpuAdapter();
+    if (probe.found) expect(probe.adapter.description + probe.adapter.device).not.toBe('');
+    else expect(probe.reason.length).toBeGreaterThan(10);
+  });
+});
+
+describe('describeWebGpuAdapter', () => {
+  it('names the adapter, its vendor and architecture, and says when it is software', () => {
+    expect(
+      describeWebGpuAdapter({
+        vendor: 'nvidia',
+        architecture: 'ada-lovelace',
+        device: '',
+        description: 'NVIDIA GeForce RTX 4090',
+        software: false,
+      }),
+    ).toBe('NVIDIA GeForce RTX 4090 (nvidia, ada-lovelace)');
+    expect(
+      describeWebGpuAdapter({
+        vendor: 'google',
+        architecture: '',
+        device: 'swiftshader',
+        description: '',
+        software: true,
+      }),
+    ).toBe('swiftshader (google, software)');
+    expect(
+      describeWebGpuAdapter({
+        vendor: '',
+        architecture: '',
+        device: '',
+        description: '',
+        software: false,
+      }),
+    ).toBe('unnamed adapter');
+  });
+});
