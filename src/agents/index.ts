@@ -20,7 +20,6 @@ export {
 } from './ppo-checkpoint.js';
 export { PPO_DEFAULTS, resolvePpoConfig, type MeanSquash, type PpoConfig } from './ppo-config.js';
 export {
-  isRunDirectory,
   readRunUpdates,
   trainPpoRun,
   type PpoRunOptions,

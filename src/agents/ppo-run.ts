@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BarRange } from '../data/bar-range.js';
 import { fitNormalizer, type Normalizer } from '../data/features/normalizer.js';
@@ -296,9 +296,4 @@ export function readRunUpdates(dir: string): PpoUpdateReport[] {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as PpoUpdateReport);
-}
-
-/** Whether `dir` looks like a run directory (has a manifest or a model). */
-export function isRunDirectory(dir: string): boolean {
-  return existsSync(dir) && readdirSync(dir).includes(MANIFEST_FILE);
 }
