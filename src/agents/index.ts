@@ -19,12 +19,7 @@ export {
   type SavePpoOptions,
 } from './ppo-checkpoint.js';
 export { PPO_DEFAULTS, resolvePpoConfig, type MeanSquash, type PpoConfig } from './ppo-config.js';
-export {
-  readRunUpdates,
-  trainPpoRun,
-  type PpoRunOptions,
-  type PpoRunResult,
-} from './ppo-run.js';
+export { readRunUpdates, trainPpoRun, type PpoRunOptions, type PpoRunResult } from './ppo-run.js';
 export {
   actorMean,
   createPpoNetworks,
