@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   backtestModel,
   checkModelData,
@@ -23,6 +23,7 @@ import { equityCsv, evaluationReportHtml } from '../../eval/index.js';
 import { TradelabError } from '../../errors/index.js';
 import { tradelabVersion } from '../../project/version.js';
 import type { CommandContext } from '../command-spec.js';
+import { projectPath } from '../project-path.js';
 import { numberOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
 import { printEvaluation } from '../print-evaluation.js';
@@ -35,12 +36,11 @@ import { printEvaluation } from '../print-evaluation.js';
 export async function run(context: CommandContext): Promise<void> {
   const { out, options } = context;
   const project = context.project();
-  const root = project.config.projectRoot;
   if (typeof options.model !== 'string')
     throw new TradelabError('USAGE', 'backtest needs --model DIR', {
       hint: 'e.g. tradelab backtest --model runs/btc-ppo (a `tradelab train ppo --out` directory)',
     });
-  const runDir = isAbsolute(options.model) ? options.model : resolve(root, options.model);
+  const runDir = projectPath(context, options.model);
   const backend = await useBackend(project.config.settings.backend);
   const model = await loadModel(runDir);
   try {
@@ -78,7 +78,7 @@ export async function run(context: CommandContext): Promise<void> {
     const title = `Backtest of ${modelDirectory(runDir)} on ${data.symbols.join(', ')} ${data.timeframe}`;
     let files: string[] = [];
     if (typeof options.out === 'string') {
-      const outDir = isAbsolute(options.out) ? options.out : resolve(root, options.out);
+      const outDir = projectPath(context, options.out);
       mkdirSync(outDir, { recursive: true });
       const csv = join(outDir, 'equity.csv');
       writeFileAtomic(csv, equityCsv(evaluation, data.timestamps));

@@ -1,7 +1,7 @@
-import { isAbsolute, resolve } from 'node:path';
 import { exportBars, formatDatasetKey, parseDatasetKey } from '../../data/index.js';
 import { TradelabError } from '../../errors/index.js';
 import type { CommandContext } from '../command-spec.js';
+import { projectPath } from '../project-path.js';
 import { count } from '../format.js';
 import { openStore } from '../open-store.js';
 
@@ -14,8 +14,7 @@ export async function run(context: CommandContext): Promise<void> {
       hint: 'e.g. --out btc_1m.csv (or .csv.gz, .parquet)',
     });
   }
-  const project = context.project();
-  const path = isAbsolute(target) ? target : resolve(project.config.projectRoot, target);
+  const path = projectPath(context, target);
   const { entry, bars } = await openStore(context).read(key, { raw: context.options.raw === true });
   const format = await exportBars(path, bars, {
     'tradelab.dataset': formatDatasetKey(key),

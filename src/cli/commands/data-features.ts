@@ -1,4 +1,3 @@
-import { isAbsolute, resolve } from 'node:path';
 import {
   loadMarketData,
   parseDatasetKeys,
@@ -6,6 +5,7 @@ import {
   type MarketData,
 } from '../../data/index.js';
 import type { CommandContext } from '../command-spec.js';
+import { projectPath } from '../project-path.js';
 import { count, isoTime, num, plural } from '../format.js';
 import { intOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
@@ -25,9 +25,7 @@ export async function run(context: CommandContext): Promise<void> {
   const width = data.featureNames.length;
   const t = data.timestamps.length;
   if (typeof options.out === 'string') {
-    const path = isAbsolute(options.out)
-      ? options.out
-      : resolve(context.project().config.projectRoot, options.out);
+    const path = projectPath(context, options.out);
     writeFileAtomic(path, featuresCsv(data));
     out.note(`wrote ${count(t * assets)} rows × ${width} features to ${path}`);
   }

@@ -1,4 +1,3 @@
-import { isAbsolute, resolve } from 'node:path';
 import {
   annualizedVolatility,
   calendarFor,
@@ -12,6 +11,7 @@ import {
   writeFileAtomic,
 } from '../../data/index.js';
 import type { CommandContext } from '../command-spec.js';
+import { projectPath } from '../project-path.js';
 import { count, num } from '../format.js';
 import { intOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
@@ -39,9 +39,7 @@ export async function run(context: CommandContext): Promise<void> {
   const date = (d: number): string =>
     new Date((rv.days[d] ?? 0) * DAY_MS).toISOString().slice(0, 10);
   if (typeof options.out === 'string') {
-    const path = isAbsolute(options.out)
-      ? options.out
-      : resolve(context.project().config.projectRoot, options.out);
+    const path = projectPath(context, options.out);
     const lines = ['date,returns,rv,annualized_vol,forward_rv'];
     for (let d = 0; d < days; d++)
       lines.push(

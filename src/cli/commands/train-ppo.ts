@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { trainPpoRun, type PpoRunResult } from '../../agents/ppo-run.js';
 import type { PpoConfig } from '../../agents/ppo-config.js';
 import { readRunManifest, RUN_FILES, type RunEnvOptions } from '../../agents/run-manifest.js';
@@ -13,6 +13,7 @@ import {
 import { TradelabError } from '../../errors/index.js';
 import { tradelabVersion } from '../../project/version.js';
 import type { CommandContext } from '../command-spec.js';
+import { projectPath } from '../project-path.js';
 import { count, num } from '../format.js';
 import { choiceOption, intOption, numberOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
@@ -26,12 +27,11 @@ import { printEvaluation } from '../print-evaluation.js';
 export async function run(context: CommandContext): Promise<number | undefined> {
   const { out, options } = context;
   const project = context.project();
-  const root = project.config.projectRoot;
   if (typeof options.out !== 'string')
     throw new TradelabError('USAGE', 'train ppo needs --out DIR (where the run is written)', {
       hint: 'e.g. tradelab train ppo --data BTCUSDT:1h --out runs/btc-ppo',
     });
-  const dir = isAbsolute(options.out) ? options.out : resolve(root, options.out);
+  const dir = projectPath(context, options.out);
   const resume = options.resume === true;
   const previous = resume ? readRunManifest(dir) : undefined;
   const spec = previous?.data.spec ?? (typeof options.data === 'string' ? options.data : undefined);
