@@ -87,7 +87,7 @@ describe('the env on loaded market data', () => {
     expect(episodes).toBeGreaterThan(20);
   });
 
-  it('evaluates a held-out range against buy-and-hold on the same bars', () => {
+  it('evaluates a held-out range against buy-and-hold on the same bars', async () => {
     const assets = data.symbols.length;
     const width = data.featureNames.length;
     const test = [2500, data.timestamps.length] as const;
@@ -95,8 +95,8 @@ describe('the env on loaded market data', () => {
     const buyAll = (_obs: Float32Array, actions: Float32Array, step: number): void => {
       actions.fill(step === 0 ? 1 / assets : 0);
     };
-    const [hold] = evaluate(data, normalizer, buyAll, [test], { maxTradeFraction: 1 });
-    const [idle] = evaluate(data, normalizer, () => undefined, [test]);
+    const [hold] = await evaluate(data, normalizer, buyAll, [test], { maxTradeFraction: 1 });
+    const [idle] = await evaluate(data, normalizer, () => undefined, [test]);
     expect(hold).toBeDefined();
     expect(idle).toBeDefined();
     if (hold === undefined || idle === undefined) return;

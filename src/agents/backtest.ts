@@ -61,14 +61,14 @@ export interface BacktestOptions {
 }
 
 /** Evaluates a loaded model's deterministic policy on `range` of `data`. */
-export function backtestModel(
+export async function backtestModel(
   model: LoadedPpoModel,
   data: MarketData,
   options: BacktestOptions,
-): RangeEvaluation {
+): Promise<RangeEvaluation> {
   const env = evaluationEnvOptions({ ...modelMeta(model).env, ...options.env });
   const actor = new GaussianActor(model.nets);
-  const [evaluation] = evaluate(
+  const [evaluation] = await evaluate(
     data,
     model.normalizer,
     actor.deterministic(),

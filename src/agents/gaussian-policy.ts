@@ -1,12 +1,14 @@
 import * as tf from '@tensorflow/tfjs';
+import { TransferMeter } from '../compute/transfer-meter.js';
 import type { Rng } from '../data/synth/random.js';
 import type { Policy } from '../eval/evaluate.js';
 import { actorMean, type PpoNetworks } from './ppo-update.js';
 
 /*
- * Acting with PPO's networks: one batched forward pass for every env at once (means and values
- * come back from the backend in one read each), then the Gaussian sample and its log-density in
- * JavaScript with a seeded generator, so a seed fixes every action.
+ * Acting with PPO's networks: one batched forward pass for every env at once, whose means and
+ * values come back in a single read (on a GPU each read is a round trip), then the Gaussian sample
+ * and its log-density in JavaScript with a seeded generator, so a seed fixes every action. Reads
+ * are asynchronous: webgpu cannot read synchronously in Node.
  */
 
 const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
@@ -26,42 +28,78 @@ export class GaussianActor {
   readonly stateDim: number;
   readonly actionDim: number;
 
-  constructor(private readonly nets: PpoNetworks) {
+  /** `transfer` counts this actor's uploads and reads. */
+  constructor(
+    private readonly nets: PpoNetworks,
+    readonly transfer: TransferMeter = new TransferMeter(),
+  ) {
     this.stateDim = nets.config.stateDim;
     this.actionDim = nets.config.actionDim;
   }
 
   /** The means (n × actionDim) and, when asked, the values (n) of `n` states. */
-  forward(
+  async forward(
     states: Float32Array,
     n: number,
     withValues: boolean,
-  ): { means: Float32Array; values?: Float32Array } {
+  ): Promise<{ means: Float32Array; values?: Float32Array }> {
     const input =
       states.length === n * this.stateDim ? states : states.subarray(0, n * this.stateDim);
-    return tf.tidy(() => {
-      const x = tf.tensor2d(input, [n, this.stateDim]);
-      const means = actorMean(this.nets, x).dataSync() as Float32Array;
-      if (!withValues) return { means };
-      const values = this.nets.critic.apply(x).dataSync() as Float32Array;
-      return { means, values };
+    const x = this.transfer.upload<tf.Rank.R2>(input, [n, this.stateDim]);
+    const out = tf.tidy(() => {
+      const means = actorMean(this.nets, x);
+      return withValues ? tf.concat([means, this.nets.critic.apply(x)], 1) : means;
     });
+    x.dispose();
+    try {
+      const rows = await this.transfer.read(out);
+      if (!withValues) return { means: rows };
+      // Split the (n × (actionDim + 1)) rows into means and values.
+      const dims = this.actionDim;
+      const means = new Float32Array(n * dims);
+      const values = new Float32Array(n);
+      for (let e = 0; e < n; e++) {
+        means.set(rows.subarray(e * (dims + 1), e * (dims + 1) + dims), e * dims);
+        values[e] = rows[e * (dims + 1) + dims] as number;
+      }
+      return { means, values };
+    } finally {
+      out.dispose();
+    }
   }
 
   /** The critic's values of `n` states. */
-  values(states: Float32Array, n: number): Float32Array {
-    return tf.tidy(
-      () =>
-        this.nets.critic
-          .apply(tf.tensor2d(states.subarray(0, n * this.stateDim), [n, this.stateDim]))
-          .dataSync() as Float32Array,
-    );
+  async values(states: Float32Array, n: number): Promise<Float32Array> {
+    const x = this.transfer.upload<tf.Rank.R2>(states.subarray(0, n * this.stateDim), [
+      n,
+      this.stateDim,
+    ]);
+    const out = tf.tidy(() => this.nets.critic.apply(x));
+    x.dispose();
+    try {
+      return await this.transfer.read(out);
+    } finally {
+      out.dispose();
+    }
   }
 
-  /** Samples an action for each of `n` states into `out` (a ~ N(mean, exp(logStd)²)). */
-  sample(states: Float32Array, n: number, rng: Rng, out: ActionSample): void {
-    const { means, values } = this.forward(states, n, true);
-    const logStd = this.nets.logStd.dataSync();
+  /** The policy's log standard deviations (read once per rollout: they change only in updates). */
+  async logStd(): Promise<Float32Array> {
+    return this.transfer.read(this.nets.logStd);
+  }
+
+  /**
+   * Samples an action for each of `n` states into `out` (a ~ N(mean, exp(logStd)²)), with the
+   * log-std from {@link logStd}.
+   */
+  async sample(
+    states: Float32Array,
+    n: number,
+    logStd: Float32Array,
+    rng: Rng,
+    out: ActionSample,
+  ): Promise<void> {
+    const { means, values } = await this.forward(states, n, true);
     const dims = this.actionDim;
     let constant = 0;
     for (let d = 0; d < dims; d++) constant += (logStd[d] as number) + LOG_SQRT_2PI;
@@ -82,9 +120,9 @@ export class GaussianActor {
 
   /** The deterministic policy (the mean, clipped by the env) as the evaluator takes it. */
   deterministic(): Policy {
-    return (obs, actions) => {
+    return async (obs, actions) => {
       const n = actions.length / this.actionDim;
-      const { means } = this.forward(obs, n, false);
+      const { means } = await this.forward(obs, n, false);
       actions.set(means);
     };
   }

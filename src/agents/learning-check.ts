@@ -109,7 +109,7 @@ export async function learningCheck(options: LearningCheckOptions): Promise<Lear
     const started = performance.now();
     const reports = await trainer.train();
     const trainSeconds = (performance.now() - started) / 1000;
-    const [result] = evaluate(data, normalizer, trainer.policy(), [[split, bars]], fees);
+    const [result] = await evaluate(data, normalizer, trainer.policy(), [[split, bars]], fees);
     const recent = reports
       .slice(-5)
       .map((r) => r.meanEpisodeReturn)

@@ -214,7 +214,7 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
   let stopped = false;
   try {
     while (!trainer.finished) {
-      const report = trainer.update();
+      const report = await trainer.update();
       seconds += report.rolloutSeconds + report.updateSeconds;
       reports.push(report);
       appendFileSync(join(dir, RUN_FILES.updates), `${JSON.stringify(report)}\n`);
@@ -238,7 +238,7 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
     await savePpoModel(join(dir, RUN_FILES.model), trainer.nets, { ppo, normalizer, meta });
     let evaluation: RangeEvaluation | undefined;
     if (test !== undefined) {
-      [evaluation] = evaluate(
+      [evaluation] = await evaluate(
         data,
         normalizer,
         trainer.policy(),

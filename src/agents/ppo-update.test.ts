@@ -29,11 +29,12 @@ function dispose(batch: PpoMinibatch): void {
 }
 
 /** `steps` updates of fresh networks (seed 1) on one minibatch; the stats of each. */
-function train(steps: number, returns = 0): PpoStepStats[] {
+async function train(steps: number, returns = 0): Promise<PpoStepStats[]> {
   const nets = createPpoNetworks({ stateDim: 4, actionDim: 2, netDim: 16, seed: 1 });
   const optimizer = tf.train.adam(1e-2);
   const batch = minibatch(7, returns);
-  const stats = Array.from({ length: steps }, () => ppoUpdateStep(nets, optimizer, batch));
+  const stats: PpoStepStats[] = [];
+  for (let i = 0; i < steps; i++) stats.push(await ppoUpdateStep(nets, optimizer, batch));
   dispose(batch);
   optimizer.dispose();
   disposePpoNetworks(nets);
@@ -54,25 +55,25 @@ describe('PPO update step', () => {
     expect(value[0]).toBeCloseTo(expected, 5);
   });
 
-  it('leaks no tensors across updates', () => {
+  it('leaks no tensors across updates', async () => {
     const nets = createPpoNetworks({ stateDim: 4, actionDim: 2, netDim: 16, seed: 1 });
     const optimizer = tf.train.adam(1e-3);
     const batch = minibatch(1);
-    ppoUpdateStep(nets, optimizer, batch); // creates Adam's moment slots
+    await ppoUpdateStep(nets, optimizer, batch); // creates Adam's moment slots
     const count = tf.memory().numTensors;
-    for (let i = 0; i < 5; i++) ppoUpdateStep(nets, optimizer, batch);
+    for (let i = 0; i < 5; i++) await ppoUpdateStep(nets, optimizer, batch);
     expect(tf.memory().numTensors).toBe(count);
     dispose(batch);
     optimizer.dispose();
     disposePpoNetworks(nets);
   });
 
-  it('is deterministic: same seed and data, same numbers', () => {
-    expect(train(3)).toEqual(train(3));
+  it('is deterministic: same seed and data, same numbers', async () => {
+    expect(await train(3)).toEqual(await train(3));
   });
 
-  it('fits the critic: the value loss falls', () => {
-    const stats = train(40, 3);
+  it('fits the critic: the value loss falls', async () => {
+    const stats = await train(40, 3);
     expect(stats[0]?.valueLoss).toBeGreaterThan(5);
     expect(stats.at(-1)?.valueLoss).toBeLessThan((stats[0]?.valueLoss ?? 0) / 4);
     for (const s of stats) expect(Number.isFinite(s.policyLoss)).toBe(true);

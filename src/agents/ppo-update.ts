@@ -118,16 +118,26 @@ export function gaussianLogProb(
   });
 }
 
+/** The order of the statistics in {@link ppoGradientStep}'s vector. */
+export const PPO_STEP_STATS = [
+  'policyLoss',
+  'valueLoss',
+  'entropy',
+  'approxKl',
+  'clipFraction',
+] as const satisfies readonly (keyof PpoStepStats)[];
+
 /**
- * One gradient step on a minibatch. Returns the losses and diagnostics (read back from the
- * device once, at the end).
+ * One gradient step on a minibatch. Returns its losses and diagnostics as a tensor on the device
+ * (ordered as {@link PPO_STEP_STATS}; the caller disposes it), so a loop of steps can sum them
+ * there and read once.
  */
-export function ppoUpdateStep(
+export function ppoGradientStep(
   nets: PpoNetworks,
   optimizer: tf.Optimizer,
   batch: PpoMinibatch,
   config: PpoLossConfig = {},
-): PpoStepStats {
+): tf.Tensor1D {
   const clip = config.ratioClip ?? 0.2;
   const entropyCoef = config.lambdaEntropy ?? 0;
   const valueCoef = config.valueCoef ?? 0.5;
@@ -168,19 +178,35 @@ export function ppoUpdateStep(
     const clippedGrads: tf.NamedTensorMap = {};
     for (const [name, g] of Object.entries(grads)) clippedGrads[name] = tf.mul(g, scale);
     optimizer.applyGradients(clippedGrads);
-    const out = tf.stack(parts);
+    const out = tf.stack(parts) as tf.Tensor1D;
     for (const t of parts) t.dispose();
     return out;
   });
-  const [policyLoss, valueLoss, entropy, approxKl, clipFraction] = stats.dataSync();
-  stats.dispose();
-  return {
-    policyLoss: policyLoss ?? 0,
-    valueLoss: valueLoss ?? 0,
-    entropy: entropy ?? 0,
-    approxKl: approxKl ?? 0,
-    clipFraction: clipFraction ?? 0,
-  };
+  return stats;
+}
+
+/** {@link ppoGradientStep}, then its statistics read back. */
+export async function ppoUpdateStep(
+  nets: PpoNetworks,
+  optimizer: tf.Optimizer,
+  batch: PpoMinibatch,
+  config: PpoLossConfig = {},
+): Promise<PpoStepStats> {
+  const stats = ppoGradientStep(nets, optimizer, batch, config);
+  try {
+    return ppoStepStats((await stats.data()) as Float32Array);
+  } finally {
+    stats.dispose();
+  }
+}
+
+/** The named statistics of a vector ordered as {@link PPO_STEP_STATS}, each divided by `divisor`. */
+export function ppoStepStats(values: Float32Array, divisor = 1): PpoStepStats {
+  const stats = {} as PpoStepStats;
+  PPO_STEP_STATS.forEach((name, i) => {
+    stats[name] = (values[i] ?? 0) / divisor;
+  });
+  return stats;
 }
 
 /** Releases the networks' variables. */

@@ -7,6 +7,7 @@ import { useBackend } from '../compute/backends.js';
 import { TradelabError } from '../errors/index.js';
 import { syntheticMarket } from '../env/synthetic-market.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
+import type { Policy } from '../eval/evaluate.js';
 import { loadPpoModel, savePpoModel } from './ppo-checkpoint.js';
 import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
 import { PpoTrainer, type PpoUpdateReport } from './ppo.js';
@@ -45,6 +46,7 @@ function learned(report: PpoUpdateReport): Record<string, unknown> {
     'updateSeconds',
     'envStepsPerSecond',
     'samplesPerSecond',
+    'transferSeconds',
     'tensors',
     'backendHeapBytes',
   ]);
@@ -102,11 +104,30 @@ describe('PPO trainer', () => {
     trainer.dispose();
   });
 
-  it('leaks no tensors across updates', () => {
+  it('counts every host↔device transfer of an update', async () => {
     const trainer = new PpoTrainer(env(), SMALL);
-    trainer.update(); // creates Adam's slots
+    const report = await trainer.update();
+    const { obsDim, assets, nEnvs } = trainer.env;
+    const steps = 64 / nEnvs;
+    const f = 4; // bytes per float32 and per int32 index
+    // Rollout: each step's observations up and means + values back; the bootstrap's values; the
+    // log-std once per rollout and once for the report.
+    const rolloutUp = (steps + 1) * nEnvs * obsDim * f;
+    const rolloutDown = steps * nEnvs * (assets + 1) * f + nEnvs * f + 2 * assets * f;
+    // Update: the whole rollout once, an index list per minibatch, the summed statistics back.
+    const updateUp = 64 * (obsDim + assets + 3) * f + report.samples * 2 * f;
+    expect(report.uploadBytes).toBe(rolloutUp + updateUp);
+    expect(report.downloadBytes).toBe(rolloutDown + 5 * f);
+    expect(report.reads).toBe(steps + 4);
+    expect(report.transferSeconds).toBeGreaterThan(0);
+    trainer.dispose();
+  });
+
+  it('leaks no tensors across updates', async () => {
+    const trainer = new PpoTrainer(env(), SMALL);
+    await trainer.update(); // creates Adam's slots
     const count = tf.memory().numTensors;
-    for (let i = 0; i < 3; i++) trainer.update();
+    for (let i = 0; i < 3; i++) await trainer.update();
     expect(tf.memory().numTensors).toBe(count);
     trainer.dispose();
   });
@@ -135,8 +156,8 @@ describe('PPO trainer', () => {
     straight.dispose();
 
     const first = new PpoTrainer(env(), config, { resetEvery: 2 });
-    first.update();
-    first.update();
+    await first.update();
+    await first.update();
     const path = join(dir, 'checkpoint');
     await savePpoModel(path, first.nets, {
       ppo: first.config,
@@ -167,7 +188,7 @@ describe('PPO trainer', () => {
 describe('PPO model files', () => {
   it('round-trips the networks, the config and the meta', async () => {
     const trainer = new PpoTrainer(env(), SMALL);
-    trainer.update();
+    await trainer.update();
     const path = join(dir, 'model');
     await savePpoModel(path, trainer.nets, {
       ppo: trainer.config,
@@ -183,15 +204,17 @@ describe('PPO model files', () => {
     expect(loaded.ppo).toEqual(trainer.config);
     expect(loaded.optimizer).toBeUndefined();
     const obs = Float32Array.from({ length: 2 * trainer.env.obsDim }, (_, i) => Math.sin(i));
-    const act = (policy: (o: Float32Array, a: Float32Array, s: number) => void): number[] => {
+    const act = async (policy: Policy): Promise<number[]> => {
       const out = new Float32Array(4);
-      policy(obs, out, 0);
+      await policy(obs, out, 0);
       return Array.from(out);
     };
     const reloaded = new PpoTrainer(env(), SMALL, {
       resume: { nets: loaded.nets, optimizer: tf.train.adam(1e-3), updatesDone: 0, envSteps: 0 },
     });
-    expect(act(reloaded.policy())).toEqual(act(trainer.policy()));
+    const actions = await act(trainer.policy());
+    expect(actions.some((a) => a !== 0)).toBe(true);
+    expect(await act(reloaded.policy())).toEqual(actions);
     reloaded.dispose();
     trainer.dispose();
   });
@@ -210,10 +233,10 @@ describe('PPO model files', () => {
 });
 
 describe('PPO memory', () => {
-  it('releases every tensor when a trainer is disposed', () => {
+  it('releases every tensor when a trainer is disposed', async () => {
     const before = tf.memory().numTensors;
     const trainer = new PpoTrainer(env(), SMALL);
-    trainer.update();
+    await trainer.update();
     trainer.dispose();
     expect(tf.memory().numTensors).toBe(before);
   });

@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { memoryReport } from '../compute/memory-report.js';
+import { TransferMeter } from '../compute/transfer-meter.js';
 import { Rng } from '../data/synth/random.js';
 import type { VectorTradingEnv } from '../env/trading-env.js';
 import type { Policy } from '../eval/evaluate.js';
@@ -10,8 +11,9 @@ import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
 import {
   createPpoNetworks,
   disposePpoNetworks,
+  ppoGradientStep,
   ppoOptimizer,
-  ppoUpdateStep,
+  ppoStepStats,
   type PpoNetworks,
   type PpoStepStats,
 } from './ppo-update.js';
@@ -20,7 +22,8 @@ import { RolloutBuffer, RolloutCollector } from './rollout.js';
 /*
  * PPO (cleanrl's ppo_continuous_action.py is the model): collect targetStep env steps from all
  * envs together, compute GAE, then repeatTimes passes of shuffled minibatches through the clipped
- * update. Every random choice (action noise, minibatch order, env starts) comes from a generator
+ * update. The rollout is uploaded once per update and minibatches are gathered on the device; the
+ * losses are summed there and read once. Every random choice (action noise, minibatch order, env starts) comes from a generator
  * seeded by (seed, update), so a run resumed from a checkpoint continues exactly as it would have.
  */
 
@@ -53,6 +56,13 @@ export interface PpoUpdateReport {
   explainedVariance: number;
   /** Mean of the policy's standard deviations. */
   actionStd: number;
+  /** Host→device and device→host bytes of this update (rollout and update phases). */
+  uploadBytes: number;
+  downloadBytes: number;
+  /** Reads from the device: one per rollout step, plus four per update. */
+  reads: number;
+  /** Seconds in those transfers; on webgpu reads include waiting for queued device work. */
+  transferSeconds: number;
   /** Tensors alive and the backend's heap after the update (constant tensors: no leak). */
   tensors: number;
   backendHeapBytes: number | null;
@@ -88,6 +98,7 @@ export class PpoTrainer {
   private readonly collector: RolloutCollector;
   private readonly gae: GaeOutput;
   private readonly resetEvery: number;
+  private readonly transfer = new TransferMeter();
   private started = false;
 
   constructor(
@@ -125,7 +136,7 @@ export class PpoTrainer {
     this.updatesDone = options.resume?.updatesDone ?? 0;
     this.envSteps = options.resume?.envSteps ?? 0;
     this.resetEvery = options.resetEvery ?? 0;
-    this.actor = new GaussianActor(this.nets);
+    this.actor = new GaussianActor(this.nets, this.transfer);
     this.buffer = new RolloutBuffer(c.targetStep / c.nEnvs, c.nEnvs, env.obsDim, env.assets);
     this.collector = new RolloutCollector(env, this.actor);
     this.gae = {
@@ -145,7 +156,7 @@ export class PpoTrainer {
   }
 
   /** One rollout and one update; returns what it measured. */
-  update(): PpoUpdateReport {
+  async update(): Promise<PpoUpdateReport> {
     const c = this.config;
     const index = this.updatesDone;
     const rng = new Rng(c.seed, 0x9907, index);
@@ -154,7 +165,8 @@ export class PpoTrainer {
     this.started = true;
 
     const rolloutStarted = performance.now();
-    const rollout = this.collector.collect(this.buffer, rng);
+    this.transfer.take();
+    const rollout = await this.collector.collect(this.buffer, rng);
     const rolloutSeconds = (performance.now() - rolloutStarted) / 1000;
 
     const updateStarted = performance.now();
@@ -176,12 +188,13 @@ export class PpoTrainer {
     const indices = validIndices(b.valid);
     const explained = explainedVariance(indices, this.gae.returns, b.values);
     if (c.normalizeAdvantages) normalize(this.gae.advantages, indices);
-    const stats = this.trainOnRollout(indices, rng);
+    const stats = await this.trainOnRollout(indices, rng);
     const updateSeconds = (performance.now() - updateStarted) / 1000;
 
     this.updatesDone++;
     this.envSteps += c.targetStep;
-    const logStd = this.nets.logStd.dataSync();
+    const logStd = await this.actor.logStd();
+    const transfer = this.transfer.take();
     let std = 0;
     for (const v of logStd) std += Math.exp(v) / logStd.length;
     const episodes = rollout.episodeReturns.length;
@@ -202,6 +215,7 @@ export class PpoTrainer {
       ...stats,
       explainedVariance: explained,
       actionStd: std,
+      ...transfer,
       tensors: memory.tensors,
       backendHeapBytes: memory.backendHeapBytes,
     };
@@ -219,7 +233,7 @@ export class PpoTrainer {
   ): Promise<PpoUpdateReport[]> {
     const reports: PpoUpdateReport[] = [];
     while (!this.finished) {
-      const report = this.update();
+      const report = await this.update();
       reports.push(report);
       await options.onUpdate?.(report);
       // Let signals and other events through between updates.
@@ -240,51 +254,59 @@ export class PpoTrainer {
     disposePpoNetworks(this.nets);
   }
 
-  /** repeatTimes passes of shuffled minibatches; the mean of each statistic over all of them. */
-  private trainOnRollout(indices: Int32Array, rng: Rng): Omit<PpoStepStats, never> {
+  /**
+   * repeatTimes passes of shuffled minibatches; the mean of each statistic over all of them. The
+   * rollout goes to the device once; each minibatch is a gather by an uploaded index list.
+   */
+  private async trainOnRollout(indices: Int32Array, rng: Rng): Promise<PpoStepStats> {
     const c = this.config;
     const b = this.buffer;
     const { obsDim, actionDim } = b;
     const batch = Math.min(c.batchSize, indices.length);
-    const states = new Float32Array(batch * obsDim);
-    const actions = new Float32Array(batch * actionDim);
-    const oldLogProbs = new Float32Array(batch);
-    const advantages = new Float32Array(batch);
-    const returns = new Float32Array(batch);
-    const sums = { policyLoss: 0, valueLoss: 0, entropy: 0, approxKl: 0, clipFraction: 0 };
+    const t = this.transfer;
+    const rollout = {
+      states: t.upload<tf.Rank.R2>(b.obs, [b.size, obsDim]),
+      actions: t.upload<tf.Rank.R2>(b.actions, [b.size, actionDim]),
+      oldLogProbs: t.upload<tf.Rank.R1>(b.logProbs, [b.size]),
+      advantages: t.upload<tf.Rank.R1>(this.gae.advantages, [b.size]),
+      returns: t.upload<tf.Rank.R1>(this.gae.returns, [b.size]),
+    };
+    let sum: tf.Tensor1D = tf.zeros([5]);
     let steps = 0;
     const order = Int32Array.from(indices);
-    for (let pass = 0; pass < c.repeatTimes; pass++) {
-      shuffle(order, rng);
-      for (let start = 0; start < order.length; start += batch) {
-        const size = Math.min(batch, order.length - start);
-        // Copy rows into the minibatch arrays; one upload per tensor.
-        for (let k = 0; k < size; k++) {
-          const i = order[start + k] as number;
-          states.set(b.obs.subarray(i * obsDim, (i + 1) * obsDim), k * obsDim);
-          actions.set(b.actions.subarray(i * actionDim, (i + 1) * actionDim), k * actionDim);
-          oldLogProbs[k] = b.logProbs[i] as number;
-          advantages[k] = this.gae.advantages[i] as number;
-          returns[k] = this.gae.returns[i] as number;
-        }
-        const minibatch = {
-          states: tf.tensor2d(states.subarray(0, size * obsDim), [size, obsDim]),
-          actions: tf.tensor2d(actions.subarray(0, size * actionDim), [size, actionDim]),
-          oldLogProbs: tf.tensor1d(oldLogProbs.subarray(0, size)),
-          advantages: tf.tensor1d(advantages.subarray(0, size)),
-          returns: tf.tensor1d(returns.subarray(0, size)),
-        };
-        try {
-          const stats = ppoUpdateStep(this.nets, this.optimizer, minibatch, c);
-          for (const key of Object.keys(sums) as (keyof typeof sums)[]) sums[key] += stats[key];
-          steps++;
-        } finally {
-          for (const t of Object.values(minibatch)) t.dispose();
+    try {
+      for (let pass = 0; pass < c.repeatTimes; pass++) {
+        shuffle(order, rng);
+        for (let start = 0; start < order.length; start += batch) {
+          const rows = t.upload<tf.Rank.R1>(
+            order.subarray(start, Math.min(start + batch, order.length)),
+            [Math.min(batch, order.length - start)],
+          );
+          const minibatch = {
+            states: tf.gather(rollout.states, rows),
+            actions: tf.gather(rollout.actions, rows),
+            oldLogProbs: tf.gather(rollout.oldLogProbs, rows),
+            advantages: tf.gather(rollout.advantages, rows),
+            returns: tf.gather(rollout.returns, rows),
+          };
+          rows.dispose();
+          try {
+            const stats = ppoGradientStep(this.nets, this.optimizer, minibatch, c);
+            const next = tf.add<tf.Tensor1D>(sum, stats);
+            stats.dispose();
+            sum.dispose();
+            sum = next;
+            steps++;
+          } finally {
+            for (const tensor of Object.values(minibatch)) tensor.dispose();
+          }
         }
       }
+      return ppoStepStats(await t.read(sum), Math.max(1, steps));
+    } finally {
+      sum.dispose();
+      for (const tensor of Object.values(rollout)) tensor.dispose();
     }
-    for (const key of Object.keys(sums) as (keyof typeof sums)[]) sums[key] /= Math.max(1, steps);
-    return sums;
   }
 }
 

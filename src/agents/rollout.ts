@@ -80,7 +80,7 @@ export class RolloutCollector {
   }
 
   /** Fills `buffer` with `buffer.steps` steps of every env. */
-  collect(buffer: RolloutBuffer, rng: Rng): RolloutStats {
+  async collect(buffer: RolloutBuffer, rng: Rng): Promise<RolloutStats> {
     const env = this.env;
     const n = env.nEnvs;
     const { obsDim, actionDim } = buffer;
@@ -88,11 +88,14 @@ export class RolloutCollector {
     let envSeconds = 0;
     let policySeconds = 0;
     let obs = this.obs ?? env.reset().obs;
+    let policyStarted = performance.now();
+    const logStd = await this.actor.logStd();
+    policySeconds += performance.now() - policyStarted;
     for (let t = 0; t < buffer.steps; t++) {
       const row = t * n;
       buffer.obs.set(obs.subarray(0, n * obsDim), row * obsDim);
-      const policyStarted = performance.now();
-      this.actor.sample(obs, n, rng, this.sample);
+      policyStarted = performance.now();
+      await this.actor.sample(obs, n, logStd, rng, this.sample);
       policySeconds += performance.now() - policyStarted;
       buffer.actions.set(this.sample.actions, row * actionDim);
       buffer.logProbs.set(this.sample.logProbs, row);
@@ -117,8 +120,8 @@ export class RolloutCollector {
       obs = result.obs;
     }
     this.obs = obs;
-    const policyStarted = performance.now();
-    buffer.lastValues.set(this.actor.values(obs, n));
+    policyStarted = performance.now();
+    buffer.lastValues.set(await this.actor.values(obs, n));
     policySeconds += performance.now() - policyStarted;
     return { episodeReturns, envSeconds: envSeconds / 1000, policySeconds: policySeconds / 1000 };
   }

@@ -12,7 +12,14 @@ describe('bench ppo', () => {
       repeatTimes: 1,
       updates: 2,
     });
-    expect(results.map((r) => r.unit)).toEqual(['env steps/s', 'env steps/s', 'samples/s']);
+    expect(results.map((r) => r.unit)).toEqual([
+      'env steps/s',
+      'env steps/s',
+      'samples/s',
+      'reads/s',
+    ]);
+    // One read per rollout step (128 / 4 envs), the bootstrap values, the log-std twice, the losses.
+    expect(results[3]?.items).toBe(32 + 4);
     for (const r of results) {
       expect(r.rate).toBeGreaterThan(0);
       expect(r.runs).toHaveLength(2);

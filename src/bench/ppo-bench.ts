@@ -1,6 +1,6 @@
 import { availableParallelism, loadavg } from 'node:os';
-import { PpoTrainer } from '../agents/ppo.js';
-import { useBackend } from '../compute/backends.js';
+import { PpoTrainer, type PpoUpdateReport } from '../agents/ppo.js';
+import { useBackend, type ActiveBackend } from '../compute/backends.js';
 import { memoryReport } from '../compute/memory-report.js';
 import { fitNormalizer } from '../data/features/normalizer.js';
 import { featureMarket } from '../env/synthetic-market.js';
@@ -23,15 +23,18 @@ export interface PpoBenchOptions {
   repeatTimes?: number;
   /** Updates measured (after one warm-up update); medians are reported. Default 5. */
   updates?: number;
+  /** The backend to train on, already started by the caller. Default: wasm, started here. */
+  backend?: ActiveBackend;
 }
 
 /**
  * End-to-end PPO training throughput on a synthetic market with the default indicators: env
  * steps/s of whole updates, and the phase split (rollout: env stepping + batched policy forward;
- * update: GAE + minibatch gradient steps), the split the seeds' first profile measured.
+ * update: GAE + minibatch gradient steps), the split the seeds' first profile measured, and the
+ * host↔device transfers of an update.
  */
 export async function benchPpo(options: PpoBenchOptions = {}): Promise<BenchResult[]> {
-  const backend = await useBackend('wasm');
+  const backend = options.backend ?? (await useBackend('wasm'));
   const netDim = options.netDim ?? 256;
   const assets = options.assets ?? 4;
   const targetStep = options.targetStep ?? 2048;
@@ -58,8 +61,9 @@ export async function benchPpo(options: PpoBenchOptions = {}): Promise<BenchResu
       breakStep: steps * (updates + 1),
       seed: 1,
     });
-    trainer.update(); // warm-up: kernels compiled, Adam's slots created
-    const reports = Array.from({ length: updates }, () => trainer.update());
+    await trainer.update(); // warm-up: kernels compiled, Adam's slots created
+    const reports: PpoUpdateReport[] = [];
+    for (let u = 0; u < updates; u++) reports.push(await trainer.update());
     const memory = memoryReport();
     trainer.dispose();
     const total = reports.map((r) => r.rolloutSeconds + r.updateSeconds);
@@ -70,6 +74,12 @@ export async function benchPpo(options: PpoBenchOptions = {}): Promise<BenchResu
       reports.map((r) => r.rolloutSeconds / (r.rolloutSeconds + r.updateSeconds)),
     );
     const samples = median(reports.map((r) => r.samples * (options.repeatTimes ?? 8)));
+    const transferMiB = median(reports.map((r) => (r.uploadBytes + r.downloadBytes) / 2 ** 20));
+    const reads = median(reports.map((r) => r.reads));
+    const transfer = reports.map((r) => r.transferSeconds);
+    const transferShare = median(
+      reports.map((r) => r.transferSeconds / (r.rolloutSeconds + r.updateSeconds)),
+    );
     const label = `nEnvs ${nEnvs}, netDim ${netDim}`;
     results.push(
       {
@@ -95,12 +105,23 @@ export async function benchPpo(options: PpoBenchOptions = {}): Promise<BenchResu
       },
       {
         bench: 'ppo',
-        name: `  update phase: ${options.repeatTimes ?? 8} passes of minibatches of ${Math.min(options.batchSize ?? 512, steps)}, ${backend.matmul}`,
+        name: `  update phase: ${options.repeatTimes ?? 8} passes of minibatches of ${Math.min(options.batchSize ?? 512, steps)}, ${backend.name}: ${backend.matmul}`,
         items: samples,
         seconds: median(update),
         runs: update,
         rate: samples / median(update),
         unit: 'samples/s',
+        machine,
+      },
+      {
+        bench: 'ppo',
+        // A read waits for the device's queued work: on a GPU this share is transfers + waiting.
+        name: `  host↔device: ${transferMiB.toFixed(1)} MiB in ${reads} reads per update, ${(transferShare * 100).toFixed(1)}% of its time`,
+        items: reads,
+        seconds: median(transfer),
+        runs: transfer,
+        rate: reads / median(transfer),
+        unit: 'reads/s',
         machine,
       },
     );

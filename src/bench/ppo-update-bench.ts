@@ -1,13 +1,15 @@
 import { availableParallelism, loadavg } from 'node:os';
+import * as tf from '@tensorflow/tfjs';
 import {
   createPpoNetworks,
   disposeMinibatch,
   disposePpoNetworks,
+  ppoGradientStep,
   ppoOptimizer,
-  ppoUpdateStep,
   syntheticMinibatch,
 } from '../agents/ppo-update.js';
-import { useBackend } from '../compute/backends.js';
+import { listBackends, useBackend, type BackendName } from '../compute/backends.js';
+import { describeWebGpuAdapter } from '../compute/webgpu-adapter.js';
 import { describeNativeGemm, nativeGemmStatus } from '../compute/native-gemm.js';
 import { setWasmMatMulPath, wasmMatMulPath, type WasmMatMulPath } from '../compute/wasm-matmul.js';
 import { median, timeRuns, type BenchResult } from './bench-result.js';
@@ -28,12 +30,18 @@ export interface PpoUpdateBenchOptions {
   repeat?: number;
   /** Also measure the wasm backend's stock matmul kernels (slow: ~50 s at the defaults). Default true. */
   stock?: boolean;
+  /**
+   * Also measure webgpu: `auto` (default) when Dawn finds a hardware adapter, `always` on any
+   * adapter (a software one is ~50× slower than wasm), `never`.
+   */
+  webgpu?: 'auto' | 'always' | 'never';
 }
 
 /**
  * Samples/s of one PPO minibatch update of actor and critic (forward, backward, gradient clip,
  * Adam), one thread, for each matmul path available: the native GEMM when it is built, XNNPACK
- * with explicit transposes, the backend's stock kernels. The issue's target, on the best row:
+ * with explicit transposes, the backend's stock kernels, and webgpu when there is a GPU. The
+ * issue's target, on the best row:
  * ≥ 0.5× PyTorch at its best on the development machine (≈ 29,000 samples/s), so ≥ 14,700.
  */
 export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promise<BenchResult[]> {
@@ -50,23 +58,42 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
   };
   await useBackend('wasm');
   const restore = wasmMatMulPath();
-  const paths: { path: WasmMatMulPath; name: string }[] = [];
+  const paths: { backend: BackendName; path?: WasmMatMulPath; name: string }[] = [];
   const native = nativeGemmStatus();
   if (native.available)
-    paths.push({ path: 'native', name: `wasm, native GEMM: ${describeNativeGemm(native)}` });
-  paths.push({ path: 'xnnpack', name: 'wasm, XNNPACK with explicit transposes' });
-  if (options.stock !== false) paths.push({ path: 'stock', name: 'wasm, stock kernels' });
+    paths.push({
+      backend: 'wasm',
+      path: 'native',
+      name: `wasm, native GEMM: ${describeNativeGemm(native)}`,
+    });
+  paths.push({ backend: 'wasm', path: 'xnnpack', name: 'wasm, XNNPACK with explicit transposes' });
+  if (options.stock !== false)
+    paths.push({ backend: 'wasm', path: 'stock', name: 'wasm, stock kernels' });
+  const webgpu = options.webgpu ?? 'auto';
+  if (webgpu !== 'never') {
+    const adapter = (await listBackends()).find((b) => b.name === 'webgpu')?.webgpuAdapter;
+    if (adapter !== undefined && (webgpu === 'always' || !adapter.software))
+      paths.push({ backend: 'webgpu', name: `webgpu on ${describeWebGpuAdapter(adapter)}` });
+  }
   const results: BenchResult[] = [];
   try {
     for (const path of paths) {
-      setWasmMatMulPath(path.path);
+      await useBackend(path.backend);
+      if (path.path !== undefined) setWasmMatMulPath(path.path);
       const nets = createPpoNetworks({ stateDim: state, actionDim: actions, netDim, seed: 1 });
       const optimizer = ppoOptimizer(3e-4);
       const minibatch = syntheticMinibatch(batch, state, actions);
-      const run = (): void => {
-        for (let u = 0; u < updates; u++) ppoUpdateStep(nets, optimizer, minibatch);
+      // The last step's statistics are read: on a GPU that waits for every queued step.
+      const run = async (): Promise<void> => {
+        let stats: tf.Tensor | undefined;
+        for (let u = 0; u < updates; u++) {
+          stats?.dispose();
+          stats = ppoGradientStep(nets, optimizer, minibatch);
+        }
+        await stats?.data();
+        stats?.dispose();
       };
-      run(); // warm-up: kernels set up, Adam's slots created
+      await run(); // warm-up: kernels set up, Adam's slots created
       const runs = await timeRuns(repeat, run);
       const seconds = median(runs);
       results.push({
@@ -84,6 +111,7 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
       disposePpoNetworks(nets);
     }
   } finally {
+    await useBackend('wasm');
     setWasmMatMulPath(restore);
   }
   // The target is for the issue's shapes, and for what tradelab can do: its best path.

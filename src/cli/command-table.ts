@@ -446,6 +446,13 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: 'R',
         description: 'runs per measurement; the median is reported (default 3)',
       },
+      {
+        name: 'webgpu',
+        type: 'string',
+        value: 'WHEN',
+        description:
+          'auto: add a webgpu row on a hardware adapter (default); always: on any adapter; never',
+      },
     ],
     settings: [],
     examples: [
@@ -498,8 +505,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         description: 'updates measured after a warm-up (default 5)',
       },
     ],
-    settings: [],
-    examples: ['tradelab bench ppo', 'tradelab bench ppo --envs 1,16,64 --net-dim 256'],
+    settings: ['backend', 'profile', 'profilesFile', 'detect', 'detectTimeoutMs'],
+    examples: [
+      'tradelab bench ppo',
+      'tradelab bench ppo --envs 1,16,64 --net-dim 256',
+      'tradelab bench ppo --backend webgpu',
+    ],
     load: () => import('./commands/bench-ppo.js'),
   },
   {
@@ -919,7 +930,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         description: 'continue the run in --out from its last checkpoint, with its settings',
       },
     ],
-    settings: ['backend', 'dataDir'],
+    settings: ['backend', 'profile', 'profilesFile', 'detect', 'detectTimeoutMs', 'dataDir'],
     examples: [
       'tradelab train ppo --data BTCUSDT,ETHUSDT:1h --out runs/btc-eth',
       'tradelab train ppo --data SYN0,SYN1:1h --train 2020-01-01..2020-12-31 --test 2021-01-01.. --steps 300000 --out runs/syn',
@@ -963,7 +974,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         description: 'write equity.csv and report.html there',
       },
     ],
-    settings: ['backend', 'dataDir'],
+    settings: ['backend', 'profile', 'profilesFile', 'detect', 'detectTimeoutMs', 'dataDir'],
     examples: [
       'tradelab backtest --model runs/btc-eth',
       'tradelab backtest --model runs/btc-eth --range 2023-01-01.. --fee-bps 20 --out runs/btc-eth/bt-2023',

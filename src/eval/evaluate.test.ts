@@ -14,8 +14,8 @@ describe('evaluate', () => {
   ];
   const market = scriptedMarket(closes);
 
-  it('holds cash with no trades, and values the benchmark from the prices', () => {
-    const [result] = evaluate(market, undefined, () => undefined, [[0, 6]], {
+  it('holds cash with no trades, and values the benchmark from the prices', async () => {
+    const [result] = await evaluate(market, undefined, () => undefined, [[0, 6]], {
       initialCash: 1000,
       buyFeeBps: 0,
       sellFeeBps: 0,
@@ -39,11 +39,11 @@ describe('evaluate', () => {
     });
   });
 
-  it('tracks buy-and-hold minus one round of fees when it buys everything at the start', () => {
+  it('tracks buy-and-hold minus one round of fees when it buys everything at the start', async () => {
     const buyAll = (obs: Float32Array, actions: Float32Array, step: number): void => {
       actions.fill(step === 0 ? 1 : 0);
     };
-    const [result] = evaluate(market, undefined, buyAll, [[0, 6]], {
+    const [result] = await evaluate(market, undefined, buyAll, [[0, 6]], {
       initialCash: 1000,
       buyFeeBps: 10,
       sellFeeBps: 10,
@@ -57,7 +57,7 @@ describe('evaluate', () => {
     expect(result.fees).toBeGreaterThan(0);
   });
 
-  it('gives each range the same result whether evaluated alone or with others', () => {
+  it('gives each range the same result whether evaluated alone or with others', async () => {
     const data = syntheticMarket({ assets: 3, bars: 400, seed: 5 });
     const policy = (obs: Float32Array, actions: Float32Array, step: number): void => {
       // The same rule for every env: it depends on the asset, not on the env's position.
@@ -68,18 +68,18 @@ describe('evaluate', () => {
       [150, 260],
       [300, 390],
     ] as const;
-    const together = evaluate(data, undefined, policy, ranges);
-    ranges.forEach((range, k) => {
-      const [alone] = evaluate(data, undefined, policy, [range]);
+    const together = await evaluate(data, undefined, policy, ranges);
+    for (const [k, range] of ranges.entries()) {
+      const [alone] = await evaluate(data, undefined, policy, [range]);
       expect(Array.from(alone?.equity ?? [])).toEqual(Array.from(together[k]?.equity ?? []));
       expect(Math.min(...(together[k]?.bars ?? []))).toBeGreaterThanOrEqual(range[0]);
       expect(Math.max(...(together[k]?.bars ?? []))).toBeLessThan(range[1]);
-    });
+    }
   });
 
-  it('replays scripted actions per range', () => {
+  it('replays scripted actions per range', async () => {
     const script = new Float32Array([1, 0, 0, 0, -1, 0]);
-    const [result] = evaluate(market, undefined, [script], [[0, 6]], {
+    const [result] = await evaluate(market, undefined, [script], [[0, 6]], {
       initialCash: 1000,
       buyFeeBps: 0,
       sellFeeBps: 0,

@@ -8,9 +8,14 @@ import { periodsPerYear } from './periods-per-year.js';
 
 /**
  * Chooses actions for every env at once: reads `obs` (nEnvs × obsDim) and writes `actions`
- * (nEnvs × assets). `step` is the step number within the episodes.
+ * (nEnvs × assets). `step` is the step number within the episodes. A policy whose network runs
+ * on a device returns a promise (webgpu reads are asynchronous); a plain function need not.
  */
-export type Policy = (obs: Float32Array, actions: Float32Array, step: number) => void;
+export type Policy = (
+  obs: Float32Array,
+  actions: Float32Array,
+  step: number,
+) => void | Promise<void>;
 
 /** One evaluated range: the strategy's and the benchmark's equity curves and metrics. */
 export interface RangeEvaluation {
@@ -33,13 +38,13 @@ export interface RangeEvaluation {
  * buy-and-hold benchmark's on the same bars. `policy` is a function, or scripted actions: one
  * Float32Array (steps × assets) per range, no trade after it runs out.
  */
-export function evaluate(
+export async function evaluate(
   data: MarketData,
   normalizer: Normalizer | undefined,
   policy: Policy | readonly Float32Array[],
   ranges: readonly EnvRange[],
   options: Omit<TradingEnvOptions, 'ranges' | 'nEnvs' | 'randomStart' | 'episodeLength'> = {},
-): RangeEvaluation[] {
+): Promise<RangeEvaluation[]> {
   if (ranges.length === 0) {
     throw new TradelabError('INVALID_ARGUMENT', 'evaluate needs at least one range', {
       hint: 'pass [[start, end)] bar ranges',
@@ -76,8 +81,10 @@ export function evaluate(
   );
   let current = obs;
   for (let step = 0; done.some((d) => d === 0); step++) {
-    if (typeof policy === 'function') policy(current, actions, step);
-    else {
+    if (typeof policy === 'function') {
+      const pending = policy(current, actions, step);
+      if (pending !== undefined) await pending;
+    } else {
       actions.fill(0);
       policy.forEach((script, e) => {
         if ((step + 1) * assets <= script.length)

@@ -9,7 +9,7 @@ const closes = Array.from({ length: 30 }, (_, t) => [100 + t, 50]);
 const data = scriptedMarket(closes);
 const script = new Float32Array(29 * 2);
 script[0] = 1;
-const [evaluation] = evaluate(data, undefined, [script], [[0, 30]], {
+const [evaluation] = await evaluate(data, undefined, [script], [[0, 30]], {
   buyFeeBps: 0,
   sellFeeBps: 0,
 });

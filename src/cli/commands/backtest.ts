@@ -9,7 +9,6 @@ import {
   modelMeta,
 } from '../../agents/backtest.js';
 import type { RunEnvOptions } from '../../agents/run-manifest.js';
-import { useBackend } from '../../compute/backends.js';
 import {
   describeBarRange,
   digestMarketData,
@@ -27,6 +26,7 @@ import { projectPath } from '../project-path.js';
 import { numberOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
 import { printEvaluation } from '../print-evaluation.js';
+import { startBackend } from '../start-backend.js';
 
 /**
  * `tradelab backtest --model runs/NAME [--data SYM[,SYM]:TF] [--range RANGE]`: the saved model's
@@ -41,7 +41,7 @@ export async function run(context: CommandContext): Promise<void> {
       hint: 'e.g. tradelab backtest --model runs/btc-ppo (a `tradelab train ppo --out` directory)',
     });
   const runDir = projectPath(context, options.model);
-  const backend = await useBackend(project.config.settings.backend);
+  const backend = await startBackend(project);
   const model = await loadModel(runDir);
   try {
     const meta = modelMeta(model);
@@ -74,7 +74,7 @@ export async function run(context: CommandContext): Promise<void> {
     const feeBps = numberOption(options, 'fee-bps', 0, 1000, '10');
     const env: RunEnvOptions =
       feeBps === undefined ? {} : { buyFeeBps: feeBps, sellFeeBps: feeBps };
-    const evaluation = backtestModel(model, data, { range, env });
+    const evaluation = await backtestModel(model, data, { range, env });
     const title = `Backtest of ${modelDirectory(runDir)} on ${data.symbols.join(', ')} ${data.timeframe}`;
     let files: string[] = [];
     if (typeof options.out === 'string') {

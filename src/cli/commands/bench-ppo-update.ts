@@ -1,6 +1,6 @@
 import { benchPpoUpdate } from '../../bench/ppo-update-bench.js';
 import type { CommandContext } from '../command-spec.js';
-import { intOption } from '../option-values.js';
+import { choiceOption, intOption } from '../option-values.js';
 import { printBench } from '../print-bench.js';
 
 /** `tradelab bench ppo-update`: samples/s of one PPO minibatch update per matmul path. */
@@ -12,6 +12,7 @@ export async function run(context: CommandContext): Promise<void> {
   const batch = intOption(options, 'batch', 1);
   const updates = intOption(options, 'updates', 1);
   const repeat = intOption(options, 'repeat', 1);
+  const webgpu = choiceOption(options, 'webgpu', ['auto', 'always', 'never'] as const);
   const results = await benchPpoUpdate({
     ...(state === undefined ? {} : { state }),
     ...(netDim === undefined ? {} : { netDim }),
@@ -19,6 +20,7 @@ export async function run(context: CommandContext): Promise<void> {
     ...(batch === undefined ? {} : { batch }),
     ...(updates === undefined ? {} : { updates }),
     ...(repeat === undefined ? {} : { repeat }),
+    ...(webgpu === undefined ? {} : { webgpu }),
   });
   printBench(out, results);
 }

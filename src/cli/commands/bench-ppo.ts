@@ -2,6 +2,7 @@ import { benchPpo } from '../../bench/ppo-bench.js';
 import type { CommandContext } from '../command-spec.js';
 import { intListOption, intOption } from '../option-values.js';
 import { printBench } from '../print-bench.js';
+import { startBackend } from '../start-backend.js';
 
 /** `tradelab bench ppo`: end-to-end PPO training env steps/s with the rollout/update split. */
 export async function run(context: CommandContext): Promise<void> {
@@ -13,6 +14,7 @@ export async function run(context: CommandContext): Promise<void> {
   const batchSize = intOption(options, 'batch-size', 1);
   const repeatTimes = intOption(options, 'repeat-times', 1);
   const updates = intOption(options, 'updates', 1);
+  const backend = await startBackend(context.project());
   const results = await benchPpo({
     ...(envs === undefined ? {} : { envs }),
     ...(netDim === undefined ? {} : { netDim }),
@@ -21,6 +23,7 @@ export async function run(context: CommandContext): Promise<void> {
     ...(batchSize === undefined ? {} : { batchSize }),
     ...(repeatTimes === undefined ? {} : { repeatTimes }),
     ...(updates === undefined ? {} : { updates }),
+    backend,
   });
   printBench(out, results);
 }

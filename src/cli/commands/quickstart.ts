@@ -2,7 +2,6 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { LEARNING_CHECK_FEATURES, LEARNING_CHECK_PPO } from '../../agents/learning-check.js';
 import { trainPpoRun } from '../../agents/ppo-run.js';
-import { useBackend } from '../../compute/backends.js';
 import { featureMarket } from '../../env/synthetic-market.js';
 import { planHere, tradelabVersion } from '../../project/index.js';
 import type { CommandContext } from '../command-spec.js';
@@ -11,6 +10,7 @@ import { intOption } from '../option-values.js';
 import { printEvaluation } from '../print-evaluation.js';
 import { printPlan } from '../print-plan.js';
 import { createProgress } from '../progress.js';
+import { startBackend } from '../start-backend.js';
 
 /** Bars of the quickstart's synthetic market; the first half trains, the second tests. */
 const QUICKSTART_BARS = 12_000;
@@ -40,7 +40,7 @@ export async function run(context: CommandContext): Promise<void> {
   out.line();
 
   const steps = intOption(options, 'steps', 1) ?? 150_000;
-  const backend = await useBackend(project.config.settings.backend, { nativeThreads: 'all' });
+  const backend = await startBackend(project, { nativeThreads: 'all' });
   const signal = 0.2;
   out.line(
     `Training PPO for ${count(steps)} env steps on a synthetic 2-asset 1h market with a planted momentum signal (${signal}), on ${backend.name} (${backend.matmul}).`,

@@ -2,7 +2,6 @@ import { resolve } from 'node:path';
 import { trainPpoRun, type PpoRunResult } from '../../agents/ppo-run.js';
 import type { PpoConfig } from '../../agents/ppo-config.js';
 import { readRunManifest, RUN_FILES, type RunEnvOptions } from '../../agents/run-manifest.js';
-import { useBackend } from '../../compute/backends.js';
 import {
   describeBarRange,
   loadMarketData,
@@ -18,6 +17,7 @@ import { count, num } from '../format.js';
 import { choiceOption, intOption, numberOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
 import { createProgress } from '../progress.js';
+import { startBackend } from '../start-backend.js';
 import { printEvaluation } from '../print-evaluation.js';
 
 /**
@@ -48,7 +48,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       },
     );
 
-  const backend = await useBackend(project.config.settings.backend, {
+  const backend = await startBackend(project, {
     nativeThreads: threadsOption(options.threads),
   });
   const data = await loadMarketData(openStore(context), parseDatasetKeys(spec));
@@ -183,6 +183,10 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   if (reports.length > 0)
     out.line(
       `per update (median): rollout ${num(median(reports.map((r) => r.rolloutSeconds)), 3)} s at ${count(Math.round(median(reports.map((r) => r.envStepsPerSecond))))} env steps/s, update ${num(median(reports.map((r) => r.updateSeconds)), 3)} s at ${count(Math.round(median(reports.map((r) => r.samplesPerSecond))))} samples/s`,
+    );
+  if (reports.length > 0)
+    out.line(
+      `host↔device per update (median): ${num(median(reports.map((r) => (r.uploadBytes + r.downloadBytes) / 2 ** 20)), 3)} MiB in ${count(median(reports.map((r) => r.reads)))} reads, ${num(median(reports.map((r) => r.transferSeconds)), 3)} s (reads include waiting for the device)`,
     );
   out.line();
   if (result.evaluation !== undefined) printEvaluation(out, result.evaluation);
