@@ -1,0 +1,225 @@
+import type { CommandSpec } from '../command-spec.js';
+
+/** Commands for benchmarks: each prints a table, or JSON lines with --json. */
+export const BENCH_COMMANDS: readonly CommandSpec[] = [
+  {
+    words: ['bench', 'data'],
+    summary: 'benchmark import, resample, features and loading on a synthetic 1-minute CSV',
+    positionals: [],
+    options: [
+      {
+        name: 'rows',
+        type: 'string',
+        value: 'N',
+        description: "rows of the 1-minute CSV (default 2600000, seed 004's size)",
+      },
+      {
+        name: 'repeat',
+        type: 'string',
+        value: 'R',
+        description: 'runs per measurement; the median is reported (default 3)',
+      },
+    ],
+    settings: [],
+    examples: ['tradelab bench data', 'tradelab bench data --rows 500000 --json'],
+    load: () => import('../commands/bench-data.js'),
+  },
+  {
+    words: ['bench', 'env'],
+    summary:
+      'benchmark the vectorized trading env: aggregate env steps/s per nEnvs, random actions, one thread',
+    positionals: [],
+    options: [
+      { name: 'assets', type: 'string', value: 'N', description: 'assets per env (default 10)' },
+      {
+        name: 'features',
+        type: 'string',
+        value: 'F',
+        description: 'features per asset, random values (default 7)',
+      },
+      {
+        name: 'lookback',
+        type: 'string',
+        value: 'L',
+        description: 'bars of features per observation (default 1)',
+      },
+      {
+        name: 'envs',
+        type: 'string',
+        value: 'LIST',
+        description: 'nEnvs values, comma-separated (default 1,16,256,2048)',
+      },
+      {
+        name: 'steps',
+        type: 'string',
+        value: 'N',
+        description: 'env steps per run, summed over envs (default 2000000)',
+      },
+      {
+        name: 'repeat',
+        type: 'string',
+        value: 'R',
+        description: 'runs per measurement; the median is reported (default 3)',
+      },
+    ],
+    settings: [],
+    examples: ['tradelab bench env', 'tradelab bench env --envs 1,256 --steps 500000 --json'],
+    load: () => import('../commands/bench-env.js'),
+  },
+  {
+    words: ['bench', 'ppo-update'],
+    summary:
+      'benchmark one PPO minibatch update (forward, backward, Adam) in samples/s, per matmul path, one thread',
+    positionals: [],
+    options: [
+      { name: 'state', type: 'string', value: 'N', description: 'state dimension (default 64)' },
+      {
+        name: 'net-dim',
+        type: 'string',
+        value: 'N',
+        description: 'hidden units per layer (default 512)',
+      },
+      { name: 'actions', type: 'string', value: 'N', description: 'action dimension (default 4)' },
+      { name: 'batch', type: 'string', value: 'N', description: 'minibatch size (default 4096)' },
+      { name: 'updates', type: 'string', value: 'N', description: 'updates per run (default 5)' },
+      {
+        name: 'repeat',
+        type: 'string',
+        value: 'R',
+        description: 'runs per measurement; the median is reported (default 3)',
+      },
+      {
+        name: 'webgpu',
+        type: 'string',
+        value: 'WHEN',
+        description:
+          'auto: add a webgpu row on a hardware adapter (default); always: on any adapter; never',
+      },
+    ],
+    settings: [],
+    examples: [
+      'tradelab bench ppo-update',
+      'tradelab bench ppo-update --state 64 --net-dim 512 --actions 4 --batch 4096',
+    ],
+    load: () => import('../commands/bench-ppo-update.js'),
+  },
+  {
+    words: ['bench', 'ppo'],
+    summary:
+      'benchmark PPO training end to end: env steps/s, rollout/update phase split, per nEnvs',
+    positionals: [],
+    options: [
+      { name: 'envs', type: 'string', value: 'LIST', description: 'nEnvs values (default 16)' },
+      {
+        name: 'net-dim',
+        type: 'string',
+        value: 'N',
+        description: 'hidden units per layer (default 256)',
+      },
+      {
+        name: 'assets',
+        type: 'string',
+        value: 'N',
+        description: 'assets, the action dimension (default 4)',
+      },
+      {
+        name: 'target-step',
+        type: 'string',
+        value: 'N',
+        description: 'env steps per update (default 2048)',
+      },
+      {
+        name: 'batch-size',
+        type: 'string',
+        value: 'N',
+        description: 'minibatch size (default 512)',
+      },
+      {
+        name: 'repeat-times',
+        type: 'string',
+        value: 'N',
+        description: 'passes over each rollout (default 8)',
+      },
+      {
+        name: 'updates',
+        type: 'string',
+        value: 'N',
+        description: 'updates measured after a warm-up (default 5)',
+      },
+    ],
+    settings: ['backend', 'profile', 'profilesFile', 'detect', 'detectTimeoutMs'],
+    examples: [
+      'tradelab bench ppo',
+      'tradelab bench ppo --envs 1,16,64 --net-dim 256',
+      'tradelab bench ppo --backend webgpu',
+    ],
+    load: () => import('../commands/bench-ppo.js'),
+  },
+  {
+    words: ['bench', 'learn'],
+    summary:
+      "PPO's held-out Sharpe beside buy-and-hold on synthetic markets: planted signal vs random walk",
+    positionals: [],
+    options: [
+      {
+        name: 'signals',
+        type: 'string',
+        value: 'LIST',
+        description: 'planted signal strengths (default 0.2,0.1,0)',
+      },
+      {
+        name: 'seeds',
+        type: 'string',
+        value: 'LIST',
+        description: 'seeds per signal (default 1,2,3,4,5)',
+      },
+      {
+        name: 'steps',
+        type: 'string',
+        value: 'N',
+        description: 'env steps of training per run (default 300000)',
+      },
+    ],
+    settings: [],
+    examples: [
+      'tradelab bench learn',
+      'tradelab bench learn --signals 0.2,0 --seeds 1,2,3 --steps 100000',
+    ],
+    load: () => import('../commands/bench-learn.js'),
+  },
+  {
+    words: ['bench', 'tune'],
+    summary:
+      'benchmark the study engine: trials/s in memory, on SQLite and from worker processes; TPE time per suggestion',
+    positionals: [],
+    options: [
+      {
+        name: 'trials',
+        type: 'string',
+        value: 'N',
+        description: 'trials per throughput run (default 500)',
+      },
+      {
+        name: 'processes',
+        type: 'string',
+        value: 'LIST',
+        description: 'worker-process counts on one SQLite file (default 2,8)',
+      },
+      {
+        name: 'history',
+        type: 'string',
+        value: 'LIST',
+        description: 'finished trials behind each TPE suggestion (default 100,1000,2000,10000)',
+      },
+      {
+        name: 'repeat',
+        type: 'string',
+        value: 'R',
+        description: 'runs per measurement; the median is reported (default 3)',
+      },
+    ],
+    settings: [],
+    examples: ['tradelab bench tune', 'tradelab bench tune --processes 2 --history 1000 --json'],
+    load: () => import('../commands/bench-tune.js'),
+  },
+];

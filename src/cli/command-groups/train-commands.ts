@@ -1,0 +1,203 @@
+import type { CommandSpec } from '../command-spec.js';
+
+/** Commands for training one agent and re-evaluating saved models. */
+export const TRAIN_COMMANDS: readonly CommandSpec[] = [
+  {
+    words: ['train', 'ppo'],
+    summary:
+      'train PPO on market data, checkpoint, and evaluate the policy on a held-out range beside buy-and-hold',
+    positionals: [],
+    options: [
+      {
+        name: 'data',
+        type: 'string',
+        value: 'SYM[,SYM]:TF',
+        description: 'symbols at one timeframe (required unless --resume)',
+      },
+      {
+        name: 'out',
+        type: 'string',
+        value: 'DIR',
+        description: 'run directory: manifest, checkpoints, model, report (required)',
+      },
+      {
+        name: 'train',
+        type: 'string',
+        value: 'RANGE',
+        description:
+          'training bars: dates 2021-01-01..2022-06-30 or indices 0..5000 (default first 80%)',
+      },
+      {
+        name: 'test',
+        type: 'string',
+        value: 'RANGE',
+        description: 'held-out evaluation bars (default: the bars after --train)',
+      },
+      { name: 'no-test', type: 'boolean', description: 'skip the evaluation' },
+      {
+        name: 'steps',
+        type: 'string',
+        value: 'N',
+        description: 'total env steps, breakStep (default 200000)',
+      },
+      {
+        name: 'envs',
+        type: 'string',
+        value: 'N',
+        description: 'envs stepped together, nEnvs (default 16)',
+      },
+      {
+        name: 'net-dim',
+        type: 'string',
+        value: 'N',
+        description: 'hidden units per layer (default 256)',
+      },
+      {
+        name: 'layers',
+        type: 'string',
+        value: 'N',
+        description: 'hidden layers per network (default 2)',
+      },
+      {
+        name: 'batch-size',
+        type: 'string',
+        value: 'N',
+        description: 'minibatch size (default 512)',
+      },
+      {
+        name: 'target-step',
+        type: 'string',
+        value: 'N',
+        description: 'env steps per update, across envs (default 2048)',
+      },
+      {
+        name: 'repeat-times',
+        type: 'string',
+        value: 'N',
+        description: 'passes over each rollout (default 8)',
+      },
+      {
+        name: 'lr',
+        type: 'string',
+        value: 'X',
+        description: "Adam's learning rate (default 3e-4)",
+      },
+      { name: 'gamma', type: 'string', value: 'X', description: 'discount (default 0.99)' },
+      {
+        name: 'lambda-gae',
+        type: 'string',
+        value: 'X',
+        description: "GAE's lambda (default 0.95)",
+      },
+      {
+        name: 'ratio-clip',
+        type: 'string',
+        value: 'X',
+        description: 'PPO clip range (default 0.2)',
+      },
+      {
+        name: 'entropy',
+        type: 'string',
+        value: 'X',
+        description: 'entropy bonus, lambdaEntropy (default 0.01)',
+      },
+      {
+        name: 'seed',
+        type: 'string',
+        value: 'N',
+        description: 'seed of networks, noise, minibatches, env starts (default 0)',
+      },
+      {
+        name: 'lookback',
+        type: 'string',
+        value: 'N',
+        description: 'bars of features per observation (default 1)',
+      },
+      {
+        name: 'episode-length',
+        type: 'string',
+        value: 'N',
+        description: 'steps per training episode (default: to the range end)',
+      },
+      {
+        name: 'fee-bps',
+        type: 'string',
+        value: 'X',
+        description: 'fee per buy and per sell, basis points (default 10)',
+      },
+      {
+        name: 'reward',
+        type: 'string',
+        value: 'R',
+        description: 'value-change (default) or excess (over buy-and-hold)',
+      },
+      {
+        name: 'checkpoint-every',
+        type: 'string',
+        value: 'K',
+        description: 'updates between checkpoints (default 10)',
+      },
+      {
+        name: 'threads',
+        type: 'string',
+        value: 'N|all',
+        description: 'OpenBLAS threads of the native GEMM (default all cores)',
+      },
+      {
+        name: 'resume',
+        type: 'boolean',
+        description: 'continue the run in --out from its last checkpoint, with its settings',
+      },
+    ],
+    settings: ['backend', 'profile', 'profilesFile', 'detect', 'detectTimeoutMs', 'dataDir'],
+    examples: [
+      'tradelab train ppo --data BTCUSDT,ETHUSDT:1h --out runs/btc-eth',
+      'tradelab train ppo --data SYN0,SYN1:1h --train 2020-01-01..2020-12-31 --test 2021-01-01.. --steps 300000 --out runs/syn',
+      'tradelab train ppo --out runs/syn --resume',
+    ],
+    load: () => import('../commands/train-ppo.js'),
+  },
+  {
+    words: ['backtest'],
+    summary: "evaluate a saved model's deterministic policy on a range, beside buy-and-hold",
+    positionals: [],
+    options: [
+      {
+        name: 'model',
+        type: 'string',
+        value: 'DIR',
+        description: 'a `train ppo` run directory, or its model/ (required)',
+      },
+      {
+        name: 'data',
+        type: 'string',
+        value: 'SYM[,SYM]:TF',
+        description: 'data to evaluate on (default: what it was trained on)',
+      },
+      {
+        name: 'range',
+        type: 'string',
+        value: 'RANGE',
+        description: "bars to evaluate (default: the run's test range, or all bars on other data)",
+      },
+      {
+        name: 'fee-bps',
+        type: 'string',
+        value: 'X',
+        description: 'fee per buy and per sell, basis points (default: as trained)',
+      },
+      {
+        name: 'out',
+        type: 'string',
+        value: 'DIR',
+        description: 'write equity.csv and report.html there',
+      },
+    ],
+    settings: ['backend', 'profile', 'profilesFile', 'detect', 'detectTimeoutMs', 'dataDir'],
+    examples: [
+      'tradelab backtest --model runs/btc-eth',
+      'tradelab backtest --model runs/btc-eth --range 2023-01-01.. --fee-bps 20 --out runs/btc-eth/bt-2023',
+    ],
+    load: () => import('../commands/backtest.js'),
+  },
+];
