@@ -116,7 +116,7 @@ export async function benchPpo(options: PpoBenchOptions = {}): Promise<BenchResu
       {
         bench: 'ppo',
         // A read waits for the device's queued work: on a GPU this share is transfers + waiting.
-        name: `  host↔device: ${transferMiB.toFixed(1)} MiB in ${reads} reads per update, ${(transferShare * 100).toFixed(1)}% of its time`,
+        name: `  host↔device: ${transferMiB.toFixed(1)} MiB in ${reads.toLocaleString('en-US')} reads per update, ${(transferShare * 100).toFixed(1)}% of its time`,
         items: reads,
         seconds: median(transfer),
         runs: transfer,
