@@ -57,11 +57,9 @@ export interface LoadedPpoModel {
 /** Stable names of the networks' variables, in {@link networkTensors} order. */
 function networkTensors(nets: PpoNetworks): Record<string, tf.Variable> {
   const named: Record<string, tf.Variable> = {};
-  nets.actor.weights.forEach((w, l) => (named[`actor/w${l}`] = w));
-  nets.actor.biases.forEach((b, l) => (named[`actor/b${l}`] = b));
+  for (const [name, v] of Object.entries(nets.actor.namedVariables())) named[`actor/${name}`] = v;
   named['actor/logStd'] = nets.logStd;
-  nets.critic.weights.forEach((w, l) => (named[`critic/w${l}`] = w));
-  nets.critic.biases.forEach((b, l) => (named[`critic/b${l}`] = b));
+  for (const [name, v] of Object.entries(nets.critic.namedVariables())) named[`critic/${name}`] = v;
   return named;
 }
 

@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   INVALID_SUGGESTION: 'usage',
   MODEL_NOT_FOUND: 'usage',
   MODEL_INVALID: 'config',
+  OUT_OF_MEMORY: 'runtime',
   INTERNAL: 'runtime',
 } as const satisfies Record<string, ErrorCategory>;
 

@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import type { NetworkBody } from './network-body.js';
 import { orthogonalMatrix } from './orthogonal.js';
 
 /*
@@ -35,7 +36,7 @@ export function ownVariable(initial: tf.Tensor, name: string): tf.Variable {
 }
 
 /** Dense layers, trainable. Dispose it when done. */
-export class Mlp {
+export class Mlp implements NetworkBody {
   readonly weights: tf.Variable[];
   readonly biases: tf.Variable[];
   readonly config: Readonly<MlpConfig>;
@@ -59,6 +60,14 @@ export class Mlp {
   /** Every trainable variable. */
   get variables(): tf.Variable[] {
     return [...this.weights, ...this.biases];
+  }
+
+  /** `w0`, `b0`, `w1`, … by layer. */
+  namedVariables(): Record<string, tf.Variable> {
+    const named: Record<string, tf.Variable> = {};
+    this.weights.forEach((w, l) => (named[`w${l}`] = w));
+    this.biases.forEach((b, l) => (named[`b${l}`] = b));
+    return named;
   }
 
   /** The output for a batch `x` [batch, inputs] → [batch, outputs] (no output activation). */

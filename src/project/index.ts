@@ -7,3 +7,4 @@ export {
   type PlanHere,
   type PlanRequest,
 } from './plan-here.js';
+export { startBackend } from './start-backend.js';

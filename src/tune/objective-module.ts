@@ -11,10 +11,12 @@ import type { Objective } from './optimize.js';
  * tradelab ships.
  */
 
-/** Objectives tradelab ships, by name (the DRL objective joins them with the agents). */
+/** Objectives tradelab ships, by name. */
 export const BUILTIN_OBJECTIVES: Readonly<Record<string, string>> = {
   /** x² over one float: for trying the engine and benchmarking it. */
   quadratic: 'tune/objectives/quadratic.js',
+  /** PPO trading agents, cross-validated: the objective of a trading study (`--preset`/`--data`). */
+  drl: 'tune/objectives/drl.js',
 };
 
 /**

@@ -121,6 +121,7 @@ export class Study {
     const all = await this.history.refresh();
     return new Trial(record, {
       storage: this.storage,
+      study: this.record,
       direction: this.direction,
       sampler: this.components.sampler,
       pruner: this.components.pruner,

@@ -4,6 +4,7 @@ import type {
   Distribution,
   ParamValue,
   StudyDirection,
+  StudyRecord,
   TrialRecord,
 } from '../storage/records.js';
 import type { StudyStorage } from '../storage/study-storage.js';
@@ -35,6 +36,8 @@ export class TrialPruned extends Error {
 /** What a {@link Trial} needs from its study. */
 export interface TrialSession {
   storage: StudyStorage;
+  /** The study's record: its name and the settings it was created with. */
+  study: StudyRecord;
   direction: StudyDirection;
   sampler: Sampler;
   pruner: Pruner;
@@ -74,6 +77,11 @@ export class Trial {
   /** Storage id of the trial. */
   get id(): number {
     return this.record.id;
+  }
+
+  /** The study this trial belongs to, as stored (its attributes carry a trading study's spec). */
+  get study(): Readonly<StudyRecord> {
+    return this.session.study;
   }
 
   /** 0, 1, 2, … within the study. */
@@ -188,6 +196,12 @@ export class Trial {
     if (this.lastStep === null) return null;
     const value = this.record.intermediate[this.lastStep];
     return value === undefined || !Number.isFinite(value) ? null : value;
+  }
+
+  /** Stores an artifact of this trial (replacing one of that name): a model, per-bar returns. */
+  async putArtifact(name: string, bytes: Uint8Array): Promise<void> {
+    await this.flush();
+    await this.session.storage.putArtifact(this.id, name, bytes);
   }
 
   /** Sets (merges) user attributes. */

@@ -43,10 +43,81 @@ export const STUDY_COMMANDS: readonly CommandSpec[] = [
         type: 'boolean',
         description: 'continue a study of that name (same direction) instead of failing',
       },
+      {
+        name: 'preset',
+        type: 'string',
+        value: 'P',
+        description:
+          'trading study: ensemble_balanced (default), ensemble_aggressive, ensemble_conservative, ft_small, ft_large',
+      },
+      {
+        name: 'data',
+        type: 'string',
+        value: 'SYM[,SYM]:TF',
+        description: 'trading study: the dataset its agents train and test on',
+      },
+      {
+        name: 'cv',
+        type: 'string',
+        value: 'CV',
+        description: 'cpcv:N:k (default cpcv:4:2), kfold:K or walk-forward:F',
+      },
+      {
+        name: 'embargo',
+        type: 'string',
+        value: 'BARS',
+        description: 'bars kept out of training after each test range (default 1% of the bars)',
+      },
+      {
+        name: 'holdout',
+        type: 'string',
+        value: 'H',
+        description: 'final holdout: 20% (default), a share, a first bar index, or none',
+      },
+      {
+        name: 'lookback',
+        type: 'string',
+        value: 'L',
+        description: 'bars in each observation (default 1)',
+      },
+      {
+        name: 'policy',
+        type: 'string',
+        value: 'NET',
+        description: 'policy network: mlp (default) or ft_transformer',
+      },
+      {
+        name: 'aggregate',
+        type: 'string',
+        value: 'A',
+        description:
+          'trial value from split Sharpe ratios: mean (default), median, mean-std, excess',
+      },
+      {
+        name: 'budget-scale',
+        type: 'string',
+        value: 'X',
+        description: 'factor on breakStep (default: by timeframe, 1h = 1, 5m = 12)',
+      },
+      {
+        name: 'from',
+        type: 'string',
+        value: 'STUDY',
+        description: 'fine-tune (ft_small, ft_large): enqueue its best trials, search around them',
+      },
+      {
+        name: 'file',
+        type: 'string',
+        value: 'FILE',
+        description: 'a study file (YAML/JSON) with any of these settings and parameter overrides',
+      },
     ],
-    settings: ['storage', 'artifactDir'],
+    settings: ['storage', 'artifactDir', 'dataDir'],
     examples: [
       'tradelab study create ppo-btc --direction max',
+      'tradelab study create btc-bal --preset ensemble_balanced --data BTCUSDT,ETHUSDT:1h --cv cpcv:4:2 --embargo 50 --holdout 20%',
+      'tradelab study create btc-ft --preset ft_small --data BTCUSDT,ETHUSDT:1h --from btc-bal',
+      'tradelab study create btc-bal --file studies/btc.yaml',
       'tradelab study create ppo-btc --direction max --sampler random --seed 7 --pruner hyperband',
       'tradelab study create sweep --direction min --sampler grid --sampler-options \'{"searchSpace": {"lr": [0.001, 0.01]}}\'',
     ],
@@ -63,7 +134,7 @@ export const STUDY_COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         value: 'MODULE',
         description:
-          'a .js/.mjs file exporting objective(trial) (relative to the working directory; required)',
+          "a .js/.mjs file exporting objective(trial), or a built-in (quadratic, drl); default: the study's own (drl for a trading study)",
       },
       {
         name: 'trials',
@@ -116,10 +187,16 @@ export const STUDY_COMMANDS: readonly CommandSpec[] = [
   {
     words: ['study', 'show'],
     summary:
-      'a study: trials by state, best trial and params, trials/hour, completion and prune rates',
+      'a study: trials by state, best trial and params, trials/hour, completion and prune rates; a trading study adds the best trial by split and on the holdout',
     positionals: [{ name: 'NAME', description: 'the study', required: true }],
-    options: [],
-    settings: ['storage', 'artifactDir'],
+    options: [
+      {
+        name: 'no-holdout',
+        type: 'boolean',
+        description: "trading study: skip evaluating the best trial's model on the holdout",
+      },
+    ],
+    settings: ['storage', 'artifactDir', 'dataDir', 'backend', 'profile'],
     examples: ['tradelab study show ppo-btc', 'tradelab study show ppo-btc --json'],
     load: () => import('../commands/study-show.js'),
   },

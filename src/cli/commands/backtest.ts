@@ -26,7 +26,7 @@ import { projectPath } from '../project-path.js';
 import { numberOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
 import { printEvaluation } from '../print-evaluation.js';
-import { startBackend } from '../start-backend.js';
+import { startBackend } from '../../project/start-backend.js';
 
 /**
  * `tradelab backtest --model runs/NAME [--data SYM[,SYM]:TF] [--range RANGE]`: the saved model's

@@ -10,7 +10,7 @@ import { intOption } from '../option-values.js';
 import { printEvaluation } from '../print-evaluation.js';
 import { printPlan } from '../print-plan.js';
 import { createProgress } from '../progress.js';
-import { startBackend } from '../start-backend.js';
+import { startBackend } from '../../project/start-backend.js';
 
 /** Bars of the quickstart's synthetic market; the first half trains, the second tests. */
 const QUICKSTART_BARS = 12_000;

@@ -12,17 +12,45 @@ import type { CommandContext } from '../command-spec.js';
 import { intOption } from '../option-values.js';
 import { withStudyStorage } from '../open-study-storage.js';
 import { describeComponents } from '../study-summary.js';
+import { fineTuning } from '../fine-tuning.js';
+import { readStudyFile, tradingStudySpec, wantsTradingStudy } from '../trading-study-options.js';
+import { describeDrlStudy, type DrlStudySpec, type StudyFile } from '../../tune/drl/study-spec.js';
 
-/** `tradelab study create NAME --direction max|min [--sampler …] [--pruner …]`. */
+/**
+ * `tradelab study create NAME --direction max|min [--sampler …] [--pruner …]`, and a trading
+ * study with `--preset P --data SYM:TF [--cv …]` or `--file study.yaml`.
+ */
 export async function run(context: CommandContext): Promise<void> {
   const { options, out } = context;
   const name = studyName(context.positionals[0] ?? '');
-  const direction = parseDirection(options.direction);
+  const trading = wantsTradingStudy(options);
+  const file = readStudyFile(context);
+  if (file?.name !== undefined && file.name !== name)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `the study file names the study "${file.name}", the command line "${name}"`,
+      { hint: 'use the same name, or leave name: out of the file' },
+    );
+  // A trading study maximizes its Sharpe ratio unless told otherwise.
+  const direction = parseDirection(
+    options.direction ?? file?.direction ?? (trading ? 'max' : undefined),
+  );
   // Checked before the storage is touched: a bad option creates nothing.
-  const specs = componentSpecs(options);
+  const specs = componentSpecs(options, file);
+  const drl = trading ? await tradingStudySpec(context, file) : undefined;
   const loadIfExists = options['load-if-exists'] === true;
   await withStudyStorage(context, async (storage) => {
-    const { record, created } = await createOrLoad(storage, name, direction, specs, loadIfExists);
+    const extra = drl === undefined ? {} : await fineTuning(storage, drl);
+    const { record, created } = await createOrLoad(
+      storage,
+      name,
+      direction,
+      specs,
+      loadIfExists,
+      extra.spec ?? drl,
+    );
+    if (created && extra.enqueue !== undefined)
+      for (const params of extra.enqueue) await storage.enqueueTrial(record.id, { params });
     const stored = specsOf(record.systemAttrs);
     if (!created && givesComponents(options) && JSON.stringify(stored) !== JSON.stringify(specs))
       out.note(
@@ -40,6 +68,7 @@ export async function run(context: CommandContext): Promise<void> {
         pruner: stored.pruner,
         samplerDescription: described.sampler,
         prunerDescription: described.pruner,
+        drl: record.systemAttrs.drl ?? null,
         createdAt: record.createdAt,
       });
       return;
@@ -52,9 +81,19 @@ export async function run(context: CommandContext): Promise<void> {
     out.line(`  direction  ${record.direction}`);
     out.line(`  sampler    ${described.sampler}`);
     out.line(`  pruner     ${described.pruner}`);
+    const trading = record.systemAttrs.drl as DrlStudySpec | undefined;
+    if (trading !== undefined)
+      for (const [label, value] of describeDrlStudy(trading))
+        out.line(`  ${label.padEnd(10)} ${value}`);
+    if (extra.enqueue !== undefined && created)
+      out.line(
+        `  enqueued   ${extra.enqueue.length} best trials of ${trading?.from?.study ?? '?'}`,
+      );
     out.line();
     out.line(
-      `Run trials: tradelab study run ${record.name} --objective objective.mjs --trials 100`,
+      trading === undefined
+        ? `Run trials: tradelab study run ${record.name} --objective objective.mjs --trials 100`
+        : `Run trials: tradelab study run ${record.name} --trials 50 --workers auto`,
     );
   });
 }
@@ -66,13 +105,18 @@ async function createOrLoad(
   direction: StudyDirection,
   specs: ComponentSpecs,
   loadIfExists: boolean,
+  drl: DrlStudySpec | undefined,
 ): Promise<{ record: StudyRecord; created: boolean }> {
   try {
     const record = await storage.createStudy({
       name,
       direction,
       userAttrs: {},
-      systemAttrs: { sampler: specs.sampler, pruner: specs.pruner },
+      systemAttrs: {
+        sampler: specs.sampler,
+        pruner: specs.pruner,
+        ...(drl === undefined ? {} : { drl, objective: 'drl' }),
+      },
     });
     return { record, created: true };
   } catch (error) {
@@ -143,8 +187,14 @@ function givesComponents(options: CommandContext['options']): boolean {
  * building the sampler and pruner (ranges), so a study is never stored with specs that fail later in
  * every worker.
  */
-function componentSpecs(options: CommandContext['options']): ComponentSpecs {
-  const samplerOptions = jsonObject(options, 'sampler-options', '--sampler');
+function componentSpecs(
+  options: CommandContext['options'],
+  file: StudyFile | undefined,
+): ComponentSpecs {
+  const samplerOptions = {
+    ...withoutType(file?.sampler),
+    ...jsonObject(options, 'sampler-options', '--sampler'),
+  };
   const seed = intOption(options, 'seed', 0);
   if (seed !== undefined && samplerOptions.seed !== undefined && samplerOptions.seed !== seed)
     throw new TradelabError(
@@ -153,12 +203,13 @@ function componentSpecs(options: CommandContext['options']): ComponentSpecs {
       { hint: 'give the seed once' },
     );
   const sampler = parseSamplerSpec({
-    type: typeof options.sampler === 'string' ? options.sampler : 'tpe',
+    type: typeof options.sampler === 'string' ? options.sampler : (file?.sampler?.type ?? 'tpe'),
     ...samplerOptions,
     ...(seed === undefined ? {} : { seed }),
   });
   const pruner = parsePrunerSpec({
-    type: typeof options.pruner === 'string' ? options.pruner : 'median',
+    type: typeof options.pruner === 'string' ? options.pruner : (file?.pruner?.type ?? 'median'),
+    ...withoutType(file?.pruner),
     ...jsonObject(options, 'pruner-options', '--pruner'),
   });
   createSampler(sampler);
@@ -199,4 +250,12 @@ function jsonObject(
       hint: `name the type with ${typeFlag}`,
     });
   return value as Record<string, unknown>;
+}
+
+/** A study file's sampler or pruner options without their `type` (the flag or file names it). */
+function withoutType(spec: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (spec === undefined) return {};
+  const rest = { ...spec };
+  delete rest.type;
+  return rest;
 }

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { settingSpec } from '../../config/index.js';
 import { TradelabError } from '../../errors/index.js';
 import { planHere } from '../../project/plan-here.js';
 import type { StudyDirection, TrialRecord } from '../../storage/index.js';
@@ -35,7 +36,6 @@ interface WorkerChoice {
 export async function run(context: CommandContext): Promise<void> {
   const { options, out } = context;
   const name = context.positionals[0] ?? '';
-  const objective = objectivePath(context);
   const nTrials = intOption(options, 'trials', 1);
   const timeoutS = secondsOption(options, 'timeout');
   if (nTrials === undefined && timeoutS === undefined)
@@ -45,6 +45,8 @@ export async function run(context: CommandContext): Promise<void> {
   const { workers, why } = await chooseWorkers(context, nTrials);
   await withStudyStorage(context, async (storage) => {
     const study = await storage.getStudy(name);
+    const objective = objectivePath(context, study.systemAttrs.objective);
+    passSettingsToWorkers(context, workers);
     const before = await storage.getTrials(study.id);
     const components = describeComponents(study.systemAttrs);
     out.line(
@@ -124,9 +126,27 @@ export async function run(context: CommandContext): Promise<void> {
   });
 }
 
-/** The objective module's absolute path: a built-in's, or a file relative to the working directory. */
-function objectivePath(context: CommandContext): string {
-  const raw = context.options.objective;
+/**
+ * Worker processes resolve the project from their environment: hand them the settings this run
+ * resolved (flags included), and how many workers share the machine (the memory check needs it).
+ */
+function passSettingsToWorkers(context: CommandContext, workers: number): void {
+  const { settings } = context.project().config;
+  for (const name of ['dataDir', 'backend', 'profile', 'profilesFile', 'safetyFactor'] as const) {
+    const value = settings[name];
+    const variable = settingSpec(name).env[0];
+    if (value !== undefined && variable !== undefined) process.env[variable] = String(value);
+  }
+  process.env.TRADELAB_WORKERS = String(workers);
+}
+
+/**
+ * The objective module's absolute path: --objective (a built-in's name, or a file relative to the
+ * working directory), else the one the study was created with (a trading study's `drl`).
+ */
+function objectivePath(context: CommandContext, stored: unknown): string {
+  const given = context.options.objective;
+  const raw = given ?? (typeof stored === 'string' ? stored : undefined);
   if (typeof raw !== 'string' || raw === '')
     throw new TradelabError('USAGE', '--objective is required', {
       hint: 'pass a .js/.mjs module exporting `objective(trial)` (e.g. --objective ./objective.mjs), or a built-in name (quadratic)',

@@ -1,4 +1,11 @@
+import type { DrlStudySpec } from '../../tune/drl/study-spec.js';
 import type { CommandContext } from '../command-spec.js';
+import {
+  holdoutOfBest,
+  printHoldout,
+  printSplits,
+  tradingStudyRows,
+} from '../print-trading-study.js';
 import { isoTime, plural } from '../format.js';
 import { withStudyStorage } from '../open-study-storage.js';
 import {
@@ -13,13 +20,19 @@ import {
 
 /** `tradelab study show NAME`: states, best trial, throughput and rates, sampler and pruner. */
 export async function run(context: CommandContext): Promise<void> {
-  const { out } = context;
+  const { out, options } = context;
   const name = context.positionals[0] ?? '';
   await withStudyStorage(context, async (storage) => {
     const study = await storage.getStudy(name);
-    const summary = summarizeStudy(study.direction, await storage.getTrials(study.id));
+    const trials = await storage.getTrials(study.id);
+    const summary = summarizeStudy(study.direction, trials);
     const components = describeComponents(study.systemAttrs);
     const { best } = summary;
+    const drl = study.systemAttrs.drl as DrlStudySpec | undefined;
+    const holdout =
+      drl === undefined || best === undefined || options['no-holdout'] === true
+        ? undefined
+        : await holdoutOfBest(context.project(), storage, drl, best);
     if (out.json) {
       out.record({
         name: study.name,
@@ -39,6 +52,16 @@ export async function run(context: CommandContext): Promise<void> {
                 userAttrs: best.userAttrs,
               },
         userAttrs: study.userAttrs,
+        drl: drl ?? null,
+        holdout:
+          holdout === undefined
+            ? null
+            : {
+                trial: best?.number,
+                range: holdout.evaluation.range,
+                metrics: holdout.evaluation.metrics,
+                benchmarkMetrics: holdout.evaluation.benchmarkMetrics,
+              },
       });
       return;
     }
@@ -81,6 +104,7 @@ export async function run(context: CommandContext): Promise<void> {
           ? '-'
           : `${formatNumber(summary.trialsPerHour, 3)} trials/hour (${plural(summary.finished, 'finished trial')} between ${isoTime(summary.firstStartedAt ?? Number.NaN)} and ${isoTime(summary.lastFinishedAt ?? Number.NaN)})`,
       ],
+      ...(drl === undefined ? [] : tradingStudyRows(drl, trials)),
     ];
     out.line(`Study "${study.name}"`);
     const width = Math.max(...rows.map(([label]) => label.length));
@@ -89,5 +113,10 @@ export async function run(context: CommandContext): Promise<void> {
       out.line(
         `\n${plural(summary.states.running, 'trial')} running. If no run is going on, fail them with \`tradelab study fail-stale --study ${study.name}\`.`,
       );
+    if (drl !== undefined && best !== undefined) {
+      out.line();
+      printSplits(out, best, holdout?.timestamps);
+      if (holdout !== undefined) printHoldout(out, best, holdout);
+    }
   });
 }

@@ -17,7 +17,7 @@ import { count, num } from '../format.js';
 import { choiceOption, intOption, numberOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
 import { createProgress } from '../progress.js';
-import { startBackend } from '../start-backend.js';
+import { startBackend } from '../../project/start-backend.js';
 import { printEvaluation } from '../print-evaluation.js';
 
 /**

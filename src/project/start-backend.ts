@@ -1,5 +1,5 @@
 import { useBackend, type ActiveBackend, type UseBackendOptions } from '../compute/backends.js';
-import type { Project } from '../project/index.js';
+import type { Project } from './open-project.js';
 
 /**
  * Starts the configured backend for a training command. `auto` needs to know whether the

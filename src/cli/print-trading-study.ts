@@ -1,0 +1,102 @@
+import { loadMarketData, openDatasetStore, parseDatasetKeys } from '../data/index.js';
+import { describeBarRange } from '../data/bar-range.js';
+import type { StudyStorage, TrialRecord } from '../storage/index.js';
+import type { RangeEvaluation } from '../eval/evaluate.js';
+import type { Project } from '../project/index.js';
+import { startBackend } from '../project/start-backend.js';
+import { evaluateTrialModel, holdoutRange } from '../tune/drl/trial-model.js';
+import type { SplitResult } from '../tune/drl/split-metrics.js';
+import { describeDrlStudy, type DrlStudySpec } from '../tune/drl/study-spec.js';
+import { count, num } from './format.js';
+import { renderTable, type Output } from './output.js';
+import { printEvaluation } from './print-evaluation.js';
+
+/*
+ * What `study show` adds for a trading study: its settings, why trials failed, the best trial's
+ * per-split metrics, and that trial's model on the holdout beside buy-and-hold.
+ */
+
+/** The trading study's rows for the study table. */
+export function tradingStudyRows(
+  spec: DrlStudySpec,
+  trials: readonly TrialRecord[],
+): [string, string][] {
+  const rows = describeDrlStudy(spec);
+  const causes = new Map<string, number>();
+  for (const t of trials)
+    if (t.state === 'fail') {
+      // The cause is the reason's first clause: "exceeds memory budget", "out of memory in split 2".
+      const cause = (t.failReason ?? 'unknown').split(':')[0] ?? 'unknown';
+      causes.set(cause, (causes.get(cause) ?? 0) + 1);
+    }
+  if (causes.size > 0)
+    rows.push([
+      'failures',
+      [...causes.entries()].map(([cause, n]) => `${n} × ${cause}`).join('; '),
+    ]);
+  return rows;
+}
+
+/** The best trial's splits, one row each. */
+export function printSplits(out: Output, trial: TrialRecord, timestamps?: Float64Array): void {
+  const splits = (trial.userAttrs.splits ?? []) as SplitResult[];
+  if (splits.length === 0) return;
+  out.line(`Trial ${trial.number} by split (out-of-sample):`);
+  const ranges = (r: SplitResult['test']): string =>
+    r
+      .map((range) =>
+        timestamps === undefined
+          ? `[${range[0]}, ${range[1]})`
+          : describeBarRange(range, timestamps),
+      )
+      .join(' + ');
+  for (const line of renderTable(splits, [
+    { header: 'SPLIT', value: (s) => String(s.split), right: true },
+    { header: 'TEST', value: (s) => ranges(s.test) },
+    { header: 'SHARPE', value: (s) => num(s.sharpe, 3), right: true },
+    { header: 'B&H SHARPE', value: (s) => num(s.benchmarkSharpe, 3), right: true },
+    { header: 'RETURN', value: (s) => `${num(s.totalReturn * 100, 3)} %`, right: true },
+    { header: 'MAX DD', value: (s) => `${num(s.maxDrawdown * 100, 3)} %`, right: true },
+    { header: 'ENV STEPS', value: (s) => count(s.envSteps), right: true },
+    {
+      header: 'TRAIN S',
+      value: (s) => num(s.rolloutSeconds + s.updateSeconds, 3),
+      right: true,
+    },
+  ]))
+    out.line(line);
+  out.line();
+}
+
+/** Evaluates the best trial's model on the holdout; undefined when there is none (or no model). */
+export async function holdoutOfBest(
+  project: Project,
+  storage: StudyStorage,
+  spec: DrlStudySpec,
+  best: TrialRecord,
+): Promise<{ evaluation: RangeEvaluation; timestamps: Float64Array } | undefined> {
+  if (holdoutRange(spec) === undefined) return undefined;
+  const names = await storage.listArtifacts(best.id);
+  if (!names.includes('model.json')) return undefined;
+  await startBackend(project);
+  const data = await loadMarketData(
+    openDatasetStore(project.config.settings.dataDir),
+    parseDatasetKeys(spec.data.spec),
+  );
+  return {
+    evaluation: await evaluateTrialModel(storage, spec, best, data),
+    timestamps: data.timestamps,
+  };
+}
+
+/** Prints the holdout evaluation of the best trial. */
+export function printHoldout(
+  out: Output,
+  best: TrialRecord,
+  holdout: { evaluation: RangeEvaluation; timestamps: Float64Array },
+): void {
+  out.line(
+    `Holdout (never seen by the search), trial ${best.number}'s model: ${describeBarRange(holdout.evaluation.range, holdout.timestamps)}`,
+  );
+  printEvaluation(out, holdout.evaluation);
+}

@@ -1,0 +1,292 @@
+import { z } from 'zod';
+import { readLocatedFile, type LocatedFile } from '../../config/config-file.js';
+import { describeIssue } from '../../config/format-issues.js';
+import type { Timeframe } from '../../data/timeframe.js';
+import { timeframeMs } from '../../data/timeframe.js';
+import { closestMatch, TradelabError } from '../../errors/index.js';
+import {
+  formatCvMethod,
+  parseCvMethod,
+  parseHoldout,
+  type CvMethod,
+  type HoldoutSpec,
+} from './cv-spec.js';
+import { isIntegerParam, isRange, STUDY_PARAMS, type ParamSpec } from './search-space.js';
+
+/*
+ * A trading study: the data, the cross-validation, the preset's parameters with the study's
+ * overrides, the policy network and how split metrics become the trial's value. Written by flags
+ * or a study file (YAML or JSON), resolved once at `study create`, and stored with the study so
+ * every worker, on every machine, runs the same thing.
+ */
+
+/** Network of the policy (the actor). */
+export const POLICY_NETWORKS = ['mlp', 'ft_transformer'] as const;
+export type PolicyNetwork = (typeof POLICY_NETWORKS)[number];
+
+/** How the per-split metrics become a trial's value. */
+export const AGGREGATES = ['mean', 'median', 'mean-std', 'excess'] as const;
+export interface AggregateSpec {
+  /** mean, median, mean − λ·std (penalizes uneven splits), or mean excess over buy-and-hold. */
+  method: (typeof AGGREGATES)[number];
+  /** λ of mean-std. Default 1. */
+  lambda: number;
+}
+
+/** Fine-tuning from another study (presets ft_small, ft_large). */
+export interface FromSpec {
+  study: string;
+  /** How many of its best complete trials are enqueued first. */
+  top: number;
+  /** Factor f in (0, 1): numeric ranges become [min × f, max / f] around those trials. */
+  neighbourhood: number;
+}
+
+/** A resolved trading study, as stored in the study's system attributes under `drl`. */
+export interface DrlStudySpec {
+  version: 1;
+  preset: string | null;
+  data: {
+    /** As typed: `SYM[,SYM]:TF`. */
+    spec: string;
+    symbols: string[];
+    timeframe: Timeframe;
+    bars: number;
+    /** SHA-256 of the market data the study was created on (workers check theirs against it). */
+    digest: string;
+  };
+  cv: CvMethod;
+  /** Bars removed from training after each test range's purge. */
+  embargo: number;
+  holdout: HoldoutSpec;
+  /** Bars in each observation. */
+  lookback: number;
+  params: Record<string, ParamSpec>;
+  /** Factor on breakStep (presets are written for 1h bars). */
+  budgetScale: number;
+  policy: PolicyNetwork;
+  aggregate: AggregateSpec;
+  /** Seeds of trial t: seed + t for the networks and the env. */
+  seed: number;
+  from: FromSpec | null;
+}
+
+const scalar = z.union([z.number(), z.string(), z.boolean(), z.null()]);
+const range = z.strictObject({
+  low: z.number(),
+  high: z.number(),
+  log: z.boolean().optional(),
+  step: z.number().positive().optional(),
+});
+const paramSchema = z.union([scalar, z.array(scalar).min(1), range]);
+
+/** A preset file (presets/NAME.yaml). */
+export const PresetFileSchema = z.strictObject({
+  description: z.string(),
+  from: z
+    .strictObject({
+      top: z.number().int().min(1),
+      neighbourhood: z.number().gt(0).lt(1),
+    })
+    .optional(),
+  params: z.record(z.string(), paramSchema),
+});
+export type PresetFile = z.infer<typeof PresetFileSchema>;
+
+/** A study file: everything `study create` flags can say, and parameter overrides. */
+export const StudyFileSchema = z.strictObject({
+  name: z.string().optional(),
+  direction: z.enum(['maximize', 'minimize', 'max', 'min']).optional(),
+  preset: z.string().optional(),
+  data: z.string().optional(),
+  cv: z.string().optional(),
+  embargo: z.number().int().min(0).optional(),
+  holdout: z.union([z.string(), z.number()]).optional(),
+  lookback: z.number().int().min(1).optional(),
+  policy: z.enum(POLICY_NETWORKS).optional(),
+  aggregate: z
+    .union([
+      z.enum(AGGREGATES),
+      z.strictObject({ method: z.enum(AGGREGATES), lambda: z.number().min(0).optional() }),
+    ])
+    .optional(),
+  budgetScale: z.number().positive().optional(),
+  seed: z.number().int().min(0).optional(),
+  from: z.string().optional(),
+  sampler: z.record(z.string(), z.unknown()).optional(),
+  pruner: z.record(z.string(), z.unknown()).optional(),
+  params: z.record(z.string(), paramSchema).optional(),
+});
+export type StudyFile = z.infer<typeof StudyFileSchema>;
+
+/** Reads and checks a YAML/JSON file against `schema`; problems name file:line and the fix. */
+export function readCheckedFile<T>(
+  path: string,
+  schema: z.ZodType<T>,
+  what: string,
+): { file: LocatedFile; content: T } {
+  const file = readLocatedFile(path, what);
+  const parsed = schema.safeParse(file.data ?? {});
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const { path: at, text, at: where } = describeIssue(issue, file.data, schema);
+      return `${file.locate(at, where)}: ${text}`;
+    });
+    throw new TradelabError('CONFIG_INVALID', lines.join('\n'), {
+      hint: `fix the ${what}; parameters are a value, a list of choices, or {low, high[, log][, step]}`,
+      details: { file: file.path, problems: lines },
+    });
+  }
+  checkParams(parsed.data as { params?: Record<string, ParamSpec> }, file);
+  return { file, content: parsed.data };
+}
+
+/** Checks parameter names and ranges; `file` locates the problem when there is one. */
+export function checkParams(
+  content: { params?: Record<string, ParamSpec> },
+  file?: LocatedFile,
+): void {
+  for (const [name, spec] of Object.entries(content.params ?? {})) {
+    const where = file === undefined ? `params.${name}` : file.locate(['params', name], 'key');
+    const fail = (message: string, hint: string): never => {
+      throw new TradelabError('CONFIG_INVALID', `${where}: ${message}`, { hint });
+    };
+    if (!STUDY_PARAMS.includes(name)) {
+      const near = closestMatch(name, STUDY_PARAMS);
+      fail(
+        `"${name}" is not a study parameter${near === undefined ? '' : ` (did you mean "${near}"?)`}`,
+        `parameters: ${STUDY_PARAMS.join(', ')}`,
+      );
+    }
+    if (!isRange(spec)) continue;
+    if (!(spec.low < spec.high))
+      fail(`low ${spec.low} is not below high ${spec.high}`, 'swap them');
+    if (spec.log === true && spec.low <= 0)
+      fail(`a log range needs low > 0, got ${spec.low}`, 'raise low, or drop log');
+    if (spec.log === true && spec.step !== undefined)
+      fail('log and step exclude each other', 'keep one of them');
+    if (isIntegerParam(name) && (!Number.isInteger(spec.low) || !Number.isInteger(spec.high)))
+      fail(`${name} takes whole numbers; got ${spec.low}..${spec.high}`, 'use whole bounds');
+  }
+}
+
+/** What `study create` resolves into a {@link DrlStudySpec}; flags and a study file both give it. */
+export interface DrlStudyInput {
+  preset?: string;
+  dataSpec: string;
+  market: { symbols: string[]; timeframe: Timeframe; bars: number; digest: string };
+  cv?: string;
+  embargo?: number;
+  holdout?: string | number;
+  lookback?: number;
+  policy?: PolicyNetwork;
+  aggregate?: StudyFile['aggregate'];
+  budgetScale?: number;
+  seed?: number;
+  from?: string;
+  /** Overrides of the preset's parameters, by name. */
+  params?: Record<string, ParamSpec>;
+}
+
+/** The default preset, and seed 000's cross-validation. */
+export const DEFAULT_PRESET = 'ensemble_balanced';
+export const DEFAULT_CV = 'cpcv:4:2';
+
+/**
+ * Step budgets are written for 1h bars; a finer timeframe has more bars per unit of time and gets
+ * proportionally more steps (5m: 12×, as seed 001), a coarser one fewer, within [0.25, 12].
+ */
+export function defaultBudgetScale(timeframe: Timeframe): number {
+  return Math.min(12, Math.max(0.25, 3_600_000 / timeframeMs(timeframe)));
+}
+
+/** Resolves a study: the preset's parameters under the overrides, and every default filled in. */
+export function resolveDrlStudy(
+  input: DrlStudyInput,
+  preset: PresetFile | undefined,
+): DrlStudySpec {
+  const params = { ...(preset?.params ?? {}), ...(input.params ?? {}) };
+  checkParams({ params });
+  const holdout =
+    input.holdout === undefined
+      ? { fraction: 0.2 }
+      : typeof input.holdout === 'number'
+        ? parseHoldout(String(input.holdout), 'holdout')
+        : parseHoldout(input.holdout, 'holdout');
+  const available =
+    holdout === null
+      ? input.market.bars
+      : 'fraction' in holdout
+        ? Math.round(input.market.bars * (1 - holdout.fraction))
+        : holdout.at;
+  const aggregate: AggregateSpec =
+    input.aggregate === undefined
+      ? { method: 'mean', lambda: 1 }
+      : typeof input.aggregate === 'string'
+        ? { method: input.aggregate, lambda: 1 }
+        : { method: input.aggregate.method, lambda: input.aggregate.lambda ?? 1 };
+  if (preset?.from !== undefined && input.from === undefined)
+    throw new TradelabError('INVALID_ARGUMENT', `preset ${input.preset} fine-tunes another study`, {
+      hint: 'name it with --from STUDY (a finished study on the same data)',
+    });
+  return {
+    version: 1,
+    preset: input.preset ?? null,
+    data: { spec: input.dataSpec, ...input.market },
+    cv: parseCvMethod(input.cv ?? DEFAULT_CV, 'cv'),
+    // López de Prado's rule of thumb: about 1% of the bars.
+    embargo: input.embargo ?? Math.ceil(available * 0.01),
+    holdout,
+    lookback: input.lookback ?? 1,
+    params,
+    budgetScale: input.budgetScale ?? defaultBudgetScale(input.market.timeframe),
+    policy: input.policy ?? 'mlp',
+    aggregate,
+    seed: input.seed ?? 1,
+    from:
+      input.from === undefined
+        ? null
+        : {
+            study: input.from,
+            top: preset?.from?.top ?? 3,
+            neighbourhood: preset?.from?.neighbourhood ?? 0.5,
+          },
+  };
+}
+
+/** One line per setting, for `study create` and `study show`. */
+export function describeDrlStudy(spec: DrlStudySpec): [string, string][] {
+  const searched = Object.entries(spec.params).filter(([, p]) => Array.isArray(p) || isRange(p));
+  return [
+    ['preset', spec.preset ?? 'none'],
+    ['data', `${spec.data.spec} (${spec.data.bars.toLocaleString('en-US')} bars)`],
+    ['cv', `${formatCvMethod(spec.cv)}, embargo ${spec.embargo} bars, lookback ${spec.lookback}`],
+    [
+      'holdout',
+      spec.holdout === null
+        ? 'none'
+        : 'fraction' in spec.holdout
+          ? `last ${(spec.holdout.fraction * 100).toFixed(0)}% of bars`
+          : `from bar ${spec.holdout.at}`,
+    ],
+    ['policy', spec.policy],
+    [
+      'value',
+      spec.aggregate.method === 'mean-std'
+        ? `mean − ${spec.aggregate.lambda}·std of split Sharpe ratios`
+        : spec.aggregate.method === 'excess'
+          ? 'mean excess Sharpe over buy-and-hold'
+          : `${spec.aggregate.method} of split Sharpe ratios`,
+    ],
+    ['searched', searched.map(([name]) => name).join(', ') || 'nothing'],
+    ['budget', `breakStep × ${spec.budgetScale}`],
+    ...(spec.from === null
+      ? []
+      : ([
+          [
+            'from',
+            `${spec.from.study}: top ${spec.from.top}, neighbourhood ×${spec.from.neighbourhood}`,
+          ],
+        ] as [string, string][])),
+  ];
+}

@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { backtestModel, disposeModel } from '../../agents/backtest.js';
+import { loadPpoModel, type LoadedPpoModel } from '../../agents/ppo-checkpoint.js';
+import type { MarketData } from '../../data/load-market-data.js';
+import type { EnvRange } from '../../env/env-config.js';
+import { TradelabError } from '../../errors/index.js';
+import type { RangeEvaluation } from '../../eval/evaluate.js';
+import type { TrialRecord } from '../../storage/records.js';
+import type { StudyStorage } from '../../storage/study-storage.js';
+import { studySplits } from './cv-spec.js';
+import { DRL_ARTIFACTS } from './drl-objective.js';
+import type { DrlStudySpec } from './study-spec.js';
+
+/*
+ * A trial's kept model (its best split's) back out of the study storage, and what it does on the
+ * final holdout: the one figure model selection never saw.
+ */
+
+/** Loads trial `trial`'s model from the storage. Dispose it with `disposeModel`. */
+export async function loadTrialModel(
+  storage: StudyStorage,
+  trial: TrialRecord,
+): Promise<LoadedPpoModel> {
+  const names = await storage.listArtifacts(trial.id);
+  if (!names.includes(DRL_ARTIFACTS.modelJson) || !names.includes(DRL_ARTIFACTS.modelWeights))
+    throw new TradelabError(
+      'ARTIFACT_NOT_FOUND',
+      `trial ${trial.number} kept no model (${trial.state === 'complete' ? 'it was trained before models were kept' : `it ended ${trial.state}`})`,
+      { hint: 'pick a complete trial: `tradelab study trials NAME --state complete`' },
+    );
+  const dir = mkdtempSync(join(tmpdir(), 'tradelab-model-'));
+  try {
+    for (const name of [DRL_ARTIFACTS.modelJson, DRL_ARTIFACTS.modelWeights])
+      writeFileSync(join(dir, name), await storage.getArtifact(trial.id, name));
+    return await loadPpoModel(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The study's holdout range on its data, or undefined when it has none. */
+export function holdoutRange(spec: DrlStudySpec): EnvRange | undefined {
+  return studySplits(spec.data.bars, spec.cv, spec).holdout;
+}
+
+/** Evaluates a trial's model on `range` (default: the study's holdout) beside buy-and-hold. */
+export async function evaluateTrialModel(
+  storage: StudyStorage,
+  spec: DrlStudySpec,
+  trial: TrialRecord,
+  data: MarketData,
+  range: EnvRange | undefined = holdoutRange(spec),
+): Promise<RangeEvaluation> {
+  if (range === undefined)
+    throw new TradelabError('INVALID_ARGUMENT', 'the study has no holdout', {
+      hint: 'pass a range to evaluate on, e.g. --range 2023-01-01..',
+    });
+  const model = await loadTrialModel(storage, trial);
+  try {
+    return await backtestModel(model, data, { range });
+  } finally {
+    disposeModel(model);
+  }
+}

@@ -1,0 +1,47 @@
+import { loadMarketData, openDatasetStore, parseDatasetKeys } from '../../data/index.js';
+import { openProject, planHere, startBackend, type Project } from '../../project/index.js';
+import { createDrlObjective } from '../drl/drl-objective.js';
+import type { Trial } from '../trial.js';
+
+/*
+ * The built-in `drl` objective as a module, for worker processes. The project (config, dataset
+ * store, profile, backend) is the one `study run` resolved and passed down in the environment;
+ * a worker's memory share is what the planner fits for TRADELAB_WORKERS workers.
+ */
+
+let project: Project | undefined;
+let backend: Promise<unknown> | undefined;
+
+const here = (): Project => (project ??= openProject());
+
+const drl = createDrlObjective({
+  loadMarket: async (spec) =>
+    loadMarketData(
+      openDatasetStore(here().config.settings.dataDir),
+      parseDatasetKeys(spec.data.spec),
+    ),
+  memoryCheck: async (shape) => {
+    const workers = Math.max(1, Number(process.env.TRADELAB_WORKERS ?? 1) || 1);
+    const { plan } = await planHere(here(), {
+      workload: 'drl',
+      netDim: shape.ppo.netDim,
+      layers: shape.ppo.layers,
+      batchSize: shape.ppo.batchSize,
+      nEnvs: shape.ppo.nEnvs,
+      targetStep: shape.ppo.targetStep,
+      workers,
+      dataset: { bars: shape.bars, assets: shape.assets, features: shape.features },
+      lookback: shape.lookback,
+    });
+    if (plan.fits) return undefined;
+    const limit = plan.limits.find((l) => l.workers < workers) ?? plan.limits[0];
+    return `netDim ${shape.ppo.netDim}, batchSize ${shape.ppo.batchSize}, nEnvs ${shape.ppo.nEnvs} needs ${(plan.perWorkerBytes / 2 ** 20).toFixed(0)} MiB per worker; ${workers} workers do not fit (${limit?.detail ?? plan.limitedBy})`;
+  },
+});
+
+/** One DRL trial: the backend is started once per worker, one thread (workers fill the cores). */
+export async function objective(trial: Trial): Promise<number> {
+  backend ??= startBackend(here(), { nativeThreads: 1 });
+  await backend;
+  return drl(trial);
+}
