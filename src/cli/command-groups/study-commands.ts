@@ -201,6 +201,24 @@ export const STUDY_COMMANDS: readonly CommandSpec[] = [
     load: () => import('../commands/study-show.js'),
   },
   {
+    words: ['study', 'pbo'],
+    summary:
+      "a trading study's probability of backtest overfitting (CSCV) from its trials' out-of-sample returns",
+    positionals: [{ name: 'NAME', description: 'the study', required: true }],
+    options: [
+      {
+        name: 'blocks',
+        type: 'string',
+        value: 'S',
+        description:
+          'even number of blocks the bars are cut into (default 16, fewer for short data)',
+      },
+    ],
+    settings: ['storage', 'artifactDir'],
+    examples: ['tradelab study pbo btc-bal', 'tradelab study pbo btc-bal --blocks 10 --json'],
+    load: () => import('../commands/study-pbo.js'),
+  },
+  {
     words: ['study', 'trials'],
     summary: "a study's trials: number, state, value, params as columns, duration, retries",
     positionals: [{ name: 'NAME', description: 'the study', required: true }],

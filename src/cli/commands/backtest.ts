@@ -8,6 +8,7 @@ import {
   modelDirectory,
   modelMeta,
 } from '../../agents/backtest.js';
+import type { LoadedPpoModel } from '../../agents/ppo-checkpoint.js';
 import type { RunEnvOptions } from '../../agents/run-manifest.js';
 import {
   describeBarRange,
@@ -23,7 +24,10 @@ import { TradelabError } from '../../errors/index.js';
 import { tradelabVersion } from '../../project/version.js';
 import type { CommandContext } from '../command-spec.js';
 import { projectPath } from '../project-path.js';
-import { numberOption } from '../option-values.js';
+import { intOption, numberOption } from '../option-values.js';
+import { withStudyStorage } from '../open-study-storage.js';
+import { drlSpecOf } from '../../tune/drl/drl-objective.js';
+import { holdoutRange, loadTrialModel } from '../../tune/drl/trial-model.js';
 import { openStore } from '../open-store.js';
 import { printEvaluation } from '../print-evaluation.js';
 import { startBackend } from '../../project/start-backend.js';
@@ -36,13 +40,9 @@ import { startBackend } from '../../project/start-backend.js';
 export async function run(context: CommandContext): Promise<void> {
   const { out, options } = context;
   const project = context.project();
-  if (typeof options.model !== 'string')
-    throw new TradelabError('USAGE', 'backtest needs --model DIR', {
-      hint: 'e.g. tradelab backtest --model runs/btc-ppo (a `tradelab train ppo --out` directory)',
-    });
-  const runDir = projectPath(context, options.model);
   const backend = await startBackend(project);
-  const model = await loadModel(runDir);
+  const source = await modelSource(context);
+  const { model } = source;
   try {
     const meta = modelMeta(model);
     const spec = typeof options.data === 'string' ? options.data : meta.data?.spec;
@@ -51,15 +51,15 @@ export async function run(context: CommandContext): Promise<void> {
         hint: 'pass --data SYM[,SYM]:TF',
       });
     const data = await loadMarketData(openStore(context), parseDatasetKeys(spec));
-    const where = `the model in ${modelDirectory(runDir)}`;
-    checkModelData(model, data, where);
+    checkModelData(model, data, source.where);
     const sameData = meta.data !== undefined && meta.data.sha256 === digestMarketData(data);
     const lookback = meta.env.lookback ?? 1;
     const bars = data.timestamps.length;
     let range: BarRange;
     if (typeof options.range === 'string')
       range = parseBarRange(options.range, data.timestamps, '--range');
-    else if (sameData) {
+    else if (source.holdout !== undefined && sameData) range = source.holdout;
+    else if (source.holdout === undefined && sameData) {
       const trainEnd = (model.meta.train as { bars?: BarRange } | undefined)?.bars?.[1] ?? 0;
       if (bars - trainEnd < 2)
         throw new TradelabError(
@@ -75,7 +75,7 @@ export async function run(context: CommandContext): Promise<void> {
     const env: RunEnvOptions =
       feeBps === undefined ? {} : { buyFeeBps: feeBps, sellFeeBps: feeBps };
     const evaluation = await backtestModel(model, data, { range, env });
-    const title = `Backtest of ${modelDirectory(runDir)} on ${data.symbols.join(', ')} ${data.timeframe}`;
+    const title = `Backtest of ${source.label} on ${data.symbols.join(', ')} ${data.timeframe}`;
     let files: string[] = [];
     if (typeof options.out === 'string') {
       const outDir = projectPath(context, options.out);
@@ -90,7 +90,7 @@ export async function run(context: CommandContext): Promise<void> {
           evaluation,
           timestamps: data.timestamps,
           facts: [
-            { label: 'model', value: modelDirectory(runDir) },
+            { label: 'model', value: source.label },
             { label: 'data', value: spec },
             { label: 'range', value: describeBarRange(range, data.timestamps) },
             { label: 'backend', value: `${backend.name} (${backend.matmul})` },
@@ -103,7 +103,7 @@ export async function run(context: CommandContext): Promise<void> {
     if (out.json) {
       out.record({
         type: 'backtest',
-        model: modelDirectory(runDir),
+        model: source.label,
         data: spec,
         range,
         metrics: evaluation.metrics,
@@ -116,7 +116,7 @@ export async function run(context: CommandContext): Promise<void> {
     }
     out.line(title);
     out.line(
-      `  range ${describeBarRange(range, data.timestamps)}${sameData && typeof options.range !== 'string' ? " (the run's test range)" : ''}`,
+      `  range ${describeBarRange(range, data.timestamps)}${sameData && typeof options.range !== 'string' ? (source.holdout === undefined ? " (the run's test range)" : " (the study's holdout)") : ''}`,
     );
     out.line();
     printEvaluation(out, evaluation);
@@ -124,4 +124,51 @@ export async function run(context: CommandContext): Promise<void> {
   } finally {
     disposeModel(model);
   }
+}
+
+/** Where the model comes from: a run directory, or a trial of a trading study. */
+interface ModelSource {
+  model: LoadedPpoModel;
+  /** How the output names it. */
+  label: string;
+  /** "the model in …", for errors. */
+  where: string;
+  /** A trial's default range: its study's holdout. */
+  holdout?: BarRange;
+}
+
+/** `--model DIR`, or `--study NAME --trial N` (the trial's kept model). */
+async function modelSource(context: CommandContext): Promise<ModelSource> {
+  const { options } = context;
+  if (typeof options.study === 'string') {
+    const trialNumber = intOption(options, 'trial', 0);
+    if (trialNumber === undefined)
+      throw new TradelabError('USAGE', '--study needs --trial N', {
+        hint: `e.g. tradelab backtest --study ${options.study} --trial 12 (see \`tradelab study show ${options.study}\`)`,
+      });
+    const name = options.study;
+    return withStudyStorage(context, async (storage) => {
+      const study = await storage.getStudy(name);
+      const spec = drlSpecOf(study);
+      const trial = (await storage.getTrials(study.id)).find((t) => t.number === trialNumber);
+      if (trial === undefined)
+        throw new TradelabError('TRIAL_NOT_FOUND', `study "${name}" has no trial ${trialNumber}`, {
+          hint: `see its trials: tradelab study trials ${name}`,
+        });
+      const holdout = holdoutRange(spec);
+      return {
+        model: await loadTrialModel(storage, trial),
+        label: `trial ${trialNumber} of study ${name}`,
+        where: `trial ${trialNumber}'s model`,
+        ...(holdout === undefined ? {} : { holdout }),
+      };
+    });
+  }
+  if (typeof options.model !== 'string')
+    throw new TradelabError('USAGE', 'backtest needs --model DIR or --study NAME --trial N', {
+      hint: 'e.g. tradelab backtest --model runs/btc-ppo (a `tradelab train ppo --out` directory)',
+    });
+  const runDir = projectPath(context, options.model);
+  const model = await loadModel(runDir);
+  return { model, label: modelDirectory(runDir), where: `the model in ${modelDirectory(runDir)}` };
 }

@@ -225,7 +225,13 @@ async function runDrlTrial(
             ppo,
             normalizer,
             meta: {
-              data: spec.data,
+              data: {
+                spec: spec.data.spec,
+                symbols: data.symbols,
+                timeframe: data.timeframe,
+                featureNames: data.featureNames,
+                sha256: spec.data.digest,
+              },
               env,
               train: split.train,
               study: trial.study.name,

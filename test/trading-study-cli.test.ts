@@ -1,0 +1,115 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonLines, runCli, tempDir, type CliResult } from './support/run-cli.js';
+
+/*
+ * A trading study end to end, as a user runs it: synthetic data with a planted signal, `study
+ * create` from a study file, `study run` with two worker processes on SQLite, then `study show`
+ * (by split, and the best trial on the holdout), `study pbo` and `backtest --study --trial`.
+ * Budgets are tiny: this checks the wiring, not the learning.
+ */
+
+const dir = tempDir('tradelab-trading-study-');
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Metrics {
+  sharpe: number;
+}
+interface Shown {
+  drl: { preset: string; data: { bars: number } };
+  best: { number: number; userAttrs: { splits: unknown[] } };
+  holdout: { range: [number, number]; metrics: Metrics };
+}
+
+const cli = (...args: string[]): Promise<CliResult> =>
+  runCli(args, { cwd: dir, env: { TRADELAB_DETECT: 'false' } });
+
+const STUDY_FILE = `# a tiny trading study
+preset: ensemble_conservative
+data: SYN0,SYN1:1h
+cv: walk-forward:3
+embargo: 12
+holdout: 20%
+sampler: { type: random, seed: 5 }
+pruner: { type: median, nStartupTrials: 2 }
+params:
+  netDim: [16, 32]
+  nEnvs: 4
+  targetStep: 256
+  batchSize: 128
+  breakStep: 512
+  repeatTimes: 1
+  episodeLength: 64
+`;
+
+beforeAll(async () => {
+  const synth = await cli('data', 'synth', '--symbols', '2', '--bars', '1500', '--signal', '0.2');
+  expect(synth.code, synth.stderr).toBe(0);
+  writeFileSync(join(dir, 'study.yaml'), STUDY_FILE);
+}, 60_000);
+
+describe('a trading study from the command line', () => {
+  it('creates, runs on two workers, shows splits and holdout, computes PBO and backtests a trial', async () => {
+    const created = await cli('study', 'create', 'syn', '--file', 'study.yaml');
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain('preset     ensemble_conservative');
+    expect(created.stdout).toContain('cv         walk-forward:3, embargo 12 bars, lookback 1');
+    expect(created.stdout).toMatch(
+      /searched +learningRate, gamma, .*turnoverPenalty, drawdownPenalty/,
+    );
+
+    const ran = await cli('study', 'run', 'syn', '--trials', '4', '--workers', '2');
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toContain('objective  ');
+    expect(ran.stdout).toMatch(/Finished 4 trials .*: \d complete, \d pruned, 0 failed/);
+
+    const shown = await cli('study', 'show', 'syn', '--json');
+    expect(shown.code, shown.stderr).toBe(0);
+    const [show] = jsonLines(shown.stdout) as unknown as [Shown];
+    expect(show.drl.preset).toBe('ensemble_conservative');
+    expect(show.best.userAttrs.splits).toHaveLength(3);
+    const bars = show.drl.data.bars;
+    expect(show.holdout.range).toEqual([Math.round(bars * 0.8), bars]);
+    expect(Number.isFinite(show.holdout.metrics.sharpe)).toBe(true);
+    const text = await cli('study', 'show', 'syn');
+    expect(text.stdout).toMatch(/Trial \d+ by split \(out-of-sample\):/);
+    expect(text.stdout).toContain('Holdout (never seen by the search)');
+
+    const pbo = await cli('study', 'pbo', 'syn', '--json');
+    expect(pbo.code, pbo.stderr).toBe(0);
+    const [p] = jsonLines(pbo.stdout) as unknown as [{ pbo: number; trials: number[] }];
+    expect(p.pbo).toBeGreaterThanOrEqual(0);
+    expect(p.pbo).toBeLessThanOrEqual(1);
+    expect(p.trials.length).toBeGreaterThanOrEqual(2);
+
+    const bt = await cli(
+      'backtest',
+      '--study',
+      'syn',
+      '--trial',
+      String(show.best.number),
+      '--json',
+    );
+    expect(bt.code, bt.stderr).toBe(0);
+    const [b] = jsonLines(bt.stdout) as unknown as [{ range: number[]; metrics: Metrics }];
+    expect(b.range).toEqual(show.holdout.range);
+    expect(b.metrics.sharpe).toBeCloseTo(show.holdout.metrics.sharpe, 10);
+  }, 180_000);
+
+  it('says what is wrong with a bad study file or flag, and stores nothing', async () => {
+    writeFileSync(join(dir, 'bad.yaml'), 'data: SYN0,SYN1:1h\nparams:\n  gama: 0.9\n');
+    const bad = await cli('study', 'create', 'bad', '--file', 'bad.yaml');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(
+      /bad\.yaml:3:3: "gama" is not a study parameter \(did you mean "gamma"\?\)/,
+    );
+    const cv = await cli('study', 'create', 'bad', '--data', 'SYN0,SYN1:1h', '--cv', 'cpcv:4');
+    expect(cv.code).toBe(2);
+    expect(cv.stderr).toContain('"cpcv:4" is not a cross-validation');
+    const list = await cli('study', 'list', '--json');
+    expect(jsonLines(list.stdout).map((s) => s.name)).not.toContain('bad');
+  }, 60_000);
+});
