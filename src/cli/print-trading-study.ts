@@ -1,4 +1,5 @@
-import { loadMarketData, openDatasetStore, parseDatasetKeys } from '../data/index.js';
+import { openDatasetStore } from '../data/index.js';
+import { loadStudyData } from '../tune/drl/study-data.js';
 import { describeBarRange } from '../data/bar-range.js';
 import type { StudyStorage, TrialRecord } from '../storage/index.js';
 import type { RangeEvaluation } from '../eval/evaluate.js';
@@ -79,10 +80,7 @@ export async function holdoutOfBest(
   const names = await storage.listArtifacts(best.id);
   if (!names.includes('model.json')) return undefined;
   await startBackend(project);
-  const data = await loadMarketData(
-    openDatasetStore(project.config.settings.dataDir),
-    parseDatasetKeys(spec.data.spec),
-  );
+  const data = await loadStudyData(openDatasetStore(project.config.settings.dataDir), spec);
   return {
     evaluation: await evaluateTrialModel(storage, spec, best, data),
     timestamps: data.timestamps,

@@ -3,6 +3,7 @@ import { digestMarketData } from '../data/market-digest.js';
 import { TradelabError } from '../errors/index.js';
 import { studySplits } from '../tune/drl/cv-spec.js';
 import { loadPreset } from '../tune/drl/presets.js';
+import { checkFeatureGroups, featureOptionsOf } from '../tune/drl/study-data.js';
 import {
   AGGREGATES,
   DEFAULT_PRESET,
@@ -28,6 +29,7 @@ import { projectPath } from './project-path.js';
 export const TRADING_STUDY_FLAGS = [
   'preset',
   'data',
+  'features',
   'cv',
   'embargo',
   'holdout',
@@ -66,7 +68,13 @@ export async function tradingStudySpec(
     });
   const presetName = text('preset') ?? file?.preset ?? DEFAULT_PRESET;
   const preset = loadPreset(presetName);
-  const data = await loadMarketData(openStore(context), parseDatasetKeys(dataSpec));
+  const features =
+    typeof options.features === 'string'
+      ? checkFeatureGroups(options.features.split(','), '--features')
+      : file?.features;
+  const data = await loadMarketData(openStore(context), parseDatasetKeys(dataSpec), {
+    features: featureOptionsOf(features ?? null),
+  });
   const policy = choiceOption(options, 'policy', POLICY_NETWORKS) ?? file?.policy;
   const aggregate = choiceOption(options, 'aggregate', AGGREGATES) ?? file?.aggregate;
   const budgetScale =
@@ -95,6 +103,7 @@ export async function tradingStudySpec(
         bars: data.timestamps.length,
         digest: digestMarketData(data),
       },
+      ...(features === undefined ? {} : { features }),
       ...(cv === undefined ? {} : { cv }),
       ...(embargo === undefined ? {} : { embargo }),
       ...(holdout === undefined ? {} : { holdout }),

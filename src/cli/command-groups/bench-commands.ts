@@ -188,6 +188,40 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
     load: () => import('../commands/bench-learn.js'),
   },
   {
+    words: ['bench', 'learn-study'],
+    summary:
+      'a small trading study on a planted signal (2 workers, SQLite): trials/hour, prunes by fold, best trial on the holdout',
+    positionals: [],
+    options: [
+      { name: 'trials', type: 'string', value: 'N', description: 'trials to run (default 12)' },
+      { name: 'workers', type: 'string', value: 'N', description: 'worker processes (default 2)' },
+      {
+        name: 'steps',
+        type: 'string',
+        value: 'N',
+        description: 'env steps per split of every trial (default 60000)',
+      },
+      {
+        name: 'seed',
+        type: 'string',
+        value: 'S',
+        description: 'seed of the synthetic market (default 3)',
+      },
+      {
+        name: 'dir',
+        type: 'string',
+        value: 'DIR',
+        description: 'keep the data and study.db there (default: a temporary directory, removed)',
+      },
+    ],
+    settings: [],
+    examples: [
+      'tradelab bench learn-study',
+      'tradelab bench learn-study --trials 20 --dir bench-study',
+    ],
+    load: () => import('../commands/bench-learn-study.js'),
+  },
+  {
     words: ['bench', 'tune'],
     summary:
       'benchmark the study engine: trials/s in memory, on SQLite and from worker processes; TPE time per suggestion',

@@ -57,6 +57,13 @@ export const STUDY_COMMANDS: readonly CommandSpec[] = [
         description: 'trading study: the dataset its agents train and test on',
       },
       {
+        name: 'features',
+        type: 'string',
+        value: 'LIST',
+        description:
+          'trading study: indicator groups the agents see, e.g. logReturns,volatility (default: all)',
+      },
+      {
         name: 'cv',
         type: 'string',
         value: 'CV',

@@ -85,7 +85,7 @@ interface StudyContext {
 export function createDrlObjective(host: DrlObjectiveHost): Objective {
   const contexts = new Map<string, Promise<StudyContext>>();
   const context = (spec: DrlStudySpec): Promise<StudyContext> => {
-    const key = `${spec.data.spec}:${spec.data.digest}:${JSON.stringify(spec.cv)}:${spec.embargo}:${JSON.stringify(spec.holdout)}:${spec.lookback}`;
+    const key = `${spec.data.spec}:${spec.data.digest}:${String(spec.features)}:${JSON.stringify(spec.cv)}:${spec.embargo}:${JSON.stringify(spec.holdout)}:${spec.lookback}`;
     let found = contexts.get(key);
     if (found === undefined) {
       found = loadContext(spec, host);

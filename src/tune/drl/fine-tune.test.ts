@@ -7,6 +7,7 @@ const source: DrlStudySpec = {
   version: 1,
   preset: 'ensemble_balanced',
   data: { spec: 'A,B:1h', symbols: ['A', 'B'], timeframe: '1h', bars: 5000, digest: 'd' },
+  features: null,
   cv: { method: 'kfold', k: 3 },
   embargo: 10,
   holdout: { fraction: 0.2 },

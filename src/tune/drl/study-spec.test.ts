@@ -6,6 +6,7 @@ import { errorOf } from '../../../test/support/assertions.js';
 import { tempDir } from '../../../test/support/run-cli.js';
 import { parseCvMethod, parseHoldout, studySplits } from './cv-spec.js';
 import { listPresets, loadPreset } from './presets.js';
+import { featureOptionsOf } from './study-data.js';
 import {
   defaultBudgetScale,
   readCheckedFile,
@@ -110,6 +111,24 @@ describe('trading study settings', () => {
     expect(() => readCheckedFile(unknown, StudyFileSchema, 'study file')).toThrow(
       /unknown\.yaml:2:1: .*unknown key "embrago" \(did you mean "embargo"\?\)/,
     );
+  });
+
+  it('lets a study name the indicator groups its agents see', () => {
+    const preset = loadPreset('ensemble_balanced');
+    const spec = resolveDrlStudy(
+      { dataSpec: 'A,B:1h', market, features: ['logReturns', 'volatility'] },
+      preset,
+    );
+    expect(spec.features).toEqual(['logReturns', 'volatility']);
+    expect(featureOptionsOf(spec.features)).toMatchObject({
+      logReturns: {},
+      volatility: {},
+      rsi: false,
+    });
+    expect(featureOptionsOf(null)).toEqual({});
+    expect(() =>
+      resolveDrlStudy({ dataSpec: 'A,B:1h', market, features: ['logReturn'] }, preset),
+    ).toThrow(/"logReturn" is not an indicator group \(did you mean "logReturns"\?\)/);
   });
 
   it('refuses a fine-tuning preset without a study to fine-tune from', () => {

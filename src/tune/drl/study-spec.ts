@@ -12,6 +12,7 @@ import {
   type HoldoutSpec,
 } from './cv-spec.js';
 import { isIntegerParam, isRange, STUDY_PARAMS, type ParamSpec } from './search-space.js';
+import { checkFeatureGroups } from './study-data.js';
 
 /*
  * A trading study: the data, the cross-validation, the preset's parameters with the study's
@@ -55,6 +56,8 @@ export interface DrlStudySpec {
     /** SHA-256 of the market data the study was created on (workers check theirs against it). */
     digest: string;
   };
+  /** Indicator groups the agents see; null for the default set. */
+  features: string[] | null;
   cv: CvMethod;
   /** Bars removed from training after each test range's purge. */
   embargo: number;
@@ -99,6 +102,7 @@ export const StudyFileSchema = z.strictObject({
   direction: z.enum(['maximize', 'minimize', 'max', 'min']).optional(),
   preset: z.string().optional(),
   data: z.string().optional(),
+  features: z.array(z.string()).optional(),
   cv: z.string().optional(),
   embargo: z.number().int().min(0).optional(),
   holdout: z.union([z.string(), z.number()]).optional(),
@@ -175,6 +179,7 @@ export interface DrlStudyInput {
   preset?: string;
   dataSpec: string;
   market: { symbols: string[]; timeframe: Timeframe; bars: number; digest: string };
+  features?: string[];
   cv?: string;
   embargo?: number;
   holdout?: string | number;
@@ -233,6 +238,7 @@ export function resolveDrlStudy(
     version: 1,
     preset: input.preset ?? null,
     data: { spec: input.dataSpec, ...input.market },
+    features: input.features === undefined ? null : checkFeatureGroups(input.features),
     cv: parseCvMethod(input.cv ?? DEFAULT_CV, 'cv'),
     // López de Prado's rule of thumb: about 1% of the bars.
     embargo: input.embargo ?? Math.ceil(available * 0.01),
@@ -260,6 +266,7 @@ export function describeDrlStudy(spec: DrlStudySpec): [string, string][] {
   return [
     ['preset', spec.preset ?? 'none'],
     ['data', `${spec.data.spec} (${spec.data.bars.toLocaleString('en-US')} bars)`],
+    ['features', spec.features === null ? 'the default indicators' : spec.features.join(', ')],
     ['cv', `${formatCvMethod(spec.cv)}, embargo ${spec.embargo} bars, lookback ${spec.lookback}`],
     [
       'holdout',

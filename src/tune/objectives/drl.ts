@@ -1,4 +1,5 @@
-import { loadMarketData, openDatasetStore, parseDatasetKeys } from '../../data/index.js';
+import { openDatasetStore } from '../../data/index.js';
+import { loadStudyData } from '../drl/study-data.js';
 import { openProject, planHere, startBackend, type Project } from '../../project/index.js';
 import { createDrlObjective } from '../drl/drl-objective.js';
 import type { Trial } from '../trial.js';
@@ -15,11 +16,7 @@ let backend: Promise<unknown> | undefined;
 const here = (): Project => (project ??= openProject());
 
 const drl = createDrlObjective({
-  loadMarket: async (spec) =>
-    loadMarketData(
-      openDatasetStore(here().config.settings.dataDir),
-      parseDatasetKeys(spec.data.spec),
-    ),
+  loadMarket: (spec) => loadStudyData(openDatasetStore(here().config.settings.dataDir), spec),
   memoryCheck: async (shape) => {
     const workers = Math.max(1, Number(process.env.TRADELAB_WORKERS ?? 1) || 1);
     const { plan } = await planHere(here(), {

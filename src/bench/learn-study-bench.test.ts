@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { benchLearnStudy } from './learn-study-bench.js';
+
+describe('bench learn-study', () => {
+  it('runs a small trading study on worker processes and evaluates the best trial on the holdout', async () => {
+    const seen: number[] = [];
+    const run = await benchLearnStudy({
+      trials: 3,
+      workers: 2,
+      steps: 1024,
+      onTrial: (_, done) => seen.push(done),
+    });
+    expect(seen).toEqual([1, 2, 3]);
+    expect(run.summary.trials).toHaveLength(3);
+    expect(run.summary.failed).toBe(0);
+    const [rate, holdout] = run.results;
+    expect(rate?.unit).toBe('trials/hour');
+    expect(rate?.rate).toBeGreaterThan(0);
+    expect(holdout?.name).toMatch(/best trial \d+ .* on the holdout: Sharpe -?\d/);
+    expect(run.holdout?.range).toEqual([Math.round(run.spec.data.bars * 0.8), run.spec.data.bars]);
+    expect(run.spec.features).toEqual(['logReturns', 'volatility']);
+  }, 120_000);
+});
