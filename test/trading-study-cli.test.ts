@@ -20,7 +20,7 @@ interface Metrics {
 }
 interface Shown {
   drl: { preset: string; data: { bars: number } };
-  best: { number: number; userAttrs: { splits: unknown[] } };
+  best: { number: number; params: Record<string, unknown>; userAttrs: { splits: unknown[] } };
   holdout: { range: [number, number]; metrics: Metrics };
 }
 
@@ -97,7 +97,28 @@ describe('a trading study from the command line', () => {
     const [b] = jsonLines(bt.stdout) as unknown as [{ range: number[]; metrics: Metrics }];
     expect(b.range).toEqual(show.holdout.range);
     expect(b.metrics.sharpe).toBeCloseTo(show.holdout.metrics.sharpe, 10);
-  }, 180_000);
+
+    // Fine-tuning: the source's best trials run first, in a narrowed space.
+    const ft = await cli(
+      'study',
+      'create',
+      'syn-ft',
+      '--preset',
+      'ft_small',
+      '--data',
+      'SYN0,SYN1:1h',
+      '--from',
+      'syn',
+    );
+    expect(ft.code, ft.stderr).toBe(0);
+    expect(ft.stdout).toMatch(/enqueued +[1-3] best trials of syn/);
+    expect(ft.stdout).toContain('from       syn: top 3, neighbourhood ×0.5');
+    const ftRun = await cli('study', 'run', 'syn-ft', '--trials', '1', '--workers', '1');
+    expect(ftRun.code, ftRun.stderr).toBe(0);
+    const trials = await cli('study', 'trials', 'syn-ft', '--json');
+    const [first] = jsonLines(trials.stdout) as unknown as [{ params: Record<string, unknown> }];
+    expect(first.params).toEqual(show.best.params);
+  }, 240_000);
 
   it('says what is wrong with a bad study file or flag, and stores nothing', async () => {
     writeFileSync(join(dir, 'bad.yaml'), 'data: SYN0,SYN1:1h\nparams:\n  gama: 0.9\n');
