@@ -7,11 +7,20 @@ import type { HiddenActivation } from '../models/mlp.js';
  * where it does not.
  */
 
+/** The actor's network: an MLP, or an FT-Transformer (feature tokens + attention). */
+export const POLICY_NETWORKS = ['mlp', 'ft_transformer'] as const;
+export type PolicyNetwork = (typeof POLICY_NETWORKS)[number];
+
 /** How the actor's mean is kept inside the env's action range [−1, 1]. */
 export type MeanSquash = 'tanh' | 'clip';
 
 /** PPO's hyperparameters; every field is optional in {@link resolvePpoConfig}. */
 export interface PpoConfig {
+  /**
+   * The actor's network. Default 'mlp'. 'ft_transformer' embeds every observation value as a token
+   * and attends across them; the critic stays an MLP of netDim.
+   */
+  policy: PolicyNetwork;
   /** Units of each hidden layer. Default 256. */
   netDim: number;
   /** Hidden layers per network. Default 2. */
@@ -58,6 +67,7 @@ export interface PpoConfig {
 
 /** Every default of {@link PpoConfig}. */
 export const PPO_DEFAULTS: Readonly<PpoConfig> = {
+  policy: 'mlp',
   netDim: 256,
   layers: 2,
   activation: 'relu',
@@ -148,6 +158,9 @@ export function resolvePpoConfig(partial: Partial<PpoConfig> = {}): PpoConfig {
   inRange(config, 'valueCoef', 0, 100, false);
   inRange(config, 'maxGradNorm', 0, 1e6, true);
   inRange(config, 'initLogStd', -10, 2, false);
+  const policy: string = config.policy;
+  if (!(POLICY_NETWORKS as readonly string[]).includes(policy))
+    throw invalid('policy', `unknown "${policy}"`, `use ${POLICY_NETWORKS.join(' or ')}`);
   const activation: string = config.activation;
   if (activation !== 'relu' && activation !== 'tanh')
     throw invalid('activation', `unknown "${activation}"`, 'use relu or tanh');

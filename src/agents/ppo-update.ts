@@ -1,6 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { Mlp, ownVariable, type HiddenActivation } from '../models/mlp.js';
-import type { MeanSquash } from './ppo-config.js';
+import { FtTransformer } from '../models/ft-transformer.js';
+import type { NetworkBody } from '../models/network-body.js';
+import type { MeanSquash, PolicyNetwork } from './ppo-config.js';
 
 /*
  * PPO's networks and one minibatch update (cleanrl's ppo_continuous_action.py is the model): a
@@ -14,6 +16,8 @@ const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
 export interface PpoNetworkConfig {
   stateDim: number;
   actionDim: number;
+  /** The actor's network. Default 'mlp'. */
+  policy?: PolicyNetwork;
   /** Units of each hidden layer (ElegantRL's netDim). */
   netDim: number;
   /** Hidden layers per network. Default 2. */
@@ -28,7 +32,7 @@ export interface PpoNetworkConfig {
 
 /** The actor (mean), its log-std, and the critic. */
 export interface PpoNetworks {
-  actor: Mlp;
+  actor: NetworkBody;
   logStd: tf.Variable;
   critic: Mlp;
   config: Readonly<PpoNetworkConfig>;
@@ -48,10 +52,21 @@ export function createPpoNetworks(config: PpoNetworkConfig): PpoNetworks {
     ...(config.activation === undefined ? {} : { activation: config.activation }),
   };
   return {
-    actor: new Mlp(
-      { ...common, outputs: config.actionDim, outputGain: 0.01, seed: 2 * seed },
-      `${prefix}/actor`,
-    ),
+    actor:
+      config.policy === 'ft_transformer'
+        ? new FtTransformer(
+            {
+              inputs: config.stateDim,
+              outputs: config.actionDim,
+              outputGain: 0.01,
+              seed: 2 * seed,
+            },
+            `${prefix}/actor`,
+          )
+        : new Mlp(
+            { ...common, outputs: config.actionDim, outputGain: 0.01, seed: 2 * seed },
+            `${prefix}/actor`,
+          ),
     logStd: ownVariable(
       tf.fill([config.actionDim], config.initLogStd ?? 0),
       `${prefix}/actor/logStd`,

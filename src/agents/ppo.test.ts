@@ -219,6 +219,33 @@ describe('PPO model files', () => {
     trainer.dispose();
   });
 
+  it('trains an FT-Transformer actor and round-trips it through the model files', async () => {
+    const trainer = new PpoTrainer(env(), { ...SMALL, policy: 'ft_transformer', breakStep: 128 });
+    const reports = await trainer.train();
+    expect(reports.every((r) => Number.isFinite(r.policyLoss))).toBe(true);
+    const path = join(dir, 'ft-model');
+    await savePpoModel(path, trainer.nets, { ppo: trainer.config });
+    const loaded = await loadPpoModel(path);
+    expect(loaded.ppo.policy).toBe('ft_transformer');
+    expect(Object.keys(loaded.nets.actor.namedVariables())).toContain('block0/wq');
+    const obs = Float32Array.from({ length: 2 * trainer.env.obsDim }, (_, i) => Math.cos(i));
+    const act = async (policy: Policy): Promise<number[]> => {
+      const out = new Float32Array(4);
+      await policy(obs, out, 0);
+      return Array.from(out);
+    };
+    const reloaded = new PpoTrainer(
+      env(),
+      { ...SMALL, policy: 'ft_transformer' },
+      {
+        resume: { nets: loaded.nets, optimizer: tf.train.adam(1e-3), updatesDone: 0, envSteps: 0 },
+      },
+    );
+    expect(await act(reloaded.policy())).toEqual(await act(trainer.policy()));
+    reloaded.dispose();
+    trainer.dispose();
+  });
+
   it('says what is wrong with a damaged model directory', async () => {
     const trainer = new PpoTrainer(env(), SMALL);
     const path = join(dir, 'damaged');

@@ -119,6 +119,7 @@ export class PpoTrainer {
       createPpoNetworks({
         stateDim: env.obsDim,
         actionDim: env.assets,
+        policy: c.policy,
         netDim: c.netDim,
         layers: c.layers,
         activation: c.activation,

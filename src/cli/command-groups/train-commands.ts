@@ -47,6 +47,12 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
         description: 'envs stepped together, nEnvs (default 16)',
       },
       {
+        name: 'policy',
+        type: 'string',
+        value: 'NET',
+        description: "the actor's network: mlp (default) or ft_transformer",
+      },
+      {
         name: 'net-dim',
         type: 'string',
         value: 'N',

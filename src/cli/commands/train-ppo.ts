@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { trainPpoRun, type PpoRunResult } from '../../agents/ppo-run.js';
-import type { PpoConfig } from '../../agents/ppo-config.js';
+import { POLICY_NETWORKS, type PpoConfig } from '../../agents/ppo-config.js';
 import { readRunManifest, RUN_FILES, type RunEnvOptions } from '../../agents/run-manifest.js';
 import {
   describeBarRange,
@@ -62,6 +62,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   };
   set('breakStep', intOption(options, 'steps', 1));
   set('nEnvs', intOption(options, 'envs', 1));
+  set('policy', choiceOption(options, 'policy', POLICY_NETWORKS));
   set('netDim', intOption(options, 'net-dim', 1));
   set('layers', intOption(options, 'layers', 1));
   set('batchSize', intOption(options, 'batch-size', 1));

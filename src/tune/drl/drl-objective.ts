@@ -138,7 +138,11 @@ async function runDrlTrial(
 ): Promise<number> {
   const values = suggestParams(trial, spec.params);
   const configs = trialConfigs(values, spec.budgetScale);
-  const ppo = resolvePpoConfig({ ...configs.ppo, seed: spec.seed + trial.number });
+  const ppo = resolvePpoConfig({
+    policy: spec.policy,
+    ...configs.ppo,
+    seed: spec.seed + trial.number,
+  });
   const env: RunEnvOptions = { ...configs.env, lookback: spec.lookback };
   const { data } = ctx;
   const first = ctx.splits.splits[0];

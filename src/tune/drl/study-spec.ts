@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { POLICY_NETWORKS, type PolicyNetwork } from '../../agents/ppo-config.js';
 import { readLocatedFile, type LocatedFile } from '../../config/config-file.js';
 import { describeIssue } from '../../config/format-issues.js';
 import type { Timeframe } from '../../data/timeframe.js';
@@ -21,9 +22,7 @@ import { checkFeatureGroups } from './study-data.js';
  * every worker, on every machine, runs the same thing.
  */
 
-/** Network of the policy (the actor). */
-export const POLICY_NETWORKS = ['mlp', 'ft_transformer'] as const;
-export type PolicyNetwork = (typeof POLICY_NETWORKS)[number];
+export { POLICY_NETWORKS, type PolicyNetwork } from '../../agents/ppo-config.js';
 
 /** How the per-split metrics become a trial's value. */
 export const AGGREGATES = ['mean', 'median', 'mean-std', 'excess'] as const;

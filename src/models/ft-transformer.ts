@@ -1,0 +1,217 @@
+import * as tf from '@tensorflow/tfjs';
+import { Rng } from '../data/synth/random.js';
+import { TradelabError } from '../errors/index.js';
+import { ownVariable } from './mlp.js';
+import type { NetworkBody } from './network-body.js';
+import { orthogonalMatrix } from './orthogonal.js';
+
+/*
+ * The FT-Transformer (Gorishniy et al. 2021, "Revisiting Deep Learning Models for Tabular Data"),
+ * seed 000's "advanced architecture" for the policy. Every scalar of the observation becomes a
+ * token (its own learned direction times the value, plus its own bias); a learned [CLS] token is
+ * prepended; pre-LayerNorm transformer blocks let every token attend to every other, so the
+ * network can learn interactions between an asset's indicators, across assets and with the
+ * portfolio state; the output is read from [CLS] through LayerNorm → ReLU → linear.
+ *
+ * Attention is batched matrix products over [batch × heads] (tfjs folds the batch dimension into
+ * the backend's matmul), so the cost grows with the square of the observation size: keep
+ * observations to a few hundred values.
+ */
+
+/** Shape of an {@link FtTransformer}. */
+export interface FtTransformerConfig {
+  /** Values per observation: one token each. */
+  inputs: number;
+  outputs: number;
+  /** Width of every token. Default 32. */
+  dToken?: number;
+  /** Transformer blocks. Default 2. */
+  blocks?: number;
+  /** Attention heads; must divide dToken. Default 4. */
+  heads?: number;
+  /** Hidden width of each block's feed-forward layer, as a multiple of dToken. Default 2. */
+  ffnMultiplier?: number;
+  /** Orthogonal-init gain of the output layer. Default 1. */
+  outputGain?: number;
+  /** Seed of the initialization. Default 0. */
+  seed?: number;
+}
+
+interface Block {
+  norm1: [tf.Variable, tf.Variable];
+  wq: tf.Variable;
+  wk: tf.Variable;
+  wv: tf.Variable;
+  wo: tf.Variable;
+  bo: tf.Variable;
+  norm2: [tf.Variable, tf.Variable];
+  w1: tf.Variable;
+  b1: tf.Variable;
+  w2: tf.Variable;
+  b2: tf.Variable;
+}
+
+/** A feature-tokenizer transformer, trainable. Dispose it when done. */
+export class FtTransformer implements NetworkBody {
+  readonly config: Readonly<Required<FtTransformerConfig>>;
+  private readonly named: Record<string, tf.Variable> = {};
+  private readonly tokenWeights: tf.Variable;
+  private readonly tokenBiases: tf.Variable;
+  private readonly cls: tf.Variable;
+  private readonly blockList: Block[] = [];
+  private readonly headNorm: [tf.Variable, tf.Variable];
+  private readonly headWeights: tf.Variable;
+  private readonly headBias: tf.Variable;
+
+  constructor(config: FtTransformerConfig, name: string) {
+    const c: Required<FtTransformerConfig> = {
+      dToken: 32,
+      blocks: 2,
+      heads: 4,
+      ffnMultiplier: 2,
+      outputGain: 1,
+      seed: 0,
+      ...config,
+    };
+    checkConfig(c);
+    this.config = c;
+    const d = c.dToken;
+    const hidden = Math.round(d * c.ffnMultiplier);
+    const rng = new Rng(c.seed, 0xf7);
+    let layer = 0;
+    const add = (key: string, initial: tf.Tensor): tf.Variable => {
+      const v = ownVariable(initial, `${name}/${key}`);
+      this.named[key] = v;
+      return v;
+    };
+    const normal = (rows: number, cols: number, scale: number): tf.Tensor2D =>
+      tf.tensor2d(
+        Float32Array.from({ length: rows * cols }, () => rng.normal() * scale),
+        [rows, cols],
+      );
+    const orthogonal = (rows: number, cols: number, gain: number): tf.Tensor2D =>
+      tf.tensor2d(orthogonalMatrix(rows, cols, gain, c.seed * 1000 + layer++), [rows, cols]);
+    const norm = (key: string): [tf.Variable, tf.Variable] => [
+      add(`${key}/gain`, tf.ones([d])),
+      add(`${key}/bias`, tf.zeros([d])),
+    ];
+    // Token directions of unit expected norm, as the paper's uniform(±1/√d) init.
+    this.tokenWeights = add('tok_w', normal(c.inputs, d, 1 / Math.sqrt(d)));
+    this.tokenBiases = add('tok_b', normal(c.inputs, d, 1 / Math.sqrt(d)));
+    this.cls = add('cls', normal(1, d, 1 / Math.sqrt(d)));
+    for (let b = 0; b < c.blocks; b++) {
+      const p = `block${b}`;
+      this.blockList.push({
+        norm1: norm(`${p}/norm1`),
+        wq: add(`${p}/wq`, orthogonal(d, d, 1)),
+        wk: add(`${p}/wk`, orthogonal(d, d, 1)),
+        wv: add(`${p}/wv`, orthogonal(d, d, 1)),
+        wo: add(`${p}/wo`, orthogonal(d, d, 1)),
+        bo: add(`${p}/bo`, tf.zeros([d])),
+        norm2: norm(`${p}/norm2`),
+        w1: add(`${p}/w1`, orthogonal(d, hidden, Math.SQRT2)),
+        b1: add(`${p}/b1`, tf.zeros([hidden])),
+        w2: add(`${p}/w2`, orthogonal(hidden, d, 1)),
+        b2: add(`${p}/b2`, tf.zeros([d])),
+      });
+    }
+    this.headNorm = norm('head/norm');
+    this.headWeights = add('head/w', orthogonal(d, c.outputs, c.outputGain));
+    this.headBias = add('head/b', tf.zeros([c.outputs]));
+  }
+
+  get variables(): tf.Variable[] {
+    return Object.values(this.named);
+  }
+
+  namedVariables(): Record<string, tf.Variable> {
+    return { ...this.named };
+  }
+
+  apply(x: tf.Tensor2D): tf.Tensor2D {
+    const { inputs, dToken: d, heads } = this.config;
+    const batch = x.shape[0];
+    const tokens = inputs + 1;
+    const dHead = d / heads;
+    // [batch, inputs, 1] × [inputs, d] + [inputs, d] → [batch, inputs, d], then [CLS] first.
+    const features = tf.add(
+      tf.mul(tf.expandDims(x, 2), this.tokenWeights),
+      this.tokenBiases,
+    ) as tf.Tensor3D;
+    const cls = tf.tile(tf.expandDims(this.cls, 0), [batch, 1, 1]) as tf.Tensor3D;
+    let h = tf.concat([cls, features], 1);
+    const rows = (t: tf.Tensor): tf.Tensor2D => tf.reshape(t, [batch * tokens, d]);
+    // [batch·tokens, d] → [batch·heads, tokens, dHead]
+    const split = (t: tf.Tensor2D): tf.Tensor3D =>
+      tf.reshape(tf.transpose(tf.reshape(t, [batch, tokens, heads, dHead]), [0, 2, 1, 3]), [
+        batch * heads,
+        tokens,
+        dHead,
+      ]);
+    for (const block of this.blockList) {
+      const a = rows(layerNorm(h, block.norm1));
+      const q = split(tf.matMul(a, block.wq));
+      const k = split(tf.matMul(a, block.wk));
+      const v = split(tf.matMul(a, block.wv));
+      const weights = tf.softmax(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(dHead)));
+      const mixed = tf.reshape(
+        tf.transpose(
+          tf.reshape(tf.matMul(weights, v), [batch, heads, tokens, dHead]),
+          [0, 2, 1, 3],
+        ),
+        [batch * tokens, d],
+      );
+      const attended = tf.fused.matMul({ a: mixed, b: block.wo, bias: block.bo });
+      h = tf.add(h, tf.reshape(attended, [batch, tokens, d]));
+      const f = rows(layerNorm(h, block.norm2));
+      const inner = tf.fused.matMul({ a: f, b: block.w1, bias: block.b1, activation: 'relu' });
+      const out = tf.fused.matMul({ a: inner, b: block.w2, bias: block.b2 });
+      h = tf.add(h, tf.reshape(out, [batch, tokens, d]));
+    }
+    const first = tf.reshape(tf.slice(h, [0, 0, 0], [batch, 1, d]), [batch, d]);
+    const head = tf.relu(layerNorm(first, this.headNorm));
+    return tf.fused.matMul({ a: head, b: this.headWeights, bias: this.headBias }) as tf.Tensor2D;
+  }
+
+  dispose(): void {
+    for (const v of this.variables) v.dispose();
+  }
+}
+
+/** LayerNorm over the last axis with a learned gain and bias. */
+function layerNorm<T extends tf.Tensor>(x: T, [gain, bias]: [tf.Variable, tf.Variable]): T {
+  const mean = tf.mean(x, -1, true);
+  const centered = tf.sub(x, mean);
+  const variance = tf.mean(tf.square(centered), -1, true);
+  return tf.add(tf.mul(tf.div(centered, tf.sqrt(tf.add(variance, 1e-5))), gain), bias);
+}
+
+function checkConfig(c: Required<FtTransformerConfig>): void {
+  const positive = (field: keyof FtTransformerConfig, value: number): void => {
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new TradelabError(
+        'INVALID_ARGUMENT',
+        `ft_transformer: ${field} must be a whole number ≥ 1, got ${value}`,
+        { hint: `e.g. ${field}: ${field === 'dToken' ? 32 : field === 'heads' ? 4 : 2}` },
+      );
+  };
+  positive('inputs', c.inputs);
+  positive('outputs', c.outputs);
+  positive('dToken', c.dToken);
+  positive('blocks', c.blocks);
+  positive('heads', c.heads);
+  if (c.dToken % c.heads !== 0) {
+    const near = Math.max(c.heads, Math.round(c.dToken / c.heads) * c.heads);
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `ft_transformer: heads ${c.heads} does not divide dToken ${c.dToken}`,
+      { hint: `use dToken ${near}, or a heads count that divides ${c.dToken}` },
+    );
+  }
+  if (!(c.ffnMultiplier > 0))
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `ft_transformer: ffnMultiplier must be > 0, got ${c.ffnMultiplier}`,
+      { hint: 'e.g. ffnMultiplier: 2' },
+    );
+}
