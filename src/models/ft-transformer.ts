@@ -134,10 +134,10 @@ export class FtTransformer implements NetworkBody {
     const tokens = inputs + 1;
     const dHead = d / heads;
     // [batch, inputs, 1] × [inputs, d] + [inputs, d] → [batch, inputs, d], then [CLS] first.
-    const features = tf.add(
+    const features = tf.add<tf.Tensor3D>(
       tf.mul(tf.expandDims(x, 2), this.tokenWeights),
       this.tokenBiases,
-    ) as tf.Tensor3D;
+    );
     const cls = tf.tile(tf.expandDims(this.cls, 0), [batch, 1, 1]) as tf.Tensor3D;
     let h = tf.concat([cls, features], 1);
     const rows = (t: tf.Tensor): tf.Tensor2D => tf.reshape(t, [batch * tokens, d]);
