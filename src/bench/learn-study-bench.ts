@@ -114,6 +114,7 @@ export async function benchLearnStudy(
           timeframe: data.timeframe,
           bars: data.timestamps.length,
           digest: digestMarketData(data),
+          featureCount: data.featureNames.length,
         },
         features,
         cv: 'walk-forward:3',

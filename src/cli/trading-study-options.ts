@@ -102,6 +102,7 @@ export async function tradingStudySpec(
         timeframe: data.timeframe,
         bars: data.timestamps.length,
         digest: digestMarketData(data),
+        featureCount: data.featureNames.length,
       },
       ...(features === undefined ? {} : { features }),
       ...(cv === undefined ? {} : { cv }),

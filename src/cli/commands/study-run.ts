@@ -1,7 +1,10 @@
 import { statSync } from 'node:fs';
 import { settingSpec } from '../../config/index.js';
 import { TradelabError } from '../../errors/index.js';
-import { planHere } from '../../project/plan-here.js';
+import { PPO_DEFAULTS } from '../../agents/ppo-config.js';
+import { DEFAULT_DATASET, planHere, type PlanRequest } from '../../project/plan-here.js';
+import { largestValue } from '../../tune/drl/search-space.js';
+import type { DrlStudySpec } from '../../tune/drl/study-spec.js';
 import type { StudyDirection, TrialRecord } from '../../storage/index.js';
 import { bestOf, resolveObjective, runWorkers, type WorkerPoolSummary } from '../../tune/index.js';
 import type { CommandContext } from '../command-spec.js';
@@ -42,9 +45,13 @@ export async function run(context: CommandContext): Promise<void> {
     throw new TradelabError('USAGE', '--trials is required (or --timeout)', {
       hint: `e.g. tradelab study run ${name} --objective ${String(options.objective)} --trials 100`,
     });
-  const { workers, why } = await chooseWorkers(context, nTrials);
   await withStudyStorage(context, async (storage) => {
     const study = await storage.getStudy(name);
+    const { workers, why } = await chooseWorkers(
+      context,
+      nTrials,
+      study.systemAttrs.drl as DrlStudySpec | undefined,
+    );
     const objective = objectivePath(context, study.systemAttrs.objective);
     passSettingsToWorkers(context, workers);
     const before = await storage.getTrials(study.id);
@@ -178,6 +185,7 @@ function secondsOption(options: CommandContext['options'], name: string): number
 async function chooseWorkers(
   context: CommandContext,
   nTrials: number | undefined,
+  drl: DrlStudySpec | undefined,
 ): Promise<WorkerChoice> {
   const raw = context.options.workers;
   const cap = (n: number): number => Math.max(1, Math.min(n, nTrials ?? Infinity));
@@ -185,11 +193,37 @@ async function chooseWorkers(
     const n = intOption(context.options, 'workers', 1) ?? 1;
     return { workers: cap(n), why: n > cap(n) ? `--workers ${n}, capped at --trials` : 'given' };
   }
-  const { plan } = await planHere(context.project());
-  const why = `auto: ${plan.workers} fit on profile ${plan.profile}, limited by ${plan.limitedBy}`;
+  // A trading study plans for its largest model, so no sampled trial fails for memory.
+  const largest = drl === undefined ? undefined : largestTrial(drl);
+  const { plan } = await planHere(context.project(), largest ?? {});
+  const model =
+    largest === undefined
+      ? ''
+      : ` for the study's largest model (netDim ${largest.netDim}, batchSize ${largest.batchSize ?? '-'}, nEnvs ${largest.nEnvs ?? '-'})`;
+  const why = `auto: ${plan.workers} fit on profile ${plan.profile}${model}, limited by ${plan.limitedBy}`;
   return {
     workers: cap(plan.workers),
     why: plan.workers > cap(plan.workers) ? `${why}; capped at --trials` : why,
+  };
+}
+
+/** The plan request of a trading study's largest trial: its parameters' largest values. */
+function largestTrial(spec: DrlStudySpec): PlanRequest & { netDim: number } {
+  const p = spec.params;
+  const nEnvs = largestValue(p.nEnvs, PPO_DEFAULTS.nEnvs);
+  return {
+    workload: 'drl',
+    netDim: largestValue(p.netDim, PPO_DEFAULTS.netDim),
+    layers: largestValue(p.layers, PPO_DEFAULTS.layers),
+    batchSize: largestValue(p.batchSize, PPO_DEFAULTS.batchSize),
+    nEnvs,
+    targetStep: largestValue(p.targetStep, PPO_DEFAULTS.targetStep),
+    dataset: {
+      bars: spec.data.bars,
+      assets: spec.data.symbols.length,
+      features: spec.data.featureCount ?? DEFAULT_DATASET.features,
+    },
+    lookback: spec.lookback,
   };
 }
 

@@ -122,3 +122,14 @@ export function trialConfigs(
   );
   return { ppo: c, env: env };
 }
+
+/** The largest value `spec` can take (a fixed number, a list's largest, a range's high). */
+export function largestValue(spec: ParamSpec | undefined, fallback: number): number {
+  if (typeof spec === 'number') return spec;
+  if (Array.isArray(spec)) {
+    const numbers = spec.filter((v): v is number => typeof v === 'number');
+    return numbers.length === 0 ? fallback : Math.max(...numbers);
+  }
+  if (spec !== undefined && isRange(spec)) return spec.high;
+  return fallback;
+}

@@ -54,6 +54,8 @@ export interface DrlStudySpec {
     bars: number;
     /** SHA-256 of the market data the study was created on (workers check theirs against it). */
     digest: string;
+    /** Indicators per asset (for the planner). */
+    featureCount?: number;
   };
   /** Indicator groups the agents see; null for the default set. */
   features: string[] | null;
@@ -177,7 +179,13 @@ export function checkParams(
 export interface DrlStudyInput {
   preset?: string;
   dataSpec: string;
-  market: { symbols: string[]; timeframe: Timeframe; bars: number; digest: string };
+  market: {
+    symbols: string[];
+    timeframe: Timeframe;
+    bars: number;
+    digest: string;
+    featureCount?: number;
+  };
   features?: string[];
   cv?: string;
   embargo?: number;
