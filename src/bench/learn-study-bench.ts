@@ -12,13 +12,12 @@ import {
   parseSymbol,
   timeframeMs,
 } from '../data/index.js';
-import { digestMarketData } from '../data/market-digest.js';
 import type { RangeEvaluation } from '../eval/evaluate.js';
 import { openSqliteStorage } from '../storage/sqlite-storage.js';
 import type { TrialRecord } from '../storage/records.js';
 import { resolveDrlStudy, type DrlStudySpec } from '../tune/drl/study-spec.js';
 import { loadPreset } from '../tune/drl/presets.js';
-import { featureOptionsOf } from '../tune/drl/study-data.js';
+import { featureOptionsOf, studyMarket } from '../tune/drl/study-data.js';
 import { evaluateTrialModel } from '../tune/drl/trial-model.js';
 import { resolveObjective } from '../tune/objective-module.js';
 import { bestOf } from '../tune/index.js';
@@ -109,13 +108,7 @@ export async function benchLearnStudy(
       {
         preset: 'ensemble_balanced',
         dataSpec,
-        market: {
-          symbols: data.symbols,
-          timeframe: data.timeframe,
-          bars: data.timestamps.length,
-          digest: digestMarketData(data),
-          featureCount: data.featureNames.length,
-        },
+        market: studyMarket(data),
         features,
         cv: 'walk-forward:3',
         holdout: '20%',

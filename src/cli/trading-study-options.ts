@@ -1,9 +1,8 @@
 import { loadMarketData, parseDatasetKeys } from '../data/index.js';
-import { digestMarketData } from '../data/market-digest.js';
 import { TradelabError } from '../errors/index.js';
 import { studySplits } from '../tune/drl/cv-spec.js';
 import { loadPreset } from '../tune/drl/presets.js';
-import { checkFeatureGroups, featureOptionsOf } from '../tune/drl/study-data.js';
+import { checkFeatureGroups, featureOptionsOf, studyMarket } from '../tune/drl/study-data.js';
 import {
   AGGREGATES,
   DEFAULT_PRESET,
@@ -97,13 +96,7 @@ export async function tradingStudySpec(
     {
       preset: presetName,
       dataSpec,
-      market: {
-        symbols: data.symbols,
-        timeframe: data.timeframe,
-        bars: data.timestamps.length,
-        digest: digestMarketData(data),
-        featureCount: data.featureNames.length,
-      },
+      market: studyMarket(data),
       ...(features === undefined ? {} : { features }),
       ...(cv === undefined ? {} : { cv }),
       ...(embargo === undefined ? {} : { embargo }),

@@ -3,7 +3,8 @@ import { loadMarketData, type MarketData } from '../../data/load-market-data.js'
 import { parseDatasetKeys } from '../../data/store/dataset-key.js';
 import type { DatasetStore } from '../../data/store/dataset-store.js';
 import { closestMatch, TradelabError } from '../../errors/index.js';
-import type { DrlStudySpec } from './study-spec.js';
+import { digestMarketData } from '../../data/market-digest.js';
+import type { DrlStudyInput, DrlStudySpec } from './study-spec.js';
 
 /*
  * The indicators a trading study's agents see: the default set, or the groups the study names
@@ -56,4 +57,15 @@ export function loadStudyData(store: DatasetStore, spec: DrlStudySpec): Promise<
   return loadMarketData(store, parseDatasetKeys(spec.data.spec), {
     features: featureOptionsOf(spec.features),
   });
+}
+
+/** What a study records of its market data: symbols, timeframe, bars, digest, indicators. */
+export function studyMarket(data: MarketData): DrlStudyInput['market'] {
+  return {
+    symbols: data.symbols,
+    timeframe: data.timeframe,
+    bars: data.timestamps.length,
+    digest: digestMarketData(data),
+    featureCount: data.featureNames.length,
+  };
 }
