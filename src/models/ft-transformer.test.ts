@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from '../compute/backends.js';
 import { Rng } from '../data/synth/random.js';
-import { FtTransformer } from './ft-transformer.js';
+import { FtTransformer, ftTransformerSize } from './ft-transformer.js';
 
 beforeAll(async () => {
   await useBackend('wasm');
@@ -38,6 +38,7 @@ describe('FT-Transformer', () => {
     const perBlock = 4 * d * d + d + d * h + h + h * d + d + 4 * d;
     const expected = 2 * 7 * d + d + 2 * perBlock + 2 * d + d * 3 + 3;
     expect(a.variables.reduce((n, v) => n + v.size, 0)).toBe(expected);
+    expect(ftTransformerSize({ inputs: 7, outputs: 3 }).paramCount).toBe(expected);
     expect(Object.keys(a.namedVariables())).toContain('block1/wq');
     for (const net of [a, b, c]) net.dispose();
   });

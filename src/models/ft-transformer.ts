@@ -215,3 +215,27 @@ function checkConfig(c: Required<FtTransformerConfig>): void {
       { hint: 'e.g. ffnMultiplier: 2' },
     );
 }
+
+/**
+ * Parameters and the elements one training sample keeps for backpropagation (with their
+ * gradients, ×2): per block the token-wide tensors (norms, q, k, v, the attention output, the
+ * feed-forward's) and the heads' T × T scores and weights, T = inputs + 1. The planner sizes an
+ * FT-Transformer policy with it.
+ */
+export function ftTransformerSize(config: FtTransformerConfig): {
+  paramCount: number;
+  activationsPerSample: number;
+} {
+  const d = config.dToken ?? 32;
+  const blocks = config.blocks ?? 2;
+  const heads = config.heads ?? 4;
+  const hidden = Math.round(d * (config.ffnMultiplier ?? 2));
+  const { inputs, outputs } = config;
+  const perBlock = 4 * d * d + d + d * hidden + hidden + hidden * d + d + 4 * d;
+  const paramCount = 2 * inputs * d + d + blocks * perBlock + 2 * d + d * outputs + outputs;
+  const tokens = inputs + 1;
+  const perBlockActivations = tokens * (9 * d + 2 * hidden) + 2 * heads * tokens * tokens;
+  const activationsPerSample =
+    2 * (2 * inputs * d + tokens * d + blocks * perBlockActivations + 3 * d + outputs) + inputs;
+  return { paramCount, activationsPerSample };
+}

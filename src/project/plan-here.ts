@@ -10,6 +10,7 @@ import {
   type PlanBackend,
   type PlanDtype,
   type ProfileChoice,
+  type SizedModel,
   type Workload,
   type WorkerPlan,
 } from '../profiles/index.js';
@@ -38,6 +39,8 @@ export interface PlanRequest {
   dtype?: PlanDtype;
   timeframe?: '1d' | '1h';
   measured?: MeasuredMemory;
+  /** `drl`: a model given by its size (another architecture than the MLP pair). */
+  sizedModel?: SizedModel;
 }
 
 /** Seed 000's 30m campaign data, and the env benchmark's asset and feature counts. */
@@ -99,17 +102,19 @@ export async function planHere(project: Project, request: PlanRequest = {}): Pro
     safetyFactor: project.config.settings.safetyFactor,
     dataset,
     nEnvs: request.nEnvs ?? 16,
-    ...(workload === 'drl'
-      ? {
-          model: {
-            kind: 'mlp' as const,
-            obsDim: 1 + dataset.assets + dataset.assets * dataset.features * lookback,
-            actDim: dataset.assets,
-            netDim: request.netDim ?? Math.min(1024, profile.workloads.drl.netDimMax),
-            layers: request.layers ?? 3,
-          },
-        }
-      : {}),
+    ...(workload === 'drl' && request.sizedModel !== undefined
+      ? { model: request.sizedModel }
+      : workload === 'drl'
+        ? {
+            model: {
+              kind: 'mlp' as const,
+              obsDim: 1 + dataset.assets + dataset.assets * dataset.features * lookback,
+              actDim: dataset.assets,
+              netDim: request.netDim ?? Math.min(1024, profile.workloads.drl.netDimMax),
+              layers: request.layers ?? 3,
+            },
+          }
+        : {}),
     ...optional({
       batchSize: request.batchSize,
       targetStep: request.targetStep,

@@ -1,7 +1,10 @@
 import { openDatasetStore } from '../../data/index.js';
 import { loadStudyData } from '../drl/study-data.js';
+import type { SizedModel } from '../../profiles/index.js';
 import { openProject, planHere, startBackend, type Project } from '../../project/index.js';
-import { createDrlObjective } from '../drl/drl-objective.js';
+import { mlpParamCount, mlpTrainingElementsPerSample } from '../../profiles/planner/mlp-size.js';
+import { ftTransformerSize } from '../../models/ft-transformer.js';
+import { createDrlObjective, type TrialShape } from '../drl/drl-objective.js';
 import type { Trial } from '../trial.js';
 
 /*
@@ -21,6 +24,9 @@ const drl = createDrlObjective({
     const workers = Math.max(1, Number(process.env.TRADELAB_WORKERS ?? 1) || 1);
     const { plan } = await planHere(here(), {
       workload: 'drl',
+      ...(shape.ppo.policy === 'ft_transformer'
+        ? { sizedModel: ftTransformerPolicySize(shape) }
+        : {}),
       netDim: shape.ppo.netDim,
       layers: shape.ppo.layers,
       batchSize: shape.ppo.batchSize,
@@ -41,4 +47,24 @@ export async function objective(trial: Trial): Promise<number> {
   backend ??= startBackend(here(), { nativeThreads: 1 });
   await backend;
   return drl(trial);
+}
+
+/** An FT-Transformer actor beside the MLP critic, sized for the planner. */
+function ftTransformerPolicySize(shape: TrialShape): SizedModel {
+  const actor = ftTransformerSize({ inputs: shape.obsDim, outputs: shape.assets });
+  // The MLP pair's figures, less its actor: half the hidden stack, one output.
+  const mlp = {
+    obsDim: shape.obsDim,
+    actDim: shape.assets,
+    netDim: shape.ppo.netDim,
+    layers: shape.ppo.layers,
+  };
+  const critic = Math.ceil(mlpParamCount(mlp) / 2);
+  return {
+    kind: 'params',
+    paramCount: actor.paramCount + critic + shape.assets,
+    activationsPerSample:
+      actor.activationsPerSample + Math.ceil(mlpTrainingElementsPerSample(mlp) / 2),
+    source: 'FT-Transformer actor (estimate) + MLP critic',
+  };
 }
