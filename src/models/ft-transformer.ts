@@ -138,7 +138,8 @@ export class FtTransformer implements NetworkBody {
       tf.mul(tf.expandDims(x, 2), this.tokenWeights),
       this.tokenBiases,
     );
-    const cls = tf.tile(tf.expandDims(this.cls, 0), [batch, 1, 1]) as tf.Tensor3D;
+    // Broadcast, not tile: tile's gradient is a slice and an add per row, broadcasting's one sum.
+    const cls = tf.add<tf.Tensor3D>(tf.zeros([batch, 1, d]), tf.reshape(this.cls, [1, 1, d]));
     let h = tf.concat([cls, features], 1);
     const rows = (t: tf.Tensor): tf.Tensor2D => tf.reshape(t, [batch * tokens, d]);
     // [batch·tokens, d] → [batch·heads, tokens, dHead]
@@ -150,10 +151,11 @@ export class FtTransformer implements NetworkBody {
       ]);
     for (const block of this.blockList) {
       const a = rows(layerNorm(h, block.norm1));
-      const q = split(tf.matMul(a, block.wq));
+      // The 1/√dHead scale on q (tokens × d values) rather than on the tokens² scores.
+      const q = split(tf.mul(tf.matMul(a, block.wq), 1 / Math.sqrt(dHead)));
       const k = split(tf.matMul(a, block.wk));
       const v = split(tf.matMul(a, block.wv));
-      const weights = tf.softmax(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(dHead)));
+      const weights = tf.softmax(tf.matMul(q, k, false, true));
       const mixed = tf.reshape(
         tf.transpose(
           tf.reshape(tf.matMul(weights, v), [batch, heads, tokens, dHead]),
