@@ -37,7 +37,13 @@ export const STUDY_COMMANDS: readonly CommandSpec[] = [
         value: 'JSON',
         description: 'pruner options, e.g. \'{"nStartupTrials": 5}\'; percentile needs percentile',
       },
-      { name: 'seed', type: 'string', value: 'N', description: "the sampler's random seed" },
+      {
+        name: 'seed',
+        type: 'string',
+        value: 'N',
+        description:
+          "the sampler's random seed; a trading study's trials are seeded seed + trial number",
+      },
       {
         name: 'load-if-exists',
         type: 'boolean',
