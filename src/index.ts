@@ -12,4 +12,5 @@ export * from './env/index.js';
 export * from './storage/index.js';
 export * from './tune/index.js';
 export * from './compute/index.js';
+export * from './models/index.js';
 export * from './agents/index.js';

@@ -1,0 +1,66 @@
+export {
+  AGGREGATES,
+  DEFAULT_CV,
+  DEFAULT_PRESET,
+  defaultBudgetScale,
+  describeDrlStudy,
+  POLICY_NETWORKS,
+  PresetFileSchema,
+  readCheckedFile,
+  resolveDrlStudy,
+  StudyFileSchema,
+  type AggregateSpec,
+  type DrlStudyInput,
+  type DrlStudySpec,
+  type FromSpec,
+  type PolicyNetwork,
+  type PresetFile,
+  type StudyFile,
+} from './study-spec.js';
+export {
+  formatCvMethod,
+  parseCvMethod,
+  parseHoldout,
+  studySplits,
+  type CvMethod,
+  type HoldoutSpec,
+  type StudySplits,
+} from './cv-spec.js';
+export { listPresets, loadPreset, presetDirectory } from './presets.js';
+export {
+  ENV_PARAMS,
+  isRange,
+  largestValue,
+  PPO_PARAMS,
+  STUDY_PARAMS,
+  suggestParams,
+  trialConfigs,
+  type ParamSpec,
+  type RangeParam,
+} from './search-space.js';
+export {
+  checkFeatureGroups,
+  FEATURE_GROUPS,
+  featureOptionsOf,
+  loadStudyData,
+  studyMarket,
+} from './study-data.js';
+export {
+  createDrlObjective,
+  decodeOosReturns,
+  drlSpecOf,
+  DRL_ARTIFACTS,
+  encodeOosReturns,
+  type DrlObjectiveHost,
+  type TrialShape,
+} from './drl-objective.js';
+export {
+  aggregateSplits,
+  barReturns,
+  splitMetrics,
+  type BarReturns,
+  type SplitResult,
+} from './split-metrics.js';
+export { bestTrials, fineTuneSpec, narrowParam } from './fine-tune.js';
+export { studyPbo, type StudyPbo } from './study-pbo.js';
+export { evaluateTrialModel, holdoutRange, loadTrialModel } from './trial-model.js';
