@@ -84,6 +84,6 @@ export async function run(context: CommandContext): Promise<void> {
   if (run.reportPath !== undefined) out.line(`Report: ${run.reportPath}`);
   out.line();
   out.line(
-    'Next: `tradelab train ppo --help` to train on your own data; `tradelab profiles plan --help` to size your own model.',
+    'Next: `tradelab train ppo --help` to train on your own data; `tradelab study create --help` to tune agents by cross-validated Sharpe (--preset ensemble_balanced); `tradelab profiles plan --help` to size your own model.',
   );
 }
