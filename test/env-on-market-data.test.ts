@@ -5,7 +5,7 @@ import { fitNormalizer } from '../src/data/features/normalizer.js';
 import { loadMarketData, type MarketData } from '../src/data/load-market-data.js';
 import { parseDatasetKey } from '../src/data/store/dataset-key.js';
 import { openDatasetStore } from '../src/data/store/dataset-store.js';
-import { Rng } from '../src/data/synth/random.js';
+import { Rng } from '../src/core/random.js';
 import { VectorTradingEnv } from '../src/env/trading-env.js';
 import { evaluate } from '../src/eval/evaluate.js';
 import { runCli, tempDir } from './support/run-cli.js';

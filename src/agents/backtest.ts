@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { BarRange } from '../data/bar-range.js';
 import type { MarketData } from '../data/load-market-data.js';
 import { evaluate, type RangeEvaluation } from '../eval/evaluate.js';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { GaussianActor } from './gaussian-policy.js';
 import { loadPpoModel, type LoadedPpoModel } from './ppo-checkpoint.js';
 import { disposePpoNetworks } from './ppo-update.js';

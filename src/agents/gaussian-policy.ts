@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { TransferMeter } from '../compute/transfer-meter.js';
-import type { Rng } from '../data/synth/random.js';
+import type { Rng } from '../core/random.js';
 import type { Policy } from '../eval/evaluate.js';
 import { actorMean, type PpoNetworks } from './ppo-update.js';
 

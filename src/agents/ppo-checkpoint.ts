@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs
 import { dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { Normalizer, type NormalizerJson } from '../data/features/normalizer.js';
-import { writeFileAtomic } from '../data/store/catalog.js';
-import { TradelabError } from '../errors/index.js';
+import { writeFileAtomic } from '../core/index.js';
+import { TradelabError } from '../core/index.js';
 import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
 import {
   createPpoNetworks,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from '../compute/backends.js';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { syntheticMarket } from '../env/synthetic-market.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
 import type { Policy } from '../eval/evaluate.js';

@@ -1,10 +1,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { memoryReport } from '../compute/memory-report.js';
 import { TransferMeter } from '../compute/transfer-meter.js';
-import { Rng } from '../data/synth/random.js';
+import { Rng } from '../core/random.js';
 import type { VectorTradingEnv } from '../env/trading-env.js';
 import type { Policy } from '../eval/evaluate.js';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { computeGae, type GaeOutput } from './gae.js';
 import { GaussianActor } from './gaussian-policy.js';
 import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';

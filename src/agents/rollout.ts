@@ -1,4 +1,4 @@
-import type { Rng } from '../data/synth/random.js';
+import type { Rng } from '../core/random.js';
 import type { VectorTradingEnv } from '../env/trading-env.js';
 import type { ActionSample, GaussianActor } from './gaussian-policy.js';
 

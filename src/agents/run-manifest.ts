@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, cpus, platform, release, arch, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { BarRange } from '../data/bar-range.js';
-import { writeFileAtomic } from '../data/store/catalog.js';
+import { writeFileAtomic } from '../core/index.js';
 import type { TradingEnvOptions } from '../env/env-config.js';
 import type { TradingMetrics } from '../eval/metrics.js';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import type { PpoConfig } from './ppo-config.js';
 
 /*

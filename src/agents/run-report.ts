@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { writeFileAtomic } from '../data/store/catalog.js';
+import { writeFileAtomic } from '../core/index.js';
 import type { RangeEvaluation } from '../eval/evaluate.js';
 import { evaluationSections } from '../eval/evaluation-report.js';
 import { renderHtmlReport, renderLineChart, type ReportSection } from '../report/index.js';

@@ -1,5 +1,5 @@
 import { availableParallelism, loadavg } from 'node:os';
-import { Rng } from '../data/synth/random.js';
+import { Rng } from '../core/random.js';
 import { syntheticMarket } from '../env/synthetic-market.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
 import { median, timeRuns, type BenchResult } from './bench-result.js';

@@ -15,10 +15,10 @@ import {
 import type { RangeEvaluation } from '../eval/evaluate.js';
 import { openSqliteStorage } from '../storage/sqlite-storage.js';
 import type { TrialRecord } from '../storage/records.js';
-import { resolveDrlStudy, type DrlStudySpec } from '../tune/drl/study-spec.js';
-import { loadPreset } from '../tune/drl/presets.js';
-import { featureOptionsOf, studyMarket } from '../tune/drl/study-data.js';
-import { evaluateTrialModel } from '../tune/drl/trial-model.js';
+import { resolveDrlStudy, type DrlStudySpec } from '../trading/study-spec.js';
+import { loadPreset } from '../trading/presets.js';
+import { featureOptionsOf, studyMarket } from '../trading/study-data.js';
+import { evaluateTrialModel } from '../trading/trial-model.js';
 import { resolveObjective } from '../tune/objective-module.js';
 import { bestOf } from '../tune/index.js';
 import { runWorkers, type WorkerPoolSummary } from '../tune/worker-pool.js';

@@ -1,12 +1,12 @@
 import { rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Rng } from '../data/synth/random.js';
+import { Rng } from '../core/random.js';
 import { openMemoryStorage } from '../storage/memory-storage.js';
 import { trialRecord, type TrialRecord } from '../storage/records.js';
 import { openSqliteStorage } from '../storage/sqlite-storage.js';
 import type { StudyStorage } from '../storage/study-storage.js';
-import { compiledPath } from '../tune/compiled-path.js';
+import { compiledPath } from '../core/compiled-path.js';
 import { objective } from '../tune/objectives/quadratic.js';
 import { optimize } from '../tune/optimize.js';
 import { NopPruner } from '../tune/pruners/index.js';

@@ -1,5 +1,5 @@
 import type { SettingName } from '../config/index.js';
-import type { Project } from '../project/index.js';
+import type { Project } from '../app/index.js';
 import type { Output } from './output.js';
 
 /** A command-specific option. */

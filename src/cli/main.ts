@@ -1,8 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { settingSpec, type SettingName } from '../config/settings.js';
-import { closestMatch, TradelabError } from '../errors/index.js';
-import type { Project } from '../project/index.js';
-import { tradelabVersion } from '../project/version.js';
+import { closestMatch, TradelabError } from '../core/index.js';
+import type { Project } from '../app/index.js';
+import { tradelabVersion } from '../app/version.js';
 import type { CommandSpec } from './command-spec.js';
 import { COMMANDS } from './command-table.js';
 import { commandHelp, GLOBAL_OPTIONS, mainHelp } from './help.js';
@@ -53,10 +53,7 @@ export async function runCli(argv: readonly string[], io: CliEnvironment): Promi
     const configPath = parsed.values.config;
     let project: Project | undefined;
     // Loaded here, not at the top: `--help` must not pay for zod and yaml.
-    const [module, { openProject }] = await Promise.all([
-      spec.load(),
-      import('../project/index.js'),
-    ]);
+    const [module, { openProject }] = await Promise.all([spec.load(), import('../app/index.js')]);
     const code = await module.run({
       options: parsed.values,
       positionals: parsed.positionals,

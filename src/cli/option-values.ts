@@ -1,4 +1,4 @@
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 
 /** A whole-number option, checked against a minimum; undefined when not given. */
 export function intOption(

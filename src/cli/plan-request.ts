@@ -1,6 +1,6 @@
-import { TradelabError } from '../errors/index.js';
-import type { PlanRequest } from '../project/index.js';
-import { DEFAULT_DATASET } from '../project/index.js';
+import { TradelabError } from '../core/index.js';
+import type { PlanRequest } from '../app/index.js';
+import { DEFAULT_DATASET } from '../app/index.js';
 import { choiceOption, intOption } from './option-values.js';
 
 type Options = Readonly<Record<string, string | boolean | undefined>>;

@@ -1,5 +1,5 @@
 import { formatBytes, type WorkerPlan } from '../profiles/index.js';
-import type { PlanHere } from '../project/index.js';
+import type { PlanHere } from '../app/index.js';
 import type { Output } from './output.js';
 import { renderTable } from './output.js';
 import { profileBanner } from './profile-banner.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { trialRecord } from '../storage/records.js';
-import { loadPreset } from '../tune/drl/presets.js';
-import { resolveDrlStudy } from '../tune/drl/study-spec.js';
+import { loadPreset } from '../trading/presets.js';
+import { resolveDrlStudy } from '../trading/study-spec.js';
 import { tradingStudyRows } from './print-trading-study.js';
 
 describe('study show for a trading study', () => {

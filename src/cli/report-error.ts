@@ -1,4 +1,4 @@
-import { isTradelabError } from '../errors/index.js';
+import { isTradelabError } from '../core/index.js';
 import type { OutputStreams } from './output.js';
 
 /** How to report: `--verbose` adds the stack, `--json` adds a JSON error record on stderr. */

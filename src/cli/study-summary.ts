@@ -1,4 +1,4 @@
-import { isTradelabError } from '../errors/index.js';
+import { isTradelabError } from '../core/index.js';
 import type {
   Attributes,
   ParamValue,

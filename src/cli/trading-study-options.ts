@@ -1,8 +1,8 @@
 import { loadMarketData, parseDatasetKeys } from '../data/index.js';
-import { TradelabError } from '../errors/index.js';
-import { studySplits } from '../tune/drl/cv-spec.js';
-import { loadPreset } from '../tune/drl/presets.js';
-import { checkFeatureGroups, featureOptionsOf, studyMarket } from '../tune/drl/study-data.js';
+import { TradelabError } from '../core/index.js';
+import { studySplits } from '../trading/cv-spec.js';
+import { loadPreset } from '../trading/presets.js';
+import { checkFeatureGroups, featureOptionsOf, studyMarket } from '../trading/study-data.js';
 import {
   AGGREGATES,
   DEFAULT_PRESET,
@@ -12,7 +12,7 @@ import {
   StudyFileSchema,
   type DrlStudySpec,
   type StudyFile,
-} from '../tune/drl/study-spec.js';
+} from '../trading/study-spec.js';
 import type { CommandContext } from './command-spec.js';
 import { openStore } from './open-store.js';
 import { choiceOption, intOption } from './option-values.js';

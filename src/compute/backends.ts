@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import type { BackendChoice } from '../config/settings.js';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import {
   describeNativeGemm,
   nativeGemmStatus,

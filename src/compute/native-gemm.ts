@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { openblasCoretypeFor } from './openblas-coretype.js';
 
 /*

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Rng } from '../data/synth/random.js';
+import { Rng } from '../core/random.js';
 import { useBackend } from './backends.js';
 import { nativeGemmStatus } from './native-gemm.js';
 import {

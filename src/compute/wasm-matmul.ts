@@ -7,7 +7,7 @@ import {
   type NamedAttrMap,
   type TensorInfo,
 } from '@tensorflow/tfjs';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { loadNativeGemm, nativeGemmStatus } from './native-gemm.js';
 import { nativeMatMul } from './native-matmul.js';
 

@@ -7,7 +7,7 @@ import {
   type NamedAttrMap,
   type TensorInfo,
 } from '@tensorflow/tfjs';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 
 /*
  * Three wasm kernels that backpropagation through dense layers spends more time in than it

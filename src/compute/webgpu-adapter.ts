@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 
 /*
  * WebGPU in Node comes from the `webgpu` package: Dawn (Chrome's WebGPU) as a native addon,

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Rng } from '../data/synth/random.js';
-import { TradelabError } from '../errors/index.js';
+import { Rng } from '../core/random.js';
+import { TradelabError } from '../core/index.js';
 import { useBackend } from './backends.js';
 import { missingWebGpuPackages, probeWebGpuAdapter } from './webgpu-adapter.js';
 

@@ -6,7 +6,7 @@ import {
   type KernelFunc,
   type TensorInfo,
 } from '@tensorflow/tfjs';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 
 /*
  * tfjs-backend-webgpu 4.22's AddN binds every input as a storage buffer in one shader. A device

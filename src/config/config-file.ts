@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 
 /** Config file names looked for in each directory, in this order. */
 export const CONFIG_FILE_NAMES = [

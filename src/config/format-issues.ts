@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { closestMatch } from '../errors/index.js';
+import { closestMatch } from '../core/index.js';
 
 /** Renders a key path the way a user writes it: `planner.safetyFactor`, `profiles.my_gpu.vramGb`. */
 export function formatKeyPath(path: readonly PropertyKey[]): string {

@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { CustomProfilesSchema, type CustomProfileInput } from '../profiles/profile-schema.js';
 import { findConfigFile, readLocatedFile, type LocatedFile } from './config-file.js';
 import { ConfigFileSchema } from './config-schema.js';

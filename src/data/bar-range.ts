@@ -1,4 +1,4 @@
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 
 /*
  * `--train` / `--test` ranges: `FROM..TO` in dates (`2021-01-01..2022-06-30`, both days included)

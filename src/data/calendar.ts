@@ -1,4 +1,4 @@
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { DAY_MS } from './timeframe.js';
 
 /** Market calendars: when a market trades, and which trading session a bar belongs to. */

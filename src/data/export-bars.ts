@@ -1,9 +1,9 @@
 import { gzipSync } from 'node:zlib';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { BAR_FIELDS, type Bars } from './bars.js';
 import type { ParquetColumnInput } from './parquet/parquet-table.js';
 import { writeParquetFile } from './parquet/write-parquet.js';
-import { writeFileAtomic } from './store/catalog.js';
+import { writeFileAtomic } from '../core/index.js';
 
 /** Writes bars to CSV (`.csv`, `.csv.gz`) or Parquet (`.parquet`), atomically. Returns the format. */
 export async function exportBars(

@@ -3,7 +3,7 @@
  * regression rows against the forward target, and an ordinary-least-squares fit — the baseline the
  * volatility models must beat.
  */
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { DEFAULT_FORWARD_HORIZON, forwardRealizedVariance } from './realized-vol.js';
 
 /** Sessions in the weekly window (d-4 … d). */

@@ -64,7 +64,6 @@ export {
 export {
   CATALOG_FILE,
   readCatalog,
-  writeFileAtomic,
   type CatalogFile,
   type DatasetEntry,
   type DatasetSource,

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import type { CalendarName } from './calendar.js';
 import { cachedFeatures } from './feature-cache.js';
 import type { FeatureOptions } from './features/index.js';

@@ -2,7 +2,7 @@
  * Realized volatility from intraday bars: daily realized variance per trading session, its
  * annualization, and the forward-looking target series the volatility models learn.
  */
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import type { Bars } from './bars.js';
 import type { Calendar } from './calendar.js';
 import { DAY_MS, timeframeOfMs } from './timeframe.js';

@@ -1,4 +1,4 @@
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { allocateBars, sliceBars, type Bars } from './bars.js';
 import type { Calendar } from './calendar.js';
 import { DAY_MS, timeframeMs, type Timeframe } from './timeframe.js';

@@ -1,4 +1,4 @@
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 
 /** The bar timeframes tradelab works with. */
 export const TIMEFRAMES = ['1m', '5m', '15m', '30m', '1h', '4h', '1d'] as const;

@@ -1,4 +1,4 @@
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 
 /** Bars `[start, end)` of the market data an episode may trade on. */
 export type EnvRange = readonly [start: number, end: number];

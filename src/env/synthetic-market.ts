@@ -1,9 +1,9 @@
 import { computeFeaturesForAssets, type FeatureOptions } from '../data/features/index.js';
 import type { MarketData } from '../data/load-market-data.js';
 import type { Timeframe } from '../data/timeframe.js';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { generateSynthetic } from '../data/synth/generate-synthetic.js';
-import { Rng } from '../data/synth/random.js';
+import { Rng } from '../core/random.js';
 
 /** Shape of {@link syntheticMarket}. */
 export interface TestMarketOptions {

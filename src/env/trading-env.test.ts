@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fitNormalizer } from '../data/features/normalizer.js';
 import type { MarketData } from '../data/load-market-data.js';
-import { Rng } from '../data/synth/random.js';
+import { Rng } from '../core/random.js';
 import type { TradingEnvOptions } from './env-config.js';
 import { scriptedMarket, syntheticMarket } from './synthetic-market.js';
 import { VectorTradingEnv, type EnvStepResult } from './trading-env.js';

@@ -1,7 +1,7 @@
 import type { Normalizer } from '../data/features/normalizer.js';
 import type { MarketData } from '../data/load-market-data.js';
-import { Rng } from '../data/synth/random.js';
-import { TradelabError } from '../errors/index.js';
+import { Rng } from '../core/random.js';
+import { TradelabError } from '../core/index.js';
 import {
   resolveEnvOptions,
   type ResolvedEnvOptions,

@@ -1,4 +1,4 @@
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { computeMetrics, type TradingMetrics } from './metrics.js';
 import { checkEquity } from './returns.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTradelabError } from '../errors/index.js';
+import { isTradelabError } from '../core/index.js';
 import { holdout } from './cv-holdout.js';
 
 describe('holdout', () => {

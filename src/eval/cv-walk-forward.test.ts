@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../data/synth/random.js';
+import { Rng } from '../core/random.js';
 import { resolveEnvOptions } from '../env/env-config.js';
-import { isTradelabError } from '../errors/index.js';
+import { isTradelabError } from '../core/index.js';
 import { holdout } from './cv-holdout.js';
 import { walkForward } from './cv-walk-forward.js';
 

@@ -6,7 +6,7 @@
  * passed as `ranges` to the training env and each `test` range to the evaluator unchanged.
  */
 import type { EnvRange } from '../env/env-config.js';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 
 /** Where a splitter works: the market data's length and, optionally, a window of it. */
 export interface CvWindowOptions {

@@ -2,7 +2,7 @@ import { VectorTradingEnv } from '../env/trading-env.js';
 import type { EnvRange, TradingEnvOptions } from '../env/env-config.js';
 import type { MarketData } from '../data/load-market-data.js';
 import type { Normalizer } from '../data/features/normalizer.js';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { computeMetrics, type TradingMetrics } from './metrics.js';
 import { periodsPerYear } from './periods-per-year.js';
 

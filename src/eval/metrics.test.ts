@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTradelabError } from '../errors/index.js';
+import { isTradelabError } from '../core/index.js';
 import { maxDrawdown } from './drawdown.js';
 import { computeMetrics, type TradingMetrics } from './metrics.js';
 import { equityFromReturns, simpleReturns } from './returns.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../data/synth/random.js';
-import { TradelabError } from '../errors/index.js';
+import { Rng } from '../core/random.js';
+import { TradelabError } from '../core/index.js';
 import { perBarSharpe, probabilityOfBacktestOverfitting, type PboOptions } from './pbo.js';
 
 /** `trials` columns of `bars` normal returns (std 1 %) plus a per-trial drift, one stream each. */

@@ -8,8 +8,8 @@
  * trials is turned into a logit λ. PBO is the share of choices whose selected trial lands at or below
  * the out-of-sample median (λ ≤ 0): how often picking the best backtest picks a below-median strategy.
  */
-import { Rng } from '../data/synth/random.js';
-import { TradelabError } from '../errors/index.js';
+import { Rng } from '../core/random.js';
+import { TradelabError } from '../core/index.js';
 
 /** A performance metric on one trial's per-bar returns over a set of blocks, in time order. */
 export type PboMetric = (returns: Float64Array) => number;

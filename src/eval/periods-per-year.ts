@@ -1,4 +1,4 @@
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { calendarFor, type Calendar, type CalendarName } from '../data/calendar.js';
 import { DAY_MS, timeframeMs, type Timeframe } from '../data/timeframe.js';
 

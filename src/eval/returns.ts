@@ -1,4 +1,4 @@
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 
 /** Throws unless every value of an equity curve is finite and the first is positive. */
 export function checkEquity(equity: Float64Array, what = 'equity'): void {

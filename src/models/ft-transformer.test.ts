@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from '../compute/backends.js';
-import { Rng } from '../data/synth/random.js';
+import { Rng } from '../core/random.js';
 import { FtTransformer, ftTransformerSize } from './ft-transformer.js';
 
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
-import { Rng } from '../data/synth/random.js';
-import { TradelabError } from '../errors/index.js';
+import { Rng } from '../core/random.js';
+import { TradelabError } from '../core/index.js';
 import { ownVariable } from './mlp.js';
 import type { NetworkBody } from './network-body.js';
 import { orthogonalMatrix } from './orthogonal.js';

@@ -1,4 +1,4 @@
-import { Rng } from '../data/synth/random.js';
+import { Rng } from '../core/random.js';
 
 /**
  * A `rows × cols` matrix (row-major float32) with orthonormal rows or columns (whichever are

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { chooseProfile, type RequestedProfile } from './choose-profile.js';
 import type { Detection } from './detect/detect-gpus.js';
 import type { DetectedGpu } from './detect/detected-gpu.js';

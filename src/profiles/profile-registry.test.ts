@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { AMBIGUOUS_ALIASES, BUILTIN_PROFILES } from './builtin-profiles.js';
 import {
   createProfileRegistry,

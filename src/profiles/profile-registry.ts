@@ -1,4 +1,4 @@
-import { closestMatch, TradelabError } from '../errors/index.js';
+import { closestMatch, TradelabError } from '../core/index.js';
 import { AMBIGUOUS_ALIASES, BUILTIN_PROFILES } from './builtin-profiles.js';
 import {
   ProfileSpecSchema,

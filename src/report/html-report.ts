@@ -1,4 +1,4 @@
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { escapeHtml } from './escape-html.js';
 import type { SvgMarkup } from './line-chart.js';
 import { REPORT_CSS } from './report-style.js';

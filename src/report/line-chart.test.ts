@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTradelabError } from '../errors/index.js';
+import { isTradelabError } from '../core/index.js';
 import { renderLineChart } from './line-chart.js';
 
 /** The y coordinates of every point in the `d` attributes of the series paths. */

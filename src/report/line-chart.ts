@@ -1,4 +1,4 @@
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { decimateToPixelColumns } from './decimate.js';
 import { escapeHtml } from './escape-html.js';
 import { logTicks, niceTicks } from './nice-ticks.js';

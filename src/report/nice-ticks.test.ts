@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTradelabError } from '../errors/index.js';
+import { isTradelabError } from '../core/index.js';
 import { logTicks, niceTicks } from './nice-ticks.js';
 
 // Deterministic pseudo-random numbers in [0, 1) (mulberry32).

@@ -1,4 +1,4 @@
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 
 /** Round tick values for a numeric axis and the range they span. */
 export interface NiceTicks {

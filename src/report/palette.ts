@@ -1,4 +1,4 @@
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 
 /**
  * Series colours in order: distinct hues of similar weight that read on white and on a dark

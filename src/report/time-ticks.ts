@@ -1,4 +1,4 @@
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 
 /** A tick on a time axis: where it sits (ms since the epoch, UTC) and what it says. */
 export interface TimeTick {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { DEFAULT_MAX_INLINE_ARTIFACT_BYTES, type StorageOptions } from './storage-options.js';
 
 /*

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TradelabError } from '../errors/index.js';
+import type { TradelabError } from '../core/index.js';
 import type { Distribution } from './records.js';
 import type { StudyStorage } from './study-storage.js';
 

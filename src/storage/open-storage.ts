@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { openMemoryStorage } from './memory-storage.js';
 import { openSqliteStorage } from './sqlite-storage.js';
 import type { StorageOptions } from './storage-options.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { tempDir } from '../../test/support/run-cli.js';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import { describeStorageConformance } from './conformance.js';
 import { maskPostgresUrl, openPostgresStorage } from './postgres-storage.js';
 import type { Distribution, TrialRecord } from './records.js';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import {
   artifactNotFound,
   checkOutcome,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/run-cli.js';
-import type { TradelabError } from '../errors/index.js';
+import type { TradelabError } from '../core/index.js';
 import { describeStorageConformance } from './conformance.js';
 import { openSqliteStorage, SQLITE_SCHEMA_VERSION } from './sqlite-storage.js';
 

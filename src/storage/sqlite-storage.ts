@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import {
   artifactNotFound,
   checkOutcome,

@@ -1,5 +1,5 @@
-import { TradelabError } from '../errors/index.js';
-import { closestMatch } from '../errors/closest-match.js';
+import { TradelabError } from '../core/index.js';
+import { closestMatch } from '../core/closest-match.js';
 import type { ParamValue, TrialRecord, TrialState } from './records.js';
 import type { TrialOutcome } from './study-storage.js';
 

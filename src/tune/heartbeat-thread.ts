@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { isTradelabError, TradelabError } from '../errors/index.js';
+import { isTradelabError, TradelabError } from '../core/index.js';
 import { openStorage, type OpenStorageOptions } from '../storage/open-storage.js';
 
 /*

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import type { StorageConnection } from '../storage/study-storage.js';
-import { compiledPath } from './compiled-path.js';
+import { compiledPath } from '../core/compiled-path.js';
 
 /** Trials one process may heartbeat at once. */
 export const HEARTBEAT_SLOTS = 64;

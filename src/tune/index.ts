@@ -44,4 +44,4 @@ export {
 } from './optimize.js';
 export { BUILTIN_OBJECTIVES, loadObjective, resolveObjective } from './objective-module.js';
 export { runWorkers, type WorkerPoolOptions, type WorkerPoolSummary } from './worker-pool.js';
-export * from './drl/index.js';
+export * from '../trading/index.js';

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { closestMatch, TradelabError } from '../errors/index.js';
-import { compiledPath } from './compiled-path.js';
+import { closestMatch, TradelabError } from '../core/index.js';
+import { compiledPath } from '../core/compiled-path.js';
 import type { Objective } from './optimize.js';
 
 /*
@@ -16,7 +16,7 @@ export const BUILTIN_OBJECTIVES: Readonly<Record<string, string>> = {
   /** x² over one float: for trying the engine and benchmarking it. */
   quadratic: 'tune/objectives/quadratic.js',
   /** PPO trading agents, cross-validated: the objective of a trading study (`--preset`/`--data`). */
-  drl: 'tune/objectives/drl.js',
+  drl: 'trading/drl-worker-objective.js',
 };
 
 /**

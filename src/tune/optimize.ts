@@ -1,4 +1,4 @@
-import { isTradelabError, TradelabError } from '../errors/index.js';
+import { isTradelabError, TradelabError } from '../core/index.js';
 import type { TrialRecord } from '../storage/records.js';
 import { Heartbeater } from './heartbeat.js';
 import { loadObjective } from './objective-module.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { closestMatch, TradelabError } from '../errors/index.js';
+import { closestMatch, TradelabError } from '../core/index.js';
 import type { Sampler } from './sampler.js';
 import { GridSampler } from './samplers/grid-sampler.js';
 import { RandomSampler } from './samplers/random-sampler.js';

@@ -7,7 +7,7 @@ import { openMemoryStorage } from '../storage/memory-storage.js';
 import type { Distribution, ParamValue } from '../storage/records.js';
 import { openSqliteStorage } from '../storage/sqlite-storage.js';
 import type { StudyStorage } from '../storage/study-storage.js';
-import type { TradelabError } from '../errors/index.js';
+import type { TradelabError } from '../core/index.js';
 import { fromInternal } from './distributions.js';
 import { optimize } from './optimize.js';
 import { createSampler, type SamplerSpec } from './sampler-spec.js';

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import type {
   Attributes,
   ParamValue,

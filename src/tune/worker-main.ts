@@ -1,4 +1,4 @@
-import { isTradelabError } from '../errors/index.js';
+import { isTradelabError } from '../core/index.js';
 import { openStorage } from '../storage/open-storage.js';
 import { Heartbeater } from './heartbeat.js';
 import { loadObjective } from './objective-module.js';

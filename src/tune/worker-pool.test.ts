@@ -6,7 +6,7 @@ import { REPO_ROOT, tempDir } from '../../test/support/run-cli.js';
 import { openStorage } from '../storage/open-storage.js';
 import { openSqliteStorage } from '../storage/sqlite-storage.js';
 import type { StudyStorage } from '../storage/study-storage.js';
-import { compiledPath } from './compiled-path.js';
+import { compiledPath } from '../core/compiled-path.js';
 import { runWorkers } from './worker-pool.js';
 
 const dir = tempDir('tradelab-workers-');

@@ -1,9 +1,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { ERROR_CODES, TradelabError, type ErrorCode } from '../errors/index.js';
+import { ERROR_CODES, TradelabError, type ErrorCode } from '../core/index.js';
 import type { OpenStorageOptions } from '../storage/open-storage.js';
 import type { TrialRecord } from '../storage/records.js';
 import type { StudyStorage } from '../storage/study-storage.js';
-import { compiledPath } from './compiled-path.js';
+import { compiledPath } from '../core/compiled-path.js';
 import { newWorkerId } from './study.js';
 import { componentsOf, specsOf } from './study-components.js';
 import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protocol.js';

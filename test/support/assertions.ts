@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { TradelabError } from '../../src/errors/index.js';
+import { TradelabError } from '../../src/core/index.js';
 
 /** The TradelabError `fn` throws; fails the test when it throws nothing or something else. */
 export function errorOf(fn: () => unknown): TradelabError {

@@ -1,3 +1,4 @@
+import { writeFileAtomic } from '../../core/index.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -16,21 +17,20 @@ import {
   loadMarketData,
   parseBarRange,
   parseDatasetKeys,
-  writeFileAtomic,
   type BarRange,
 } from '../../data/index.js';
 import { equityCsv, evaluationReportHtml } from '../../eval/index.js';
-import { TradelabError } from '../../errors/index.js';
-import { tradelabVersion } from '../../project/version.js';
+import { TradelabError } from '../../core/index.js';
+import { tradelabVersion } from '../../app/version.js';
 import type { CommandContext } from '../command-spec.js';
 import { projectPath } from '../project-path.js';
 import { intOption, numberOption } from '../option-values.js';
 import { withStudyStorage } from '../open-study-storage.js';
-import { drlSpecOf } from '../../tune/drl/drl-objective.js';
-import { holdoutRange, loadTrialModel } from '../../tune/drl/trial-model.js';
+import { drlSpecOf } from '../../trading/drl-objective.js';
+import { holdoutRange, loadTrialModel } from '../../trading/trial-model.js';
 import { openStore } from '../open-store.js';
 import { printEvaluation } from '../print-evaluation.js';
-import { startBackend } from '../../project/start-backend.js';
+import { startBackend } from '../../app/start-backend.js';
 
 /**
  * `tradelab backtest --model runs/NAME [--data SYM[,SYM]:TF] [--range RANGE]`: the saved model's

@@ -1,5 +1,5 @@
 import { benchLearn } from '../../bench/learn-bench.js';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { intListOption, intOption } from '../option-values.js';
 import { renderTable } from '../output.js';

@@ -1,5 +1,5 @@
 import { exportBars, formatDatasetKey, parseDatasetKey } from '../../data/index.js';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { projectPath } from '../project-path.js';
 import { count } from '../format.js';

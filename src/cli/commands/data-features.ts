@@ -1,9 +1,5 @@
-import {
-  loadMarketData,
-  parseDatasetKeys,
-  writeFileAtomic,
-  type MarketData,
-} from '../../data/index.js';
+import { writeFileAtomic } from '../../core/index.js';
+import { loadMarketData, parseDatasetKeys, type MarketData } from '../../data/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { projectPath } from '../project-path.js';
 import { count, isoTime, num, plural } from '../format.js';

@@ -9,7 +9,7 @@ import {
   type ImportResult,
 } from '../../data/index.js';
 import { basename } from 'node:path';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { count, duration, isoTime, plural } from '../format.js';
 import { choiceOption } from '../option-values.js';

@@ -8,7 +8,7 @@ import {
   timeframeMs,
   type DailyBoundary,
 } from '../../data/index.js';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { count } from '../format.js';
 import { choiceOption } from '../option-values.js';

@@ -1,3 +1,4 @@
+import { writeFileAtomic } from '../../core/index.js';
 import {
   annualizedVolatility,
   calendarFor,
@@ -8,7 +9,6 @@ import {
   parseDatasetKey,
   parseTimeframe,
   timeframeMs,
-  writeFileAtomic,
 } from '../../data/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { projectPath } from '../project-path.js';

@@ -9,7 +9,7 @@ import {
   parseTimeframe,
   timeframeMs,
 } from '../../data/index.js';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { count, isoTime } from '../format.js';
 import { intOption } from '../option-values.js';

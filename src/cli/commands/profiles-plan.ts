@@ -1,6 +1,6 @@
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import { formatBytes } from '../../profiles/index.js';
-import { planHere } from '../../project/index.js';
+import { planHere } from '../../app/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { planRequestFromOptions } from '../plan-request.js';
 import { printPlan } from '../print-plan.js';

@@ -1,4 +1,4 @@
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import type { StudyDirection, StudyRecord, StudyStorage } from '../../storage/index.js';
 import {
   createPruner,
@@ -14,7 +14,7 @@ import { withStudyStorage } from '../open-study-storage.js';
 import { describeComponents } from '../study-summary.js';
 import { fineTuning } from '../fine-tuning.js';
 import { readStudyFile, tradingStudySpec, wantsTradingStudy } from '../trading-study-options.js';
-import { describeDrlStudy, type DrlStudySpec, type StudyFile } from '../../tune/drl/study-spec.js';
+import { describeDrlStudy, type DrlStudySpec, type StudyFile } from '../../trading/study-spec.js';
 
 /**
  * `tradelab study create NAME --direction max|min [--sampler …] [--pruner …]`, and a trading

@@ -1,4 +1,4 @@
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { duration, plural } from '../format.js';
 import { intOption } from '../option-values.js';

@@ -1,10 +1,10 @@
 import { statSync } from 'node:fs';
 import { settingSpec } from '../../config/index.js';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import { PPO_DEFAULTS } from '../../agents/ppo-config.js';
-import { DEFAULT_DATASET, planHere, type PlanRequest } from '../../project/plan-here.js';
-import { largestValue } from '../../tune/drl/search-space.js';
-import type { DrlStudySpec } from '../../tune/drl/study-spec.js';
+import { DEFAULT_DATASET, planHere, type PlanRequest } from '../../app/plan-here.js';
+import { largestValue } from '../../trading/search-space.js';
+import type { DrlStudySpec } from '../../trading/study-spec.js';
 import type { StudyDirection, TrialRecord } from '../../storage/index.js';
 import { bestOf, resolveObjective, runWorkers, type WorkerPoolSummary } from '../../tune/index.js';
 import type { CommandContext } from '../command-spec.js';

@@ -1,4 +1,4 @@
-import type { DrlStudySpec } from '../../tune/drl/study-spec.js';
+import type { DrlStudySpec } from '../../trading/study-spec.js';
 import type { CommandContext } from '../command-spec.js';
 import {
   holdoutOfBest,

@@ -1,4 +1,4 @@
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import type { TrialRecord } from '../../storage/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { withStudyStorage } from '../open-study-storage.js';

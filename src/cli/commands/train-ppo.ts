@@ -9,15 +9,15 @@ import {
   parseDatasetKeys,
   type BarRange,
 } from '../../data/index.js';
-import { TradelabError } from '../../errors/index.js';
-import { tradelabVersion } from '../../project/version.js';
+import { TradelabError } from '../../core/index.js';
+import { tradelabVersion } from '../../app/version.js';
 import type { CommandContext } from '../command-spec.js';
 import { projectPath } from '../project-path.js';
 import { count, num } from '../format.js';
 import { choiceOption, intOption, numberOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
 import { createProgress } from '../progress.js';
-import { startBackend } from '../../project/start-backend.js';
+import { startBackend } from '../../app/start-backend.js';
 import { printEvaluation } from '../print-evaluation.js';
 
 /**

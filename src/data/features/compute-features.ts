@@ -1,4 +1,4 @@
-import { TradelabError, closestMatch } from '../../errors/index.js';
+import { TradelabError, closestMatch } from '../../core/index.js';
 import type { Bars } from '../bars.js';
 import { type AdxOptions, directionalMovement, resolveAdxOptions } from './adx.js';
 import { type AtrOptions, atrRatio, resolveAtrOptions } from './atr.js';

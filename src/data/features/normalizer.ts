@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 
 /*
  * Feature normalization fitted on the training split and applied everywhere else.

@@ -1,4 +1,4 @@
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 
 /**
  * Checks for indicator parameters. Each names the option by its path in `FeatureOptions`

@@ -1,4 +1,4 @@
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import { checkInteger, nanArray, periodOption } from './parameters.js';
 import { rollingMeanStd } from './rolling.js';
 

@@ -1,4 +1,4 @@
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import { trueRange } from './atr.js';
 import { checkSameLength, periodOption, positiveOption } from './parameters.js';
 import { rollingRatio } from './rolling.js';

@@ -1,4 +1,4 @@
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import { allocateBars, barCount, sliceBars, type Bars } from '../bars.js';
 import { missingBarsBetween, type Calendar } from '../calendar.js';
 import { timeframeMs, timeframeOfMs, type Timeframe } from '../timeframe.js';

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import { calendarFor, type CalendarName } from '../calendar.js';
 import type { DatasetEntry, DatasetSource } from '../store/catalog.js';
 import { formatDatasetKey, type DatasetKey } from '../store/dataset-key.js';

@@ -1,4 +1,4 @@
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import { readParquetWithDuckDb } from '../parquet/read-foreign-parquet.js';
 import { FIELD_BITS, type FieldProblemKind, type ParsedRows } from './parse-bars-csv.js';
 

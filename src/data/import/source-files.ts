@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 
 /** A data file as read from disk: its bytes (decompressed) and the hash of what is on disk. */
 export interface SourceFile {

@@ -4,7 +4,7 @@
  * modelled, and the decoder skips the rest.
  */
 import { endianness } from 'node:os';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import { COMPACT_TYPE, CompactReader, CompactWriter, ThriftStruct } from './thrift-compact.js';
 
 /** The 4-byte magic at both ends of a Parquet file. */

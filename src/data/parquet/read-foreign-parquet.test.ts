@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import { readParquetWithDuckDb } from './read-foreign-parquet.js';
 import { readParquetFile, readParquetMetadata } from './read-parquet.js';
 import { writeParquetFile } from './write-parquet.js';

@@ -4,7 +4,7 @@
  * first use only, so commands that never meet a foreign file never load the native module.
  */
 import type { DuckDBConnection, DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
-import { TradelabError, closestMatch } from '../../errors/index.js';
+import { TradelabError, closestMatch } from '../../core/index.js';
 import type { ParquetTable } from './parquet-table.js';
 
 /** Options for {@link readParquetWithDuckDb}. */

@@ -6,7 +6,7 @@
  * {@link readParquetWithDuckDb}.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { TradelabError, closestMatch } from '../../errors/index.js';
+import { TradelabError, closestMatch } from '../../core/index.js';
 import {
   PARQUET_ENCRYPTED_MAGIC,
   PARQUET_MAGIC,

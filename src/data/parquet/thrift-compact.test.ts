@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import {
   COMPACT_TYPE,
   CompactReader,

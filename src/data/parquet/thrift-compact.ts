@@ -6,7 +6,7 @@
  * into a {@link ThriftStruct} keyed by field id, so fields a newer writer added are kept or ignored
  * rather than breaking the parse.
  */
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 
 /** Compact protocol type ids, as they appear in field headers and list headers. */
 export const COMPACT_TYPE = {

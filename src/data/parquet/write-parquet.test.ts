@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import type { ParquetColumnInput } from './parquet-table.js';
 import { readParquetFile, readParquetMetadata } from './read-parquet.js';
 import { writeParquetFile } from './write-parquet.js';

@@ -1,7 +1,6 @@
 import {
   closeSync,
   existsSync,
-  fsyncSync,
   linkSync,
   mkdirSync,
   openSync,
@@ -12,7 +11,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError, writeFileAtomic } from '../../core/index.js';
 import type { CalendarName } from '../calendar.js';
 import type { GapReport } from '../import/clean-bars.js';
 import type { Timeframe } from '../timeframe.js';
@@ -91,27 +90,6 @@ export function readCatalog(dir: string): CatalogFile {
     );
   }
   return catalog as CatalogFile;
-}
-
-/** Writes `content` to `path` atomically: a temp file in the same directory, fsync, rename. */
-export function writeFileAtomic(path: string, content: string | Uint8Array): void {
-  const temp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const fd = openSync(temp, 'w');
-  try {
-    writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  try {
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import { parseTimeframe, type Timeframe } from '../timeframe.js';
 
 /** A dataset's identity: one symbol at one timeframe. */

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import { allocateBars, type Bars } from '../bars.js';
 import { CATALOG_FILE, readCatalog } from './catalog.js';
 import { openDatasetStore, type DatasetStore, type DatasetWrite } from './dataset-store.js';

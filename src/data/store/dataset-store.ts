@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { closestMatch, TradelabError } from '../../errors/index.js';
+import { closestMatch, TradelabError } from '../../core/index.js';
 import { adjustedBars, BAR_FIELDS, barCount, type Bars } from '../bars.js';
 import type { ParquetColumnInput } from '../parquet/parquet-table.js';
 import { readParquetFile } from '../parquet/read-parquet.js';

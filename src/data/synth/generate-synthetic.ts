@@ -38,7 +38,7 @@
  * GARCH and regime parameters are per bar and the same at every timeframe; regime durations are in
  * sessions (days for 24/7), so regimes are long-lived at 1m and switch every few weeks at 1d.
  */
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import { allocateBars, type Bars } from '../bars.js';
 import {
   CALENDARS,
@@ -48,7 +48,7 @@ import {
   type CalendarName,
 } from '../calendar.js';
 import { DAY_MS, isTimeframe, timeframeMs, TIMEFRAMES, type Timeframe } from '../timeframe.js';
-import { Rng } from './random.js';
+import { Rng } from '../../core/random.js';
 
 /** One state of the market's regime chain. */
 export interface RegimeSpec {

@@ -8,5 +8,4 @@ export {
   type SyntheticMeta,
 } from './generate-synthetic.js';
 export { momentumState } from './momentum-state.js';
-export { Rng } from './random.js';
 export { digestBars } from './synthetic-digest.js';

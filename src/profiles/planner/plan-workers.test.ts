@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTradelabError } from '../../errors/index.js';
+import { isTradelabError } from '../../core/index.js';
 import { createProfileRegistry } from '../profile-registry.js';
 import { GIB, MIB } from './format-bytes.js';
 import { mlpParamCount, mlpTrainingElementsPerSample, mlpUnitsPerSample } from './mlp-size.js';

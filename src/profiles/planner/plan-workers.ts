@@ -1,4 +1,4 @@
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import type { GpuProfile, Workload } from '../profile-schema.js';
 import { formatBytes, formatCount, GIB, MIB } from './format-bytes.js';
 import {

@@ -9,7 +9,7 @@
  * so that every worker agrees without shared state. Optuna hashes the study name with the number
  * (CRC-32); we use MurmurHash3's 32-bit finaliser of the number, see {@link hashTrialNumber}.
  */
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import type { TrialRecord } from '../../storage/records.js';
 import type { Pruner, PrunerContext } from '../pruner.js';
 import {

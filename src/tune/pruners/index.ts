@@ -3,7 +3,7 @@
  * study's system attributes hold: `{ "type": "median", "nStartupTrials": 5 }`.
  */
 import { z } from 'zod';
-import { TradelabError, closestMatch } from '../../errors/index.js';
+import { TradelabError, closestMatch } from '../../core/index.js';
 import type { Pruner } from '../pruner.js';
 import { HyperbandPruner, type HyperbandPrunerOptions } from './hyperband-pruner.js';
 import { MedianPruner } from './median-pruner.js';

@@ -3,7 +3,7 @@
  * best value it has reported so far is worse than the given percentile of what the complete trials
  * reported at that same step.
  */
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import type { StudyDirection, TrialRecord } from '../../storage/records.js';
 import type { Pruner, PrunerContext } from '../pruner.js';
 import { wholeNumber } from './whole-number.js';

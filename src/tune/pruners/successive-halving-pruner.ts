@@ -10,7 +10,7 @@
  * when the trial asked after that report. A rung the trial had already passed before its latest
  * report was judged then (and the trial, still running, was promoted), so it is not judged again.
  */
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 import type { StudyDirection, TrialRecord } from '../../storage/records.js';
 import type { Pruner, PrunerContext } from '../pruner.js';
 import { wholeNumber } from './whole-number.js';

@@ -1,4 +1,4 @@
-import { TradelabError } from '../../errors/index.js';
+import { TradelabError } from '../../core/index.js';
 
 /**
  * Checks a pruner option that must be a whole number of at least `min`; `alternative` names any

@@ -4,8 +4,8 @@
  * values, so concurrent workers spread over the grid; once every point is used the sampler repeats
  * random points and says so ({@link GridSampler.isExhausted}), so the study can stop.
  */
-import { Rng } from '../../data/synth/random.js';
-import { TradelabError } from '../../errors/index.js';
+import { Rng } from '../../core/random.js';
+import { TradelabError } from '../../core/index.js';
 import type { Distribution, ParamValue, TrialRecord, TrialState } from '../../storage/records.js';
 import { contains, describeDistribution } from '../distributions.js';
 import type { Sampler, SamplerContext } from '../sampler.js';

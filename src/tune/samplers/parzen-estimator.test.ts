@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../../data/synth/random.js';
+import { Rng } from '../../core/random.js';
 import {
   erf,
   erfc,

@@ -7,7 +7,7 @@
  *
  * The normal-distribution special functions it needs are in normal-distribution.ts.
  */
-import type { Rng } from '../../data/synth/random.js';
+import type { Rng } from '../../core/random.js';
 import type { Distribution } from '../../storage/records.js';
 import { internalBounds } from '../distributions.js';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../../data/synth/random.js';
-import { isTradelabError } from '../../errors/index.js';
+import { Rng } from '../../core/random.js';
+import { isTradelabError } from '../../core/index.js';
 import type { Distribution } from '../../storage/records.js';
 import { contains } from '../distributions.js';
 import { RandomSampler, nameStream } from './random-sampler.js';

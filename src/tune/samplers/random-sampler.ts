@@ -3,8 +3,8 @@
  * name) owns its own random stream, so a value never depends on which worker asked first or on the
  * order in which the objective suggests its parameters.
  */
-import { Rng } from '../../data/synth/random.js';
-import { TradelabError } from '../../errors/index.js';
+import { Rng } from '../../core/random.js';
+import { TradelabError } from '../../core/index.js';
 import type { Distribution, ParamValue } from '../../storage/records.js';
 import { fromInternal, internalBounds } from '../distributions.js';
 import type { Sampler, SamplerContext } from '../sampler.js';

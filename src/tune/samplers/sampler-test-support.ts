@@ -1,7 +1,7 @@
 /*
  * Helpers shared by the samplers' tests. Test-only: the build leaves this file out.
  */
-import type { Rng } from '../../data/synth/random.js';
+import type { Rng } from '../../core/random.js';
 import {
   trialRecord,
   type Distribution,

@@ -8,8 +8,8 @@
  * bandwidths) and O(n · candidates) to evaluate g; nothing is sorted by value (the best γ(n) are
  * picked by insertion into a buffer of at most 25).
  */
-import { Rng } from '../../data/synth/random.js';
-import { TradelabError } from '../../errors/index.js';
+import { Rng } from '../../core/random.js';
+import { TradelabError } from '../../core/index.js';
 import type {
   Distribution,
   ParamValue,

@@ -1,15 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { disposeModel } from '../../agents/backtest.js';
-import { useBackend } from '../../compute/backends.js';
-import { fitNormalizer } from '../../data/features/normalizer.js';
-import { digestMarketData } from '../../data/market-digest.js';
-import { featureMarket } from '../../env/synthetic-market.js';
-import { openMemoryStorage } from '../../storage/memory-storage.js';
-import { optimize } from '../optimize.js';
-import type { Pruner } from '../pruner.js';
-import { NopPruner } from '../pruners/index.js';
-import { createSampler } from '../sampler-spec.js';
-import { Study } from '../study.js';
+import { disposeModel } from '../agents/backtest.js';
+import { useBackend } from '../compute/backends.js';
+import { fitNormalizer } from '../data/features/normalizer.js';
+import { digestMarketData } from '../data/market-digest.js';
+import { featureMarket } from '../env/synthetic-market.js';
+import { openMemoryStorage } from '../storage/memory-storage.js';
+import { optimize } from '../tune/optimize.js';
+import type { Pruner } from '../tune/pruner.js';
+import { NopPruner } from '../tune/pruners/index.js';
+import { createSampler } from '../tune/sampler-spec.js';
+import { Study } from '../tune/study.js';
 import {
   createDrlObjective,
   decodeOosReturns,

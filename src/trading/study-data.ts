@@ -1,9 +1,9 @@
-import type { FeatureOptions } from '../../data/features/compute-features.js';
-import { loadMarketData, type MarketData } from '../../data/load-market-data.js';
-import { parseDatasetKeys } from '../../data/store/dataset-key.js';
-import type { DatasetStore } from '../../data/store/dataset-store.js';
-import { closestMatch, TradelabError } from '../../errors/index.js';
-import { digestMarketData } from '../../data/market-digest.js';
+import type { FeatureOptions } from '../data/features/compute-features.js';
+import { loadMarketData, type MarketData } from '../data/load-market-data.js';
+import { parseDatasetKeys } from '../data/store/dataset-key.js';
+import type { DatasetStore } from '../data/store/dataset-store.js';
+import { closestMatch, TradelabError } from '../core/index.js';
+import { digestMarketData } from '../data/market-digest.js';
 import type { DrlStudyInput, DrlStudySpec } from './study-spec.js';
 
 /*

@@ -1,9 +1,9 @@
-import type { EnvRange } from '../../env/env-config.js';
-import { TradelabError } from '../../errors/index.js';
-import { cpcv, purgedKFold } from '../../eval/cv-splits.js';
-import { holdout as cutHoldout } from '../../eval/cv-holdout.js';
-import { walkForward } from '../../eval/cv-walk-forward.js';
-import type { CvSplit } from '../../eval/cv-window.js';
+import type { EnvRange } from '../env/env-config.js';
+import { TradelabError } from '../core/index.js';
+import { cpcv, purgedKFold } from '../eval/cv-splits.js';
+import { holdout as cutHoldout } from '../eval/cv-holdout.js';
+import { walkForward } from '../eval/cv-walk-forward.js';
+import type { CvSplit } from '../eval/cv-window.js';
 
 /*
  * How a trading study cross-validates: the splitter (CPCV, purged k-fold or walk-forward), the

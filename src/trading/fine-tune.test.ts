@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { trialRecord } from '../../storage/records.js';
+import { trialRecord } from '../storage/records.js';
 import { bestTrials, fineTuneSpec, narrowParam } from './fine-tune.js';
 import type { DrlStudySpec } from './study-spec.js';
 

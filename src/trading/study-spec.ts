@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { POLICY_NETWORKS, type PolicyNetwork } from '../../agents/ppo-config.js';
-import { readLocatedFile, type LocatedFile } from '../../config/config-file.js';
-import { describeIssue } from '../../config/format-issues.js';
-import type { Timeframe } from '../../data/timeframe.js';
-import { timeframeMs } from '../../data/timeframe.js';
-import { closestMatch, TradelabError } from '../../errors/index.js';
+import { POLICY_NETWORKS, type PolicyNetwork } from '../agents/ppo-config.js';
+import { readLocatedFile, type LocatedFile } from '../config/config-file.js';
+import { describeIssue } from '../config/format-issues.js';
+import type { Timeframe } from '../data/timeframe.js';
+import { timeframeMs } from '../data/timeframe.js';
+import { closestMatch, TradelabError } from '../core/index.js';
 import {
   formatCvMethod,
   parseCvMethod,
@@ -22,7 +22,7 @@ import { checkFeatureGroups } from './study-data.js';
  * every worker, on every machine, runs the same thing.
  */
 
-export { POLICY_NETWORKS, type PolicyNetwork } from '../../agents/ppo-config.js';
+export { POLICY_NETWORKS, type PolicyNetwork } from '../agents/ppo-config.js';
 
 /** How the per-split metrics become a trial's value. */
 export const AGGREGATES = ['mean', 'median', 'mean-std', 'excess'] as const;

@@ -7,3 +7,6 @@ export {
   type TradelabErrorOptions,
 } from './tradelab-error.js';
 export { closestMatch, editDistance } from './closest-match.js';
+export { writeFileAtomic } from './atomic-write.js';
+export { Rng } from './random.js';
+export { compiledPath } from './compiled-path.js';

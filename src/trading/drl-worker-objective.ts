@@ -1,11 +1,11 @@
-import { openDatasetStore } from '../../data/index.js';
-import { loadStudyData } from '../drl/study-data.js';
-import type { SizedModel } from '../../profiles/index.js';
-import { openProject, planHere, startBackend, type Project } from '../../project/index.js';
-import { mlpParamCount, mlpTrainingElementsPerSample } from '../../profiles/planner/mlp-size.js';
-import { ftTransformerSize } from '../../models/ft-transformer.js';
-import { createDrlObjective, type TrialShape } from '../drl/drl-objective.js';
-import type { Trial } from '../trial.js';
+import { openDatasetStore } from '../data/index.js';
+import { loadStudyData } from './study-data.js';
+import type { SizedModel } from '../profiles/index.js';
+import { openProject, planHere, startBackend, type Project } from '../app/index.js';
+import { mlpParamCount, mlpTrainingElementsPerSample } from '../profiles/planner/mlp-size.js';
+import { ftTransformerSize } from '../models/ft-transformer.js';
+import { createDrlObjective, type TrialShape } from './drl-objective.js';
+import type { Trial } from '../tune/trial.js';
 
 /*
  * The built-in `drl` objective as a module, for worker processes. The project (config, dataset

@@ -1,6 +1,6 @@
 import { availableParallelism, freemem, totalmem } from 'node:os';
 import type { BackendChoice } from '../config/index.js';
-import { TradelabError } from '../errors/index.js';
+import { TradelabError } from '../core/index.js';
 import {
   planWorkers,
   type DatasetShape,

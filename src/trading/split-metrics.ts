@@ -1,6 +1,6 @@
-import type { RangeEvaluation } from '../../eval/evaluate.js';
-import { computeMetrics } from '../../eval/metrics.js';
-import type { EnvRange } from '../../env/env-config.js';
+import type { RangeEvaluation } from '../eval/evaluate.js';
+import { computeMetrics } from '../eval/metrics.js';
+import type { EnvRange } from '../env/env-config.js';
 import type { AggregateSpec } from './study-spec.js';
 
 /*

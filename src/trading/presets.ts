@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { closestMatch, TradelabError } from '../../errors/index.js';
+import { closestMatch, TradelabError } from '../core/index.js';
 import { PresetFileSchema, readCheckedFile, type PresetFile } from './study-spec.js';
 
 /*

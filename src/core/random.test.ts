@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorOf } from '../../../test/support/assertions.js';
+import { errorOf } from '../../test/support/assertions.js';
 import { Rng } from './random.js';
 
 function draws(n: number, next: () => number): Float64Array {

@@ -1,5 +1,5 @@
-import { TradelabError } from '../../errors/index.js';
-import type { ParamValue, StudyDirection, TrialRecord } from '../../storage/records.js';
+import { TradelabError } from '../core/index.js';
+import type { ParamValue, StudyDirection, TrialRecord } from '../storage/records.js';
 import { isIntegerParam, isRange, type ParamSpec, type RangeParam } from './search-space.js';
 import type { DrlStudySpec, FromSpec } from './study-spec.js';
 

@@ -1,7 +1,7 @@
-import { probabilityOfBacktestOverfitting, type PboResult } from '../../eval/pbo.js';
-import { TradelabError } from '../../errors/index.js';
-import type { StudyRecord, TrialRecord } from '../../storage/records.js';
-import type { StudyStorage } from '../../storage/study-storage.js';
+import { probabilityOfBacktestOverfitting, type PboResult } from '../eval/pbo.js';
+import { TradelabError } from '../core/index.js';
+import type { StudyRecord, TrialRecord } from '../storage/records.js';
+import type { StudyStorage } from '../storage/study-storage.js';
 import { decodeOosReturns, DRL_ARTIFACTS } from './drl-objective.js';
 
 /*

@@ -1,8 +1,8 @@
-import { PPO_DEFAULTS, type PpoConfig } from '../../agents/ppo-config.js';
-import type { TradingEnvOptions } from '../../env/env-config.js';
-import { TradelabError } from '../../errors/index.js';
-import type { ParamValue } from '../../storage/records.js';
-import type { Trial } from '../trial.js';
+import { PPO_DEFAULTS, type PpoConfig } from '../agents/ppo-config.js';
+import type { TradingEnvOptions } from '../env/env-config.js';
+import { TradelabError } from '../core/index.js';
+import type { ParamValue } from '../storage/records.js';
+import type { Trial } from '../tune/trial.js';
 
 /*
  * A trading study's parameters: PPO's hyperparameters and the env's trading settings, each fixed

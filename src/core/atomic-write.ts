@@ -1,0 +1,22 @@
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+
+/** Writes `content` to `path` atomically: a temp file in the same directory, fsync, rename. */
+export function writeFileAtomic(path: string, content: string | Uint8Array): void {
+  const temp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const fd = openSync(temp, 'w');
+  try {
+    writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  try {
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
