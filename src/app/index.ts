@@ -8,3 +8,11 @@ export {
   type PlanRequest,
 } from './plan-here.js';
 export { startBackend } from './start-backend.js';
+export { machineBudget, type MachineBudget } from './plan-here.js';
+export { registerBuiltinObjectives } from './builtin-objectives.js';
+export {
+  oversubscription,
+  planStudyWorkers,
+  workerSettings,
+  type StudyPlan,
+} from './study-workers.js';

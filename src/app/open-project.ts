@@ -1,3 +1,4 @@
+import { registerBuiltinObjectives } from './builtin-objectives.js';
 import { loadConfig, type Config, type LoadConfigOptions } from '../config/index.js';
 import {
   chooseProfile,
@@ -22,8 +23,12 @@ export interface Project {
 /** Options for {@link openProject}: those of `loadConfig`. */
 export type OpenProjectOptions = LoadConfigOptions;
 
-/** Loads the config (validating it) and the profile registry (validating custom profiles). */
+/**
+ * Loads the config (validating it) and the profile registry (validating custom profiles), and
+ * registers the built-in objectives.
+ */
 export function openProject(options: OpenProjectOptions = {}): Project {
+  registerBuiltinObjectives();
   const config = loadConfig(options);
   const profiles = createProfileRegistry(config.customProfiles);
   const env = options.env ?? process.env;

@@ -72,12 +72,21 @@ export function resolvePlanBackend(choice: BackendChoice, profile: GpuProfile): 
   return choice;
 }
 
-/** Plans workers for this project on this machine: the chosen profile, its memory, this CPU. */
-export async function planHere(project: Project, request: PlanRequest = {}): Promise<PlanHere> {
+/** What this machine offers workers: the profile in use, the backend planned for, the memory. */
+export interface MachineBudget {
+  choice: ProfileChoice;
+  backend: PlanBackend;
+  /** The GPU's memory when the backend computes on it, else the host's. */
+  memory: MemoryBudget;
+  safetyFactor: number;
+}
+
+/** The profile, backend and memory this project plans against here (detects GPUs once). */
+export async function machineBudget(project: Project): Promise<MachineBudget> {
   const choice = await project.chooseProfile();
   const { profile } = choice;
   const backend = resolvePlanBackend(project.config.settings.backend, profile);
-  const onGpu = profile.vendor !== 'cpu' && (backend === 'webgpu' || backend === 'tensorflow');
+  const onGpu = profile.vendor !== 'cpu' && backend === 'webgpu';
   const memory: MemoryBudget = onGpu
     ? {
         kind: 'gpu',
@@ -90,6 +99,13 @@ export async function planHere(project: Project, request: PlanRequest = {}): Pro
             }),
       }
     : { kind: 'host', totalBytes: totalmem(), freeBytes: freemem(), freeSource: 'the OS' };
+  return { choice, backend, memory, safetyFactor: project.config.settings.safetyFactor };
+}
+
+/** Plans workers for this project on this machine: the chosen profile, its memory, this CPU. */
+export async function planHere(project: Project, request: PlanRequest = {}): Promise<PlanHere> {
+  const { choice, backend, memory, safetyFactor } = await machineBudget(project);
+  const { profile } = choice;
   const workload = request.workload ?? 'drl';
   const dataset = request.dataset ?? DEFAULT_DATASET;
   const lookback = request.lookback ?? 1;
@@ -99,7 +115,7 @@ export async function planHere(project: Project, request: PlanRequest = {}): Pro
     backend,
     memory,
     cpuCores: availableParallelism(),
-    safetyFactor: project.config.settings.safetyFactor,
+    safetyFactor,
     dataset,
     nEnvs: request.nEnvs ?? 16,
     ...(workload === 'drl' && request.sizedModel !== undefined

@@ -19,9 +19,14 @@ import { resolveDrlStudy, type DrlStudySpec } from '../trading/study-spec.js';
 import { loadPreset } from '../trading/presets.js';
 import { featureOptionsOf, studyMarket } from '../trading/study-data.js';
 import { evaluateTrialModel } from '../trading/trial-model.js';
-import { resolveObjective } from '../tune/objective-module.js';
-import { bestOf } from '../tune/index.js';
-import { runWorkers, type WorkerPoolSummary } from '../tune/worker-pool.js';
+import { openProject, workerSettings } from '../app/index.js';
+import {
+  bestOf,
+  resolveObjective,
+  runWorkers,
+  Study,
+  type WorkerPoolSummary,
+} from '../tune/index.js';
 import type { BenchResult } from './bench-result.js';
 
 /** Options for {@link benchLearnStudy}. */
@@ -136,41 +141,27 @@ export async function benchLearnStudy(
     const storage = openSqliteStorage(join(dir, 'study.db'));
     try {
       const name = 'learn-study';
-      await storage.createStudy({
+      await Study.create(storage, {
         name,
         direction: 'maximize',
-        userAttrs: {},
-        systemAttrs: {
-          sampler: { type: 'tpe', seed: 1, nStartupTrials: 4 },
-          pruner: { type: 'median', nStartupTrials: 2 },
-          drl: spec,
-          objective: 'drl',
-        },
+        sampler: { type: 'tpe', seed: 1, nStartupTrials: 4 },
+        pruner: { type: 'median', nStartupTrials: 2 },
+        systemAttrs: { drl: spec, objective: 'drl' },
       });
-      // The workers find the data and their memory share through the environment, as under
-      // `tradelab study run`.
-      const env = {
-        TRADELAB_DATA_DIR: dataDir,
-        TRADELAB_BACKEND: 'wasm',
-        TRADELAB_DETECT: 'false',
-        TRADELAB_WORKERS: String(workers),
-      };
-      const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-      Object.assign(process.env, env);
+      // The settings `tradelab study run` would send: this store, wasm, no GPU detection.
+      const project = openProject({
+        cwd: dir,
+        env: {},
+        flags: { dataDir, backend: 'wasm', detect: 'false' },
+      });
       let done = 0;
-      let summary: WorkerPoolSummary;
-      try {
-        summary = await runWorkers(storage, name, {
-          workers,
-          nTrials: trials,
-          objective: resolveObjective('drl'),
-          onTrialEnd: (trial) => options.onTrial?.(trial, ++done, trials),
-        });
-      } finally {
-        for (const [k, v] of Object.entries(saved))
-          if (v === undefined) Reflect.deleteProperty(process.env, k);
-          else process.env[k] = v;
-      }
+      const summary = await runWorkers(storage, name, {
+        workers,
+        nTrials: trials,
+        objective: resolveObjective('drl'),
+        objectiveOptions: { ...(await workerSettings(project)) },
+        onTrialEnd: (trial) => options.onTrial?.(trial, ++done, trials),
+      });
       const all = await storage.getTrials((await storage.getStudy(name)).id);
       const best = bestOf(all, 'maximize');
       const holdout =

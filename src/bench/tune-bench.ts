@@ -9,7 +9,6 @@ import type { StudyStorage } from '../storage/study-storage.js';
 import { compiledPath } from '../core/compiled-path.js';
 import { objective } from '../tune/objectives/quadratic.js';
 import { optimize } from '../tune/optimize.js';
-import { NopPruner } from '../tune/pruners/index.js';
 import { TpeSampler } from '../tune/samplers/tpe-sampler.js';
 import { Study } from '../tune/study.js';
 import { runWorkers } from '../tune/worker-pool.js';
@@ -42,10 +41,6 @@ const TARGETS = {
   suggest2000: 1000 / 2,
 };
 
-const components = (): { sampler: TpeSampler; pruner: NopPruner } => ({
-  sampler: new TpeSampler({ seed: 1 }),
-  pruner: new NopPruner(),
-});
 
 /** A fresh SQLite file path (and its WAL files) in the temp directory. */
 function freshDb(label: string): { path: string; remove: () => void } {
@@ -95,11 +90,12 @@ export async function benchTune(options: TuneBenchOptions = {}): Promise<BenchRe
     // One untimed run first, so the JIT has compiled the engine and the sampler.
     for (let r = -1; r < repeat; r++) {
       const { storage, done } = open();
-      const study = await Study.create(
-        storage,
-        { name: 'bench', direction: 'minimize' },
-        components(),
-      );
+      const study = await Study.create(storage, {
+        name: 'bench',
+        direction: 'minimize',
+        sampler: { type: 'tpe', seed: 1 },
+        pruner: { type: 'nop' },
+      });
       const started = performance.now();
       await optimize(study, objective, { nTrials: trials });
       if (r >= 0) runs.push((performance.now() - started) / 1000);
@@ -132,10 +128,11 @@ export async function benchTune(options: TuneBenchOptions = {}): Promise<BenchRe
     for (let r = 0; r < repeat; r++) {
       const db = freshDb(`workers${n}`);
       const storage = openSqliteStorage(db.path);
-      await storage.createStudy({
+      await Study.create(storage, {
         name: 'bench',
         direction: 'minimize',
-        systemAttrs: { sampler: { type: 'tpe', seed: 1 }, pruner: { type: 'nop' } },
+        sampler: { type: 'tpe', seed: 1 },
+        pruner: { type: 'nop' },
       });
       const started = performance.now();
       const summary = await runWorkers(storage, 'bench', {

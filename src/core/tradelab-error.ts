@@ -32,6 +32,10 @@ export const ERROR_CODES = {
   MODEL_INVALID: 'config',
   OUT_OF_MEMORY: 'runtime',
   INTERNAL: 'runtime',
+  OBJECTIVE_NOT_FOUND: 'usage',
+  OBJECTIVE_INVALID: 'config',
+  STUDY_CONFLICT: 'usage',
+  STUDY_NOT_PORTABLE: 'usage',
 } as const satisfies Record<string, ErrorCategory>;
 
 /** A stable error code. */

@@ -8,7 +8,6 @@ import { openMemoryStorage } from '../storage/memory-storage.js';
 import { optimize } from '../tune/optimize.js';
 import type { Pruner } from '../tune/pruner.js';
 import { NopPruner } from '../tune/pruners/index.js';
-import { createSampler } from '../tune/sampler-spec.js';
 import { Study } from '../tune/study.js';
 import {
   createDrlObjective,
@@ -58,8 +57,13 @@ function spec(): DrlStudySpec {
 async function study(name: string, pruner: Pruner = new NopPruner()): Promise<Study> {
   return Study.create(
     openMemoryStorage(),
-    { name, direction: 'maximize', systemAttrs: { drl: spec() } },
-    { sampler: createSampler({ type: 'random', seed: 1 }), pruner },
+    {
+      name,
+      direction: 'maximize',
+      systemAttrs: { drl: spec() },
+      sampler: { type: 'random', seed: 1 },
+    },
+    { pruner },
   );
 }
 

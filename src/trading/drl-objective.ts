@@ -13,7 +13,7 @@ import { VectorTradingEnv } from '../env/trading-env.js';
 import { TradelabError } from '../core/index.js';
 import { evaluate } from '../eval/evaluate.js';
 import { periodsPerYear } from '../eval/periods-per-year.js';
-import type { Objective } from '../tune/optimize.js';
+import type { Objective } from '../tune/objective.js';
 import { TrialPruned, type Trial } from '../tune/trial.js';
 import { studySplits, type StudySplits } from './cv-spec.js';
 import { aggregateSplits, barReturns, splitMetrics, type SplitResult } from './split-metrics.js';

@@ -1,52 +1,90 @@
+import { useBackend } from '../compute/index.js';
+import type { BackendChoice } from '../config/index.js';
 import { openDatasetStore } from '../data/index.js';
-import { loadStudyData } from './study-data.js';
-import type { SizedModel } from '../profiles/index.js';
-import { openProject, planHere, startBackend, type Project } from '../app/index.js';
-import { mlpParamCount, mlpTrainingElementsPerSample } from '../profiles/planner/mlp-size.js';
-import { ftTransformerSize } from '../models/ft-transformer.js';
+import { ftTransformerSize } from '../models/index.js';
+import {
+  mlpParamCount,
+  mlpTrainingElementsPerSample,
+  planWorkers,
+  type GpuProfile,
+  type MemoryBudget,
+  type PlanBackend,
+  type SizedModel,
+} from '../profiles/index.js';
+import type { Objective, ObjectiveSetup } from '../tune/index.js';
 import { createDrlObjective, type TrialShape } from './drl-objective.js';
-import type { Trial } from '../tune/trial.js';
+import { loadStudyData } from './study-data.js';
 
 /*
- * The built-in `drl` objective as a module, for worker processes. The project (config, dataset
- * store, profile, backend) is the one `study run` resolved and passed down in the environment;
- * a worker's memory share is what the planner fits for TRADELAB_WORKERS workers.
+ * The built-in `drl` objective as a module, for worker processes. Everything a worker needs comes
+ * in its start message (`setup.options`, a {@link DrlWorkerSettings}), resolved once by the process
+ * that runs the study: no worker reads the environment or re-detects the GPU.
  */
 
-let project: Project | undefined;
-let backend: Promise<unknown> | undefined;
+/** What a trading study's workers are sent: where the data is, what to compute on, the budget. */
+export interface DrlWorkerSettings {
+  /** The dataset store's directory. */
+  dataDir: string;
+  /** The compute backend (`auto` is resolved in the worker, with `gpuProfile`). */
+  backend: BackendChoice;
+  /** Whether the profile in use is a GPU one (`auto` then prefers webgpu). */
+  gpuProfile: boolean;
+  /** The planner's inputs for each trial's memory check. */
+  budget: {
+    profile: GpuProfile;
+    backend: PlanBackend;
+    memory: MemoryBudget;
+    safetyFactor: number;
+  };
+}
 
-const here = (): Project => (project ??= openProject());
+/** The `drl` objective of one worker: one native thread (workers fill the cores). */
+export async function createObjective(setup: ObjectiveSetup): Promise<Objective> {
+  const settings = setup.options as unknown as DrlWorkerSettings;
+  await useBackend(settings.backend, { gpuProfile: settings.gpuProfile, nativeThreads: 1 });
+  return createDrlObjective({
+    loadMarket: (spec) => loadStudyData(openDatasetStore(settings.dataDir), spec),
+    memoryCheck: (shape) => Promise.resolve(memoryShortfall(settings, setup.workers, shape)),
+  });
+}
 
-const drl = createDrlObjective({
-  loadMarket: (spec) => loadStudyData(openDatasetStore(here().config.settings.dataDir), spec),
-  memoryCheck: async (shape) => {
-    const workers = Math.max(1, Number(process.env.TRADELAB_WORKERS ?? 1) || 1);
-    const { plan } = await planHere(here(), {
-      workload: 'drl',
-      ...(shape.ppo.policy === 'ft_transformer'
-        ? { sizedModel: ftTransformerPolicySize(shape) }
-        : {}),
-      netDim: shape.ppo.netDim,
-      layers: shape.ppo.layers,
-      batchSize: shape.ppo.batchSize,
-      nEnvs: shape.ppo.nEnvs,
-      targetStep: shape.ppo.targetStep,
-      workers,
-      dataset: { bars: shape.bars, assets: shape.assets, features: shape.features },
-      lookback: shape.lookback,
-    });
-    if (plan.fits) return undefined;
-    const limit = plan.limits.find((l) => l.workers < workers) ?? plan.limits[0];
-    return `netDim ${shape.ppo.netDim}, batchSize ${shape.ppo.batchSize}, nEnvs ${shape.ppo.nEnvs} needs ${(plan.perWorkerBytes / 2 ** 20).toFixed(0)} MiB per worker; ${workers} workers do not fit (${limit?.detail ?? plan.limitedBy})`;
-  },
-});
-
-/** One DRL trial: the backend is started once per worker, one thread (workers fill the cores). */
-export async function objective(trial: Trial): Promise<number> {
-  backend ??= startBackend(here(), { nativeThreads: 1 });
-  await backend;
-  return drl(trial);
+/**
+ * Why a trial of `shape` does not fit when `workers` run at once, judged by memory alone: the
+ * cores and the profile's worker cap shape how many workers a run starts, not whether a trial fits.
+ */
+export function memoryShortfall(
+  settings: Pick<DrlWorkerSettings, 'budget'>,
+  workers: number,
+  shape: TrialShape,
+): string | undefined {
+  const { budget } = settings;
+  const plan = planWorkers({
+    profile: budget.profile,
+    workload: 'drl',
+    backend: budget.backend,
+    memory: budget.memory,
+    cpuCores: workers,
+    safetyFactor: budget.safetyFactor,
+    dataset: { bars: shape.bars, assets: shape.assets, features: shape.features },
+    nEnvs: shape.ppo.nEnvs,
+    batchSize: shape.ppo.batchSize,
+    targetStep: shape.ppo.targetStep,
+    model:
+      shape.ppo.policy === 'ft_transformer'
+        ? ftTransformerPolicySize(shape)
+        : {
+            kind: 'mlp',
+            obsDim: shape.obsDim,
+            actDim: shape.assets,
+            netDim: shape.ppo.netDim,
+            layers: shape.ppo.layers,
+          },
+  });
+  const limit = plan.limits.find(
+    (l) => (l.by === 'memory' || l.by === 'wasm32') && l.workers < workers,
+  );
+  if (limit === undefined) return undefined;
+  return `netDim ${shape.ppo.netDim}, batchSize ${shape.ppo.batchSize}, nEnvs ${shape.ppo.nEnvs} needs ${(plan.perWorkerBytes / 2 ** 20).toFixed(0)} MiB per worker; ${workers} workers do not fit (${limit.detail})`;
 }
 
 /** An FT-Transformer actor beside the MLP critic, sized for the planner. */

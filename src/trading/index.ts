@@ -64,3 +64,5 @@ export {
 export { bestTrials, fineTuneSpec, narrowParam } from './fine-tune.js';
 export { studyPbo, type StudyPbo } from './study-pbo.js';
 export { evaluateTrialModel, holdoutRange, loadTrialModel } from './trial-model.js';
+export { largestTrial, type LargestTrial } from './largest-trial.js';
+export { memoryShortfall, type DrlWorkerSettings } from './drl-worker-objective.js';

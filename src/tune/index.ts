@@ -24,24 +24,21 @@ export {
   DEFAULT_PRUNER,
   DEFAULT_SAMPLER,
   specsOf,
+  storedComponents,
   type ComponentSpecs,
+  type StudyComponents,
 } from './study-components.js';
 export { Trial, TrialPruned } from './trial.js';
+export { bestOf, Study, type NewStudyOptions, type TellResult } from './study.js';
+export { newWorkerId } from './worker-id.js';
+export type { Objective } from './objective.js';
+export { optimize, runTrial, type OptimizeOptions, type OptimizeSummary } from './optimize.js';
 export {
-  bestOf,
-  newWorkerId,
-  Study,
-  type NewStudyOptions,
-  type StudyComponents,
-  type TellResult,
-} from './study.js';
-export {
-  optimize,
-  runTrial,
-  type Objective,
-  type OptimizeOptions,
-  type OptimizeSummary,
-} from './optimize.js';
-export { BUILTIN_OBJECTIVES, loadObjective, resolveObjective } from './objective-module.js';
+  loadObjective,
+  registeredObjectives,
+  registerObjective,
+  resolveObjective,
+  type ObjectiveSetup,
+  type RegisteredObjective,
+} from './objective-module.js';
 export { runWorkers, type WorkerPoolOptions, type WorkerPoolSummary } from './worker-pool.js';
-export * from '../trading/index.js';

@@ -2,11 +2,12 @@ import { isTradelabError, TradelabError } from '../core/index.js';
 import type { TrialRecord } from '../storage/records.js';
 import { Heartbeater } from './heartbeat.js';
 import { loadObjective } from './objective-module.js';
-import { newWorkerId, type Study } from './study.js';
+import type { Objective } from './objective.js';
+import type { Study } from './study.js';
+import { newWorkerId } from './worker-id.js';
 import { TrialPruned, type Trial } from './trial.js';
+import { runWorkers } from './worker-pool.js';
 
-/** An objective: returns the value of one trial's parameters (throws TrialPruned to stop early). */
-export type Objective = (trial: Trial) => number | Promise<number>;
 
 /** Options of {@link optimize}. */
 export interface OptimizeOptions {
@@ -31,6 +32,11 @@ export interface OptimizeOptions {
    * function.
    */
   workers?: number;
+  /**
+   * Settings for a module objective's `createObjective(setup)` (JSON: with `workers` they travel
+   * in each worker's start message).
+   */
+  objectiveOptions?: Record<string, unknown>;
 }
 
 /** What {@link optimize} did. */
@@ -63,11 +69,11 @@ export async function optimize(
         'worker processes need the objective as a module, not a function',
         { hint: 'pass the path of a module exporting `objective(trial)`, or leave workers out' },
       );
-    const { runWorkers } = await import('./worker-pool.js');
-    const { workers, timeoutMs, nTrials, signal, onTrialEnd } = options;
+    const { workers, timeoutMs, nTrials, signal, onTrialEnd, objectiveOptions } = options;
     return runWorkers(study.storage, study.name, {
       workers,
       objective,
+      ...(objectiveOptions === undefined ? {} : { objectiveOptions }),
       ...(nTrials === undefined ? {} : { nTrials }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(signal === undefined ? {} : { signal }),
@@ -81,7 +87,10 @@ export async function optimize(
       ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
     });
   }
-  const run = typeof objective === 'string' ? await loadObjective(objective) : objective;
+  const run =
+    typeof objective === 'string'
+      ? await loadObjective(objective, { workers: 1, options: options.objectiveOptions ?? {} })
+      : objective;
   const started = performance.now();
   const nTrials = options.nTrials ?? Infinity;
   const deadline = options.timeoutMs === undefined ? Infinity : started + options.timeoutMs;

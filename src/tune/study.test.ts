@@ -14,7 +14,8 @@ import { createSampler, type SamplerSpec } from './sampler-spec.js';
 import { runWorkers } from './worker-pool.js';
 import type { Pruner } from './pruner.js';
 import type { Sampler } from './sampler.js';
-import { Study, type StudyComponents } from './study.js';
+import { Study } from './study.js';
+import type { StudyComponents } from './study-components.js';
 import { TrialPruned } from './trial.js';
 
 const dir = tempDir('tradelab-study-');
@@ -123,6 +124,7 @@ describe('Study ask/tell', () => {
       Study.create(storage, { name: 's', direction: 'maximize', loadIfExists: true }, components),
     );
     expect(other.message).toContain('direction minimize');
+    expect(other.code).toBe('STUDY_CONFLICT');
   });
 });
 
@@ -232,24 +234,56 @@ describe('optimize', () => {
     await storage.close();
   });
 
-  it('runs in worker processes with study.optimize(module, { workers })', async () => {
+  it('runs in worker processes with optimize(study, module, { workers })', async () => {
     const storage = openSqliteStorage(join(dir, 'workers.db'));
-    const study = await Study.create(
-      storage,
-      {
-        name: 'w',
-        direction: 'minimize',
-        systemAttrs: { sampler: { type: 'random' }, pruner: { type: 'nop' } },
-      },
-      components,
-    );
-    const summary = await study.optimize('quadratic', { nTrials: 6, workers: 2 });
+    const study = await Study.create(storage, {
+      name: 'w',
+      direction: 'minimize',
+      sampler: { type: 'random' },
+      pruner: { type: 'nop' },
+    });
+    const summary = await optimize(study, 'quadratic', { nTrials: 6, workers: 2 });
     expect(summary.complete).toBe(6);
     expect((await study.trials(['complete'])).length).toBe(6);
     expect((await study.bestTrial())?.params.x).toBeTypeOf('number');
-    const error = await rejected(study.optimize(() => 1, { nTrials: 1, workers: 2 }));
+    const error = await rejected(optimize(study, () => 1, { nTrials: 1, workers: 2 }));
     expect(error.message).toContain('objective as a module');
     await storage.close();
+  });
+
+  it('stores the sampler and pruner specs it was created with, whoever creates it', async () => {
+    const storage = openMemoryStorage();
+    const created = await Study.create(storage, {
+      name: 'specs',
+      direction: 'maximize',
+      sampler: { type: 'random', seed: 3 },
+      pruner: { type: 'percentile', percentile: 25 },
+    });
+    expect(created.created).toBe(true);
+    const stored = (await storage.getStudy('specs')).systemAttrs;
+    expect(stored.sampler).toEqual({ type: 'random', seed: 3 });
+    expect(stored.pruner).toEqual({ type: 'percentile', percentile: 25 });
+    const loaded = await Study.load(storage, 'specs');
+    expect(loaded.created).toBe(false);
+    expect(loaded.sampler.description).toBe(created.sampler.description);
+    expect(loaded.pruner.description).toBe(created.pruner.description);
+    // Defaults are stored too, so a later reader never guesses.
+    await Study.create(storage, { name: 'defaults', direction: 'minimize' });
+    expect((await storage.getStudy('defaults')).systemAttrs).toMatchObject({
+      sampler: { type: 'tpe' },
+      pruner: { type: 'median' },
+    });
+  });
+
+  it('refuses, in another process, a study created with in-process sampler objects', async () => {
+    const storage = openMemoryStorage();
+    await Study.create(storage, { name: 'custom', direction: 'minimize' }, components);
+    expect((await storage.getStudy('custom')).systemAttrs.customComponents).toEqual({
+      sampler: midpoint.description,
+      pruner: aboveOne.description,
+    });
+    const error = await rejected(Study.load(storage, 'custom'));
+    expect(error.code).toBe('STUDY_NOT_PORTABLE');
   });
 
   it('stops when a grid sampler has tried every point, in process and in workers', async () => {

@@ -1,5 +1,4 @@
-import { hostname } from 'node:os';
-import { TradelabError } from '../core/index.js';
+import { isTradelabError, TradelabError } from '../core/index.js';
 import type {
   Attributes,
   ParamValue,
@@ -9,10 +8,22 @@ import type {
   TrialState,
 } from '../storage/records.js';
 import type { StudyStorage } from '../storage/study-storage.js';
-import type { Objective, OptimizeOptions, OptimizeSummary } from './optimize.js';
 import type { Pruner } from './pruner.js';
+import type { PrunerSpec } from './pruners/index.js';
 import type { Sampler } from './sampler.js';
+import type { SamplerSpec } from './sampler-spec.js';
+import {
+  componentsOf,
+  CUSTOM_COMPONENTS_ATTR,
+  DEFAULT_PRUNER,
+  DEFAULT_SAMPLER,
+  specsOf,
+  storedComponents,
+  type ComponentSpecs,
+  type StudyComponents,
+} from './study-components.js';
 import { Trial } from './trial.js';
+import { newWorkerId } from './worker-id.js';
 import { TrialHistory } from './trial-history.js';
 
 /** What a study is created with. */
@@ -20,31 +31,27 @@ export interface NewStudyOptions {
   name: string;
   direction: StudyDirection;
   userAttrs?: Attributes;
-  /** Settings other processes need to rebuild the study (sampler and pruner specs, objective). */
+  /** What an application of the engine keeps with the study (a trading study's spec, its objective). */
   systemAttrs?: Attributes;
-  /** Continue an existing study of that name instead of failing. */
+  /** The sampler, stored with the study so every worker builds the same one. Default TPE. */
+  sampler?: SamplerSpec;
+  /** The pruner, stored likewise. Default median. */
+  pruner?: PrunerSpec;
+  /**
+   * Continue an existing study of that name instead of failing (its direction must match; its
+   * stored sampler and pruner win over the ones given).
+   */
   loadIfExists?: boolean;
-}
-
-/** The sampler and pruner a study object asks (they are not stored; specs in systemAttrs are). */
-export interface StudyComponents {
-  sampler: Sampler;
-  pruner: Pruner;
 }
 
 /** The result a trial is told. */
 export type TellResult = number | 'pruned' | 'fail';
 
-/** A name for this process as a worker: host, pid and a counter. */
-let workers = 0;
-export function newWorkerId(): string {
-  return `${hostname()}:${process.pid}:${workers++}`;
-}
-
 /**
  * A study on a storage: ask/tell, enqueue, and what has been found. Several Study objects (in
  * several processes, on several machines) may work on one stored study at once; the storage keeps
- * them consistent.
+ * them consistent. Its sampler and pruner are built from the specs stored with it, so every
+ * process that loads it asks the same ones.
  */
 export class Study {
   /** The trials samplers and pruners see, refreshed incrementally. */
@@ -54,45 +61,78 @@ export class Study {
     readonly storage: StudyStorage,
     readonly record: StudyRecord,
     private readonly components: StudyComponents,
+    /** Whether this call created the study (false: an existing one was loaded). */
+    readonly created: boolean,
   ) {
     this.history = new TrialHistory(storage, record.id);
   }
 
-  /** Creates a study (or, with loadIfExists, loads the existing one of that name). */
+  /**
+   * Creates a study with its sampler and pruner specs stored (or, with loadIfExists, loads the
+   * existing one of that name). `custom` objects replace the specs' components in this process
+   * only: the study then records their descriptions, and worker processes refuse it.
+   * @throws TradelabError STUDY_EXISTS, or STUDY_CONFLICT for a loaded study of another direction.
+   */
   static async create(
     storage: StudyStorage,
     options: NewStudyOptions,
-    components: StudyComponents,
+    custom: Partial<StudyComponents> = {},
   ): Promise<Study> {
+    const specs: ComponentSpecs = {
+      sampler: options.sampler ?? DEFAULT_SAMPLER,
+      pruner: options.pruner ?? DEFAULT_PRUNER,
+    };
+    // Built before anything is stored: a spec that fails to build creates nothing.
+    const built = componentsOf(specs);
+    const customized = {
+      ...(custom.sampler === undefined ? {} : { sampler: custom.sampler.description }),
+      ...(custom.pruner === undefined ? {} : { pruner: custom.pruner.description }),
+    };
     try {
       const record = await storage.createStudy({
         name: options.name,
         direction: options.direction,
         userAttrs: options.userAttrs ?? {},
-        systemAttrs: options.systemAttrs ?? {},
+        systemAttrs: {
+          ...options.systemAttrs,
+          sampler: specs.sampler,
+          pruner: specs.pruner,
+          ...(Object.keys(customized).length === 0 ? {} : { [CUSTOM_COMPONENTS_ATTR]: customized }),
+        },
       });
-      return new Study(storage, record, components);
+      return new Study(storage, record, { ...built, ...custom }, true);
     } catch (error) {
-      if (options.loadIfExists !== true || !(error instanceof TradelabError)) throw error;
-      if (error.code !== 'STUDY_EXISTS') throw error;
-      const study = await Study.load(storage, options.name, components);
-      if (study.direction !== options.direction)
+      if (options.loadIfExists !== true || !isTradelabError(error, 'STUDY_EXISTS')) throw error;
+      const record = await storage.getStudy(options.name);
+      if (record.direction !== options.direction)
         throw new TradelabError(
-          'INVALID_ARGUMENT',
-          `study "${options.name}" exists with direction ${study.direction}, not ${options.direction}`,
-          { hint: 'a study’s direction never changes: use another name' },
+          'STUDY_CONFLICT',
+          `study "${options.name}" in ${storage.url} exists with direction ${record.direction}, not ${options.direction}`,
+          {
+            hint: `a study's direction never changes: continue it as ${record.direction}, or pick another name`,
+            details: { study: options.name, direction: record.direction },
+          },
         );
-      return study;
+      const stored = custom.sampler !== undefined || custom.pruner !== undefined;
+      const components = stored
+        ? { ...componentsOf(specsOf(record.systemAttrs)), ...custom }
+        : storedComponents(record.name, record.systemAttrs);
+      return new Study(storage, record, components, false);
     }
   }
 
-  /** Loads an existing study. */
-  static async load(
-    storage: StudyStorage,
-    name: string,
-    components: StudyComponents,
-  ): Promise<Study> {
-    return new Study(storage, await storage.getStudy(name), components);
+  /**
+   * Loads an existing study with the sampler and pruner stored with it.
+   * @throws TradelabError STUDY_NOT_FOUND, or STUDY_NOT_PORTABLE for a study of custom objects.
+   */
+  static async load(storage: StudyStorage, name: string): Promise<Study> {
+    const record = await storage.getStudy(name);
+    return new Study(storage, record, storedComponents(record.name, record.systemAttrs), false);
+  }
+
+  /** The sampler and pruner specs stored with the study. */
+  get specs(): ComponentSpecs {
+    return specsOf(this.record.systemAttrs);
   }
 
   get name(): string {
@@ -153,18 +193,6 @@ export class Study {
     userAttrs: Attributes = {},
   ): Promise<TrialRecord> {
     return this.storage.enqueueTrial(this.id, { params, userAttrs });
-  }
-
-  /**
-   * Runs trials until `nTrials` finish or the timeout passes: in this process, or with `workers`
-   * in worker processes (the objective then a module path or built-in name). See `optimize`.
-   */
-  async optimize(
-    objective: Objective | string,
-    options: OptimizeOptions = {},
-  ): Promise<OptimizeSummary> {
-    const { optimize } = await import('./optimize.js');
-    return optimize(this, objective, options);
   }
 
   /** The study's trials by number, optionally only those in `states`. */

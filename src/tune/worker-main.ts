@@ -4,11 +4,10 @@ import { Heartbeater } from './heartbeat.js';
 import { loadObjective } from './objective-module.js';
 import { runTrial } from './optimize.js';
 import { Study } from './study.js';
-import { componentsOf, specsOf } from './study-components.js';
 import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protocol.js';
 
 /*
- * A trial worker process (started by worker-pool.ts with the config as JSON in argv[2]): it opens
+ * A trial worker process (started by worker-pool.ts, configured by its first message): it opens
  * the storage and the study, loads the objective module, and runs one trial per ticket from the
  * parent, heartbeating from a thread while the objective computes.
  */
@@ -17,12 +16,31 @@ const send = (message: WorkerMessage): void => {
   process.send?.(message);
 };
 
+/** The start message, the first the parent sends. */
+function startConfig(): Promise<WorkerConfig> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: ParentMessage): void => {
+      process.off('disconnect', onGone);
+      if (message.type === 'start') resolve(message.config);
+      else reject(new Error(`worker protocol: expected a start message, got "${message.type}"`));
+    };
+    const onGone = (): void => {
+      process.off('message', onMessage);
+      reject(new Error('worker protocol: the parent left before the start message'));
+    };
+    process.once('message', onMessage);
+    process.once('disconnect', onGone);
+  });
+}
+
 async function main(): Promise<void> {
-  const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
+  const config = await startConfig();
   const storage = await openStorage(config.url, config.storageOptions);
-  const record = await storage.getStudy(config.study);
-  const study = await Study.load(storage, config.study, componentsOf(specsOf(record.systemAttrs)));
-  const objective = await loadObjective(config.objective);
+  const study = await Study.load(storage, config.study);
+  const objective = await loadObjective(config.objective, {
+    workers: config.workers,
+    options: config.objectiveOptions,
+  });
   const heartbeater = await Heartbeater.start(
     { url: config.url, options: config.storageOptions },
     config.heartbeatIntervalMs,
@@ -52,6 +70,7 @@ async function main(): Promise<void> {
       void finish();
       return;
     }
+    if (message.type !== 'go') return;
     running = running.then(async () => {
       if (stopping()) return;
       // Any worker fails the trials of workers that stopped heartbeating (a dead machine).

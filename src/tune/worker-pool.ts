@@ -4,8 +4,8 @@ import type { OpenStorageOptions } from '../storage/open-storage.js';
 import type { TrialRecord } from '../storage/records.js';
 import type { StudyStorage } from '../storage/study-storage.js';
 import { compiledPath } from '../core/compiled-path.js';
-import { newWorkerId } from './study.js';
-import { componentsOf, specsOf } from './study-components.js';
+import { newWorkerId } from './worker-id.js';
+import { storedComponents } from './study-components.js';
 import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protocol.js';
 
 /** Options of {@link runWorkers}. */
@@ -14,6 +14,8 @@ export interface WorkerPoolOptions {
   workers: number;
   /** Path of the objective module each worker loads. */
   objective: string;
+  /** Settings for the module's `createObjective(setup)`, sent to each worker (JSON). */
+  objectiveOptions?: Record<string, unknown>;
   /** Trials to finish (complete, pruned, or failed by the objective). Default: no limit. */
   nTrials?: number;
   /** Start no trial after this many ms. */
@@ -95,7 +97,7 @@ export async function runWorkers(
   let earlyDeaths = 0;
   let fatal: TradelabError | undefined;
 
-  const sampler = componentsOf(specsOf(study.systemAttrs)).sampler;
+  const sampler = storedComponents(study.name, study.systemAttrs).sampler;
   const grid =
     sampler.isExhausted === undefined
       ? undefined
@@ -208,7 +210,7 @@ export async function runWorkers(
             'INTERNAL',
             `${MAX_EARLY_DEATHS} trial workers in a row exited (${signal ?? `code ${code}`}) before finishing a trial`,
             {
-              hint: 'their stderr is above; to debug, run the objective in this process: study.optimize(fn) without workers',
+              hint: 'their stderr is above; to debug, run the objective in this process: optimize(study, fn) without workers',
             },
           );
         if (canStart() && code !== 0) spawn();
@@ -229,14 +231,19 @@ export async function runWorkers(
         storageOptions: { ...connection.options, ...options.storageOptions },
         study: studyName,
         objective: options.objective,
+        objectiveOptions: options.objectiveOptions ?? {},
+        workers: options.workers,
         workerId: `${id}/w${summary.started}`,
         heartbeatIntervalMs: options.heartbeatIntervalMs ?? 10_000,
         heartbeatGraceMs: grace,
         maxRetries,
       };
-      const child = fork(compiledPath('tune/worker-main.js'), [JSON.stringify(config)], {
+      // The settings go in the first message, not argv (which `ps` shows: a storage password) nor
+      // the environment (which every child of the worker would inherit).
+      const child = fork(compiledPath('tune/worker-main.js'), [], {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });
+      child.send({ type: 'start', config } satisfies ParentMessage);
       const worker: WorkerState = { child, id: config.workerId, trialId: null, finished: 0 };
       summary.started++;
       workers.add(worker);

@@ -7,13 +7,17 @@ import type { TrialRecord } from '../storage/records.js';
  * were requested, and it knows which trial a worker held when that worker dies.
  */
 
-/** What a worker process is started with (as JSON in argv). */
+/** What a worker process is started with: the parent's first message. */
 export interface WorkerConfig {
   url: string;
   storageOptions: OpenStorageOptions;
   study: string;
   /** Path of the objective module. */
   objective: string;
+  /** Settings for the module's `createObjective(setup)`. */
+  objectiveOptions: Record<string, unknown>;
+  /** Worker processes of this run (an objective's share of the machine). */
+  workers: number;
   workerId: string;
   heartbeatIntervalMs: number;
   /** Running trials with an older heartbeat are failed (and retried) before each trial. */
@@ -30,5 +34,5 @@ export type WorkerMessage =
   | { type: 'lost'; trialId: number }
   | { type: 'error'; message: string; code?: string; hint?: string };
 
-/** Parent → worker. */
-export type ParentMessage = { type: 'go' } | { type: 'stop' };
+/** Parent → worker: `start` first, then a `go` per trial ticket, and `stop`. */
+export type ParentMessage = { type: 'start'; config: WorkerConfig } | { type: 'go' } | { type: 'stop' };

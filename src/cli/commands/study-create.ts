@@ -1,4 +1,4 @@
-import { TradelabError } from '../../core/index.js';
+import { isTradelabError, TradelabError } from '../../core/index.js';
 import type { StudyDirection, StudyRecord, StudyStorage } from '../../storage/index.js';
 import {
   createPruner,
@@ -6,6 +6,7 @@ import {
   parsePrunerSpec,
   parseSamplerSpec,
   specsOf,
+  Study,
   type ComponentSpecs,
 } from '../../tune/index.js';
 import type { CommandContext } from '../command-spec.js';
@@ -108,41 +109,27 @@ async function createOrLoad(
   drl: DrlStudySpec | undefined,
 ): Promise<{ record: StudyRecord; created: boolean }> {
   try {
-    const record = await storage.createStudy({
+    const study = await Study.create(storage, {
       name,
       direction,
-      userAttrs: {},
-      systemAttrs: {
-        sampler: specs.sampler,
-        pruner: specs.pruner,
-        ...(drl === undefined ? {} : { drl, objective: 'drl' }),
-      },
+      sampler: specs.sampler,
+      pruner: specs.pruner,
+      ...(drl === undefined ? {} : { systemAttrs: { drl, objective: 'drl' } }),
+      loadIfExists,
     });
-    return { record, created: true };
+    return { record: study.record, created: study.created };
   } catch (error) {
-    if (!(error instanceof TradelabError) || error.code !== 'STUDY_EXISTS') throw error;
-    if (!loadIfExists)
-      throw new TradelabError(
-        'STUDY_EXISTS',
-        `a study named "${name}" already exists in ${storage.url}`,
-        {
-          hint: `pass --load-if-exists to continue it, pick another name, or remove it (\`tradelab study rm ${name}\`)`,
-          details: { study: name, storage: storage.url },
-          cause: error,
-        },
-      );
-  }
-  const record = await storage.getStudy(name);
-  if (record.direction !== direction)
+    if (!isTradelabError(error, 'STUDY_EXISTS')) throw error;
     throw new TradelabError(
-      'INVALID_ARGUMENT',
-      `study "${name}" in ${storage.url} exists with direction ${record.direction}, not ${direction}`,
+      'STUDY_EXISTS',
+      `a study named "${name}" already exists in ${storage.url}`,
       {
-        hint: `a study's direction never changes: pass --direction ${record.direction} to continue it, or pick another name`,
-        details: { study: name, direction: record.direction },
+        hint: `pass --load-if-exists to continue it, pick another name, or remove it (\`tradelab study rm ${name}\`)`,
+        details: { study: name, storage: storage.url },
+        cause: error,
       },
     );
-  return { record, created: false };
+  }
 }
 
 /** A study name: non-empty, printable, no surrounding spaces (it is typed on command lines). */

@@ -1,11 +1,7 @@
 import { statSync } from 'node:fs';
-import { settingSpec } from '../../config/index.js';
+import { oversubscription, planStudyWorkers, workerSettings } from '../../app/index.js';
 import { TradelabError } from '../../core/index.js';
-import { PPO_DEFAULTS } from '../../agents/ppo-config.js';
-import { DEFAULT_DATASET, planHere, type PlanRequest } from '../../app/plan-here.js';
-import { largestValue } from '../../trading/search-space.js';
-import type { DrlStudySpec } from '../../trading/study-spec.js';
-import type { StudyDirection, TrialRecord } from '../../storage/index.js';
+import type { StudyRecord, StudyDirection, TrialRecord } from '../../storage/index.js';
 import { bestOf, resolveObjective, runWorkers, type WorkerPoolSummary } from '../../tune/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { plural } from '../format.js';
@@ -47,13 +43,9 @@ export async function run(context: CommandContext): Promise<void> {
     });
   await withStudyStorage(context, async (storage) => {
     const study = await storage.getStudy(name);
-    const { workers, why } = await chooseWorkers(
-      context,
-      nTrials,
-      study.systemAttrs.drl as DrlStudySpec | undefined,
-    );
+    const { workers, why } = await chooseWorkers(context, nTrials, study);
     const objective = objectivePath(context, study.systemAttrs.objective);
-    passSettingsToWorkers(context, workers);
+    const objectiveOptions = { ...(await workerSettings(context.project())) };
     const before = await storage.getTrials(study.id);
     const components = describeComponents(study.systemAttrs);
     out.line(
@@ -63,6 +55,8 @@ export async function run(context: CommandContext): Promise<void> {
     out.line(`  sampler    ${components.sampler}`);
     out.line(`  pruner     ${components.pruner}`);
     if (before.length > 0) out.line(`  continuing after ${plural(before.length, 'earlier trial')}`);
+    const crowded = oversubscription(workers);
+    if (crowded !== undefined) out.note(`warning: ${crowded}`);
 
     const tracker = new RunTracker(out, study.direction, nTrials, bestOf(before, study.direction));
     const interrupt = handleInterrupts(out, () => {
@@ -73,6 +67,7 @@ export async function run(context: CommandContext): Promise<void> {
       summary = await runWorkers(storage, study.name, {
         workers,
         objective,
+        objectiveOptions,
         ...(nTrials === undefined ? {} : { nTrials }),
         ...(timeoutS === undefined ? {} : { timeoutMs: timeoutS * 1000 }),
         signal: interrupt.stop,
@@ -134,20 +129,6 @@ export async function run(context: CommandContext): Promise<void> {
 }
 
 /**
- * Worker processes resolve the project from their environment: hand them the settings this run
- * resolved (flags included), and how many workers share the machine (the memory check needs it).
- */
-function passSettingsToWorkers(context: CommandContext, workers: number): void {
-  const { settings } = context.project().config;
-  for (const name of ['dataDir', 'backend', 'profile', 'profilesFile', 'safetyFactor'] as const) {
-    const value = settings[name];
-    const variable = settingSpec(name).env[0];
-    if (value !== undefined && variable !== undefined) process.env[variable] = String(value);
-  }
-  process.env.TRADELAB_WORKERS = String(workers);
-}
-
-/**
  * The objective module's absolute path: --objective (a built-in's name, or a file relative to the
  * working directory), else the one the study was created with (a trading study's `drl`).
  */
@@ -185,7 +166,7 @@ function secondsOption(options: CommandContext['options'], name: string): number
 async function chooseWorkers(
   context: CommandContext,
   nTrials: number | undefined,
-  drl: DrlStudySpec | undefined,
+  study: StudyRecord,
 ): Promise<WorkerChoice> {
   const raw = context.options.workers;
   const cap = (n: number): number => Math.max(1, Math.min(n, nTrials ?? Infinity));
@@ -193,37 +174,11 @@ async function chooseWorkers(
     const n = intOption(context.options, 'workers', 1) ?? 1;
     return { workers: cap(n), why: n > cap(n) ? `--workers ${n}, capped at --trials` : 'given' };
   }
-  // A trading study plans for its largest model, so no sampled trial fails for memory.
-  const largest = drl === undefined ? undefined : largestTrial(drl);
-  const { plan } = await planHere(context.project(), largest ?? {});
-  const model =
-    largest === undefined
-      ? ''
-      : ` for the study's largest model (netDim ${largest.netDim}, batchSize ${largest.batchSize ?? '-'}, nEnvs ${largest.nEnvs ?? '-'})`;
-  const why = `auto: ${plan.workers} fit on profile ${plan.profile}${model}, limited by ${plan.limitedBy}`;
+  const { plan, model } = await planStudyWorkers(context.project(), study);
+  const why = `auto: ${plan.workers} fit on profile ${plan.profile}${model === undefined ? '' : ` for ${model}`}, limited by ${plan.limitedBy}`;
   return {
     workers: cap(plan.workers),
     why: plan.workers > cap(plan.workers) ? `${why}; capped at --trials` : why,
-  };
-}
-
-/** The plan request of a trading study's largest trial: its parameters' largest values. */
-function largestTrial(spec: DrlStudySpec): PlanRequest & { netDim: number } {
-  const p = spec.params;
-  const nEnvs = largestValue(p.nEnvs, PPO_DEFAULTS.nEnvs);
-  return {
-    workload: 'drl',
-    netDim: largestValue(p.netDim, PPO_DEFAULTS.netDim),
-    layers: largestValue(p.layers, PPO_DEFAULTS.layers),
-    batchSize: largestValue(p.batchSize, PPO_DEFAULTS.batchSize),
-    nEnvs,
-    targetStep: largestValue(p.targetStep, PPO_DEFAULTS.targetStep),
-    dataset: {
-      bars: spec.data.bars,
-      assets: spec.data.symbols.length,
-      features: spec.data.featureCount ?? DEFAULT_DATASET.features,
-    },
-    lookback: spec.lookback,
   };
 }
 
