@@ -18,7 +18,14 @@ export {
   type PpoTrainingCounters,
   type SavePpoOptions,
 } from './ppo-checkpoint.js';
-export { PPO_DEFAULTS, resolvePpoConfig, type MeanSquash, type PpoConfig } from './ppo-config.js';
+export {
+  POLICY_NETWORKS,
+  PPO_DEFAULTS,
+  resolvePpoConfig,
+  type MeanSquash,
+  type PolicyNetwork,
+  type PpoConfig,
+} from './ppo-config.js';
 export { readRunUpdates, trainPpoRun, type PpoRunOptions, type PpoRunResult } from './ppo-run.js';
 export {
   actorMean,
@@ -58,3 +65,4 @@ export {
   type LearningCheckOptions,
   type LearningCheckResult,
 } from './learning-check.js';
+export { evaluationReportHtml, evaluationSections, metricRows } from './evaluation-report.js';

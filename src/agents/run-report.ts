@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/index.js';
 import type { RangeEvaluation } from '../eval/evaluate.js';
-import { evaluationSections } from '../eval/evaluation-report.js';
+import { evaluationSections } from './evaluation-report.js';
 import { renderHtmlReport, renderLineChart, type ReportSection } from '../report/index.js';
 import type { PpoUpdateReport } from './ppo.js';
 import { RUN_FILES, type RunManifest } from './run-manifest.js';

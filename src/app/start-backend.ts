@@ -1,4 +1,4 @@
-import { useBackend, type ActiveBackend, type UseBackendOptions } from '../compute/backends.js';
+import type { ActiveBackend, UseBackendOptions } from '../compute/index.js';
 import type { Project } from './open-project.js';
 
 /**
@@ -12,5 +12,8 @@ export async function startBackend(
   const choice = project.config.settings.backend;
   const gpuProfile =
     choice === 'auto' ? (await project.chooseProfile()).profile.vendor !== 'cpu' : false;
+  // Loaded here, not at the top: TensorFlow.js takes a while to load, and only commands that
+  // compute need it (`study list` must start fast).
+  const { useBackend } = await import('../compute/index.js');
   return useBackend(choice, { ...options, gpuProfile });
 }

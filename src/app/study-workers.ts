@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { StudyRecord } from '../storage/index.js';
-import { largestTrial, type DrlStudySpec, type DrlWorkerSettings } from '../trading/index.js';
+import type { DrlStudySpec, DrlWorkerSettings } from '../trading/index.js';
 import type { Project } from './open-project.js';
 import { DEFAULT_DATASET, machineBudget, planHere, type PlanHere } from './plan-here.js';
 
@@ -29,6 +29,8 @@ export interface StudyPlan extends PlanHere {
 export async function planStudyWorkers(project: Project, study: StudyRecord): Promise<StudyPlan> {
   const drl = study.systemAttrs.drl as DrlStudySpec | undefined;
   if (drl === undefined) return { ...(await planHere(project)), model: undefined };
+  // Loaded here: trading/ brings TensorFlow.js, which planning a plain study does not need.
+  const { largestTrial } = await import('../trading/index.js');
   const largest = largestTrial(drl);
   const planned = await planHere(project, {
     workload: 'drl',

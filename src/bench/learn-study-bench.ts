@@ -17,7 +17,8 @@ import { openSqliteStorage } from '../storage/sqlite-storage.js';
 import type { TrialRecord } from '../storage/records.js';
 import { resolveDrlStudy, type DrlStudySpec } from '../trading/study-spec.js';
 import { loadPreset } from '../trading/presets.js';
-import { featureOptionsOf, studyMarket } from '../trading/study-data.js';
+import { featureOptionsOf } from '../trading/feature-groups.js';
+import { studyMarket } from '../trading/study-data.js';
 import { evaluateTrialModel } from '../trading/trial-model.js';
 import { openProject, workerSettings } from '../app/index.js';
 import {

@@ -1,5 +1,4 @@
 import { availableParallelism, loadavg } from 'node:os';
-import * as tf from '@tensorflow/tfjs';
 import {
   createPpoNetworks,
   disposeMinibatch,
@@ -85,7 +84,7 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
       const minibatch = syntheticMinibatch(batch, state, actions);
       // The last step's statistics are read: on a GPU that waits for every queued step.
       const run = async (): Promise<void> => {
-        let stats: tf.Tensor | undefined;
+        let stats: ReturnType<typeof ppoGradientStep> | undefined;
         for (let u = 0; u < updates; u++) {
           stats?.dispose();
           stats = ppoGradientStep(nets, optimizer, minibatch);

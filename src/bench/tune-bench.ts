@@ -41,7 +41,6 @@ const TARGETS = {
   suggest2000: 1000 / 2,
 };
 
-
 /** A fresh SQLite file path (and its WAL files) in the temp directory. */
 function freshDb(label: string): { path: string; remove: () => void } {
   const path = join(tmpdir(), `tradelab-bench-${label}-${process.pid}-${Date.now()}.db`);

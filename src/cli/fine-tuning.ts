@@ -1,7 +1,5 @@
 import type { ParamValue, StudyStorage } from '../storage/index.js';
-import { drlSpecOf } from '../trading/drl-objective.js';
-import { bestTrials, fineTuneSpec } from '../trading/fine-tune.js';
-import type { DrlStudySpec } from '../trading/study-spec.js';
+import { drlSpecOf, bestTrials, fineTuneSpec, type DrlStudySpec } from '../trading/index.js';
 
 /** For a study with `from`: its narrowed parameters and the source trials to enqueue first. */
 export async function fineTuning(

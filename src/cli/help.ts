@@ -1,4 +1,4 @@
-import { settingSpec } from '../config/settings.js';
+import { settingSpec } from '../config/index.js';
 import type { CommandSpec } from './command-spec.js';
 import { COMMANDS } from './command-table.js';
 

@@ -1,8 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { settingSpec, type SettingName } from '../config/settings.js';
+import { settingSpec, type SettingName } from '../config/index.js';
 import { closestMatch, TradelabError } from '../core/index.js';
-import type { Project } from '../app/index.js';
-import { tradelabVersion } from '../app/version.js';
+import { type Project, tradelabVersion } from '../app/index.js';
 import type { CommandSpec } from './command-spec.js';
 import { COMMANDS } from './command-table.js';
 import { commandHelp, GLOBAL_OPTIONS, mainHelp } from './help.js';

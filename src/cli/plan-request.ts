@@ -1,6 +1,5 @@
 import { TradelabError } from '../core/index.js';
-import type { PlanRequest } from '../app/index.js';
-import { DEFAULT_DATASET } from '../app/index.js';
+import { type PlanRequest, DEFAULT_DATASET } from '../app/index.js';
 import { choiceOption, intOption } from './option-values.js';
 
 type Options = Readonly<Record<string, string | boolean | undefined>>;

@@ -1,5 +1,5 @@
-import type { RangeEvaluation } from '../eval/evaluate.js';
-import { metricRows } from '../eval/evaluation-report.js';
+import type { RangeEvaluation } from '../eval/index.js';
+import { metricRows } from '../agents/index.js';
 import type { Output } from './output.js';
 import { renderTable } from './output.js';
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { trialRecord } from '../storage/records.js';
-import { loadPreset } from '../trading/presets.js';
-import { resolveDrlStudy } from '../trading/study-spec.js';
+import { trialRecord } from '../storage/index.js';
+import { loadPreset, resolveDrlStudy } from '../trading/index.js';
 import { tradingStudyRows } from './print-trading-study.js';
 
 describe('study show for a trading study', () => {

@@ -1,13 +1,15 @@
-import { openDatasetStore } from '../data/index.js';
-import { loadStudyData } from '../trading/study-data.js';
-import { describeBarRange } from '../data/bar-range.js';
+import { openDatasetStore, describeBarRange } from '../data/index.js';
+import {
+  loadStudyData,
+  evaluateTrialModel,
+  holdoutRange,
+  type SplitResult,
+  describeDrlStudy,
+  type DrlStudySpec,
+} from '../trading/index.js';
 import type { StudyStorage, TrialRecord } from '../storage/index.js';
-import type { RangeEvaluation } from '../eval/evaluate.js';
-import type { Project } from '../app/index.js';
-import { startBackend } from '../app/start-backend.js';
-import { evaluateTrialModel, holdoutRange } from '../trading/trial-model.js';
-import type { SplitResult } from '../trading/split-metrics.js';
-import { describeDrlStudy, type DrlStudySpec } from '../trading/study-spec.js';
+import type { RangeEvaluation } from '../eval/index.js';
+import { type Project, startBackend } from '../app/index.js';
 import { count, num } from './format.js';
 import { renderTable, type Output } from './output.js';
 import { printEvaluation } from './print-evaluation.js';

@@ -1,9 +1,11 @@
 import { loadMarketData, parseDatasetKeys } from '../data/index.js';
 import { TradelabError } from '../core/index.js';
-import { studySplits } from '../trading/cv-spec.js';
-import { loadPreset } from '../trading/presets.js';
-import { checkFeatureGroups, featureOptionsOf, studyMarket } from '../trading/study-data.js';
 import {
+  studySplits,
+  loadPreset,
+  checkFeatureGroups,
+  featureOptionsOf,
+  studyMarket,
   AGGREGATES,
   DEFAULT_PRESET,
   POLICY_NETWORKS,
@@ -12,7 +14,7 @@ import {
   StudyFileSchema,
   type DrlStudySpec,
   type StudyFile,
-} from '../trading/study-spec.js';
+} from '../trading/index.js';
 import type { CommandContext } from './command-spec.js';
 import { openStore } from './open-store.js';
 import { choiceOption, intOption } from './option-values.js';

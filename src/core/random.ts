@@ -6,7 +6,7 @@
  * Independent sub-streams come from hashing (seed, stream ids…) into the 128-bit state, so each
  * random component of a simulation can own its stream and adding a component never shifts another.
  */
-import { TradelabError } from './index.js';
+import { TradelabError } from './tradelab-error.js';
 
 const TWO_POW_32 = 4_294_967_296;
 const TWO_POW_MINUS_32 = 1 / TWO_POW_32;

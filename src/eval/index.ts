@@ -10,7 +10,6 @@ export { barsPerSession, periodsPerYear } from './periods-per-year.js';
 export { checkEquity, equityFromReturns, simpleReturns } from './returns.js';
 export { evaluate, type Policy, type RangeEvaluation } from './evaluate.js';
 export { equityCsv } from './equity-csv.js';
-export { evaluationReportHtml, evaluationSections, metricRows } from './evaluation-report.js';
 export { holdout, type Holdout, type HoldoutOptions } from './cv-holdout.js';
 export { walkForward, type WalkForward, type WalkForwardOptions } from './cv-walk-forward.js';
 export {

@@ -38,13 +38,8 @@ export {
   type ParamSpec,
   type RangeParam,
 } from './search-space.js';
-export {
-  checkFeatureGroups,
-  FEATURE_GROUPS,
-  featureOptionsOf,
-  loadStudyData,
-  studyMarket,
-} from './study-data.js';
+export { checkFeatureGroups, FEATURE_GROUPS, featureOptionsOf } from './feature-groups.js';
+export { loadStudyData, studyMarket } from './study-data.js';
 export {
   createDrlObjective,
   decodeOosReturns,

@@ -6,7 +6,7 @@ import { errorOf } from '../../test/support/assertions.js';
 import { tempDir } from '../../test/support/run-cli.js';
 import { parseCvMethod, parseHoldout, studySplits } from './cv-spec.js';
 import { listPresets, loadPreset } from './presets.js';
-import { featureOptionsOf } from './study-data.js';
+import { featureOptionsOf } from './feature-groups.js';
 import {
   defaultBudgetScale,
   readCheckedFile,

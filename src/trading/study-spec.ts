@@ -13,7 +13,7 @@ import {
   type HoldoutSpec,
 } from './cv-spec.js';
 import { isIntegerParam, isRange, STUDY_PARAMS, type ParamSpec } from './search-space.js';
-import { checkFeatureGroups } from './study-data.js';
+import { checkFeatureGroups } from './feature-groups.js';
 
 /*
  * A trading study: the data, the cross-validation, the preset's parameters with the study's

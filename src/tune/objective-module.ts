@@ -110,7 +110,9 @@ export async function loadObjective(
       throw new TradelabError(
         'OBJECTIVE_INVALID',
         `objective module ${path}: createObjective() returned ${typeof created}, not a function`,
-        { hint: 'return the objective: `export function createObjective(setup) { return (trial) => … }`' },
+        {
+          hint: 'return the objective: `export function createObjective(setup) { return (trial) => … }`',
+        },
       );
     return created as Objective;
   }

@@ -8,7 +8,6 @@ import { newWorkerId } from './worker-id.js';
 import { TrialPruned, type Trial } from './trial.js';
 import { runWorkers } from './worker-pool.js';
 
-
 /** Options of {@link optimize}. */
 export interface OptimizeOptions {
   /** Trials to finish in this call (complete, pruned, or failed by the objective). Default: no limit. */

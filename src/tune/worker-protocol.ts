@@ -35,4 +35,5 @@ export type WorkerMessage =
   | { type: 'error'; message: string; code?: string; hint?: string };
 
 /** Parent → worker: `start` first, then a `go` per trial ticket, and `stop`. */
-export type ParentMessage = { type: 'start'; config: WorkerConfig } | { type: 'go' } | { type: 'stop' };
+export type ParentMessage =
+  { type: 'start'; config: WorkerConfig } | { type: 'go' } | { type: 'stop' };

@@ -1,5 +1,4 @@
-import { listBackends, type BackendStatus } from '../../compute/backends.js';
-import { describeNativeGemm } from '../../compute/native-gemm.js';
+import { listBackends, type BackendStatus, describeNativeGemm } from '../../compute/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { renderTable } from '../output.js';
 

@@ -1,4 +1,4 @@
-import { writeFileAtomic } from '../../core/index.js';
+import { writeFileAtomic, TradelabError } from '../../core/index.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -8,9 +8,10 @@ import {
   loadModel,
   modelDirectory,
   modelMeta,
-} from '../../agents/backtest.js';
-import type { LoadedPpoModel } from '../../agents/ppo-checkpoint.js';
-import type { RunEnvOptions } from '../../agents/run-manifest.js';
+  type LoadedPpoModel,
+  type RunEnvOptions,
+  evaluationReportHtml,
+} from '../../agents/index.js';
 import {
   describeBarRange,
   digestMarketData,
@@ -19,18 +20,15 @@ import {
   parseDatasetKeys,
   type BarRange,
 } from '../../data/index.js';
-import { equityCsv, evaluationReportHtml } from '../../eval/index.js';
-import { TradelabError } from '../../core/index.js';
-import { tradelabVersion } from '../../app/version.js';
+import { equityCsv } from '../../eval/index.js';
+import { tradelabVersion, startBackend } from '../../app/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { projectPath } from '../project-path.js';
 import { intOption, numberOption } from '../option-values.js';
 import { withStudyStorage } from '../open-study-storage.js';
-import { drlSpecOf } from '../../trading/drl-objective.js';
-import { holdoutRange, loadTrialModel } from '../../trading/trial-model.js';
+import { drlSpecOf, holdoutRange, loadTrialModel } from '../../trading/index.js';
 import { openStore } from '../open-store.js';
 import { printEvaluation } from '../print-evaluation.js';
-import { startBackend } from '../../app/start-backend.js';
 
 /**
  * `tradelab backtest --model runs/NAME [--data SYM[,SYM]:TF] [--range RANGE]`: the saved model's

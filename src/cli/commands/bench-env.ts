@@ -1,4 +1,4 @@
-import { benchEnv } from '../../bench/env-bench.js';
+import { benchEnv } from '../../bench/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { intListOption, intOption } from '../option-values.js';
 import { printBench } from '../print-bench.js';

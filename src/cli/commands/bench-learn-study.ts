@@ -1,4 +1,4 @@
-import { benchLearnStudy } from '../../bench/learn-study-bench.js';
+import { benchLearnStudy } from '../../bench/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { intOption } from '../option-values.js';
 import { printBench } from '../print-bench.js';

@@ -1,4 +1,4 @@
-import { benchLearn } from '../../bench/learn-bench.js';
+import { benchLearn } from '../../bench/index.js';
 import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { intListOption, intOption } from '../option-values.js';

@@ -1,4 +1,4 @@
-import { benchPpoUpdate } from '../../bench/ppo-update-bench.js';
+import { benchPpoUpdate } from '../../bench/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { choiceOption, intOption } from '../option-values.js';
 import { printBench } from '../print-bench.js';

@@ -1,8 +1,8 @@
-import { benchPpo } from '../../bench/ppo-bench.js';
+import { benchPpo } from '../../bench/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { intListOption, intOption } from '../option-values.js';
 import { printBench } from '../print-bench.js';
-import { startBackend } from '../../app/start-backend.js';
+import { startBackend } from '../../app/index.js';
 
 /** `tradelab bench ppo`: end-to-end PPO training env steps/s with the rollout/update split. */
 export async function run(context: CommandContext): Promise<void> {

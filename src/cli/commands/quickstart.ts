@@ -1,16 +1,14 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { LEARNING_CHECK_FEATURES, LEARNING_CHECK_PPO } from '../../agents/learning-check.js';
-import { trainPpoRun } from '../../agents/ppo-run.js';
-import { featureMarket } from '../../env/synthetic-market.js';
-import { planHere, tradelabVersion } from '../../app/index.js';
+import { LEARNING_CHECK_FEATURES, LEARNING_CHECK_PPO, trainPpoRun } from '../../agents/index.js';
+import { featureMarket } from '../../env/index.js';
+import { planHere, tradelabVersion, startBackend } from '../../app/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { count, num } from '../format.js';
 import { intOption } from '../option-values.js';
 import { printEvaluation } from '../print-evaluation.js';
 import { printPlan } from '../print-plan.js';
 import { createProgress } from '../progress.js';
-import { startBackend } from '../../app/start-backend.js';
 
 /** Bars of the quickstart's synthetic market; the first half trains, the second tests. */
 const QUICKSTART_BARS = 12_000;

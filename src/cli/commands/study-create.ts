@@ -15,7 +15,7 @@ import { withStudyStorage } from '../open-study-storage.js';
 import { describeComponents } from '../study-summary.js';
 import { fineTuning } from '../fine-tuning.js';
 import { readStudyFile, tradingStudySpec, wantsTradingStudy } from '../trading-study-options.js';
-import { describeDrlStudy, type DrlStudySpec, type StudyFile } from '../../trading/study-spec.js';
+import { describeDrlStudy, type DrlStudySpec, type StudyFile } from '../../trading/index.js';
 
 /**
  * `tradelab study create NAME --direction max|min [--sampler …] [--pruner …]`, and a trading

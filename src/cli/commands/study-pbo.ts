@@ -1,4 +1,4 @@
-import { studyPbo } from '../../trading/study-pbo.js';
+import { studyPbo } from '../../trading/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { count, num } from '../format.js';
 import { intOption } from '../option-values.js';

@@ -1,4 +1,4 @@
-import type { DrlStudySpec } from '../../trading/study-spec.js';
+import type { DrlStudySpec } from '../../trading/index.js';
 import type { CommandContext } from '../command-spec.js';
 import {
   holdoutOfBest,

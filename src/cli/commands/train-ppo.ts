@@ -1,7 +1,13 @@
 import { resolve } from 'node:path';
-import { trainPpoRun, type PpoRunResult } from '../../agents/ppo-run.js';
-import { POLICY_NETWORKS, type PpoConfig } from '../../agents/ppo-config.js';
-import { readRunManifest, RUN_FILES, type RunEnvOptions } from '../../agents/run-manifest.js';
+import {
+  trainPpoRun,
+  type PpoRunResult,
+  POLICY_NETWORKS,
+  type PpoConfig,
+  readRunManifest,
+  RUN_FILES,
+  type RunEnvOptions,
+} from '../../agents/index.js';
 import {
   describeBarRange,
   loadMarketData,
@@ -10,14 +16,13 @@ import {
   type BarRange,
 } from '../../data/index.js';
 import { TradelabError } from '../../core/index.js';
-import { tradelabVersion } from '../../app/version.js';
+import { tradelabVersion, startBackend } from '../../app/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { projectPath } from '../project-path.js';
 import { count, num } from '../format.js';
 import { choiceOption, intOption, numberOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
 import { createProgress } from '../progress.js';
-import { startBackend } from '../../app/start-backend.js';
 import { printEvaluation } from '../print-evaluation.js';
 
 /**

@@ -6,8 +6,8 @@ import {
   type ReportSection,
   type ReportTable,
 } from '../report/index.js';
-import type { RangeEvaluation } from './evaluate.js';
-import type { TradingMetrics } from './metrics.js';
+import type { RangeEvaluation } from '../eval/evaluate.js';
+import type { TradingMetrics } from '../eval/metrics.js';
 
 /*
  * An evaluated range as report sections: the equity curve beside buy-and-hold, both under water,

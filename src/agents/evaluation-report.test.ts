@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedMarket } from '../env/synthetic-market.js';
-import { equityCsv } from './equity-csv.js';
-import { evaluate } from './evaluate.js';
+import { equityCsv } from '../eval/equity-csv.js';
+import { evaluate } from '../eval/evaluate.js';
 import { evaluationReportHtml, metricRows } from './evaluation-report.js';
 
 // Two assets, the first rising, the second flat; buy everything of the first at the start.
