@@ -1,16 +1,140 @@
 /**
- * tradelab's programmatic API: what the CLI (and later the HTTP server) call. Everything here is
- * also reachable from the CLI; nothing here prints.
+ * tradelab's programmatic API: the names a user calls, by area (docs/api.md has an example of
+ * each). Nothing here prints. The CLI is built on the same folders; what is not named here is
+ * internal and may change without notice.
  */
-export * from './core/index.js';
-export * from './config/index.js';
-export * from './profiles/index.js';
-export * from './app/index.js';
-export * from './data/index.js';
-export * from './eval/index.js';
-export * from './env/index.js';
-export * from './storage/index.js';
-export * from './tune/index.js';
-export * from './compute/index.js';
-export * from './models/index.js';
-export * from './agents/index.js';
+
+// Errors: one type with a stable code (docs/errors.md).
+export {
+  ERROR_CODES,
+  isTradelabError,
+  TradelabError,
+  type ErrorCategory,
+  type ErrorCode,
+} from './core/index.js';
+
+// A project: config, GPU profile, backend, and the planner's answer for this machine.
+export {
+  openProject,
+  planHere,
+  startBackend,
+  tradelabVersion,
+  type PlanHere,
+  type PlanRequest,
+  type Project,
+} from './app/index.js';
+export { loadConfig, type Config, type Settings } from './config/index.js';
+export {
+  BUILTIN_PROFILES,
+  createProfileRegistry,
+  detectGpus,
+  planWorkers,
+  type Detection,
+  type GpuProfile,
+  type PlanInput,
+  type ProfileRegistry,
+  type WorkerPlan,
+} from './profiles/index.js';
+
+// Market data: the store, loading aligned symbols, synthetic markets, features, realized variance.
+export {
+  computeFeatures,
+  dailyRealizedVariance,
+  fitHar,
+  generateSynthetic,
+  importFiles,
+  loadMarketData,
+  openDatasetStore,
+  parseDatasetKeys,
+  resampleBars,
+  type Bars,
+  type DatasetStore,
+  type FeatureOptions,
+  type ImportOptions,
+  type LoadMarketDataOptions,
+  type MarketData,
+  type SynthOptions,
+  type Timeframe,
+} from './data/index.js';
+
+// The vectorized trading environment.
+export {
+  VectorTradingEnv,
+  type EnvStepResult,
+  type TradingEnvOptions,
+} from './env/index.js';
+
+// Evaluation: metrics, backtests of a policy, cross-validation splits, PBO.
+export {
+  computeMetrics,
+  cpcv,
+  evaluate,
+  holdout,
+  probabilityOfBacktestOverfitting,
+  purgedKFold,
+  walkForward,
+  type Policy,
+  type RangeEvaluation,
+  type TradingMetrics,
+} from './eval/index.js';
+
+// Study storage: memory, SQLite (default), PostgreSQL (several machines).
+export {
+  openMemoryStorage,
+  openSqliteStorage,
+  openStorage,
+  type StudyStorage,
+  type TrialRecord,
+} from './storage/index.js';
+
+// The study engine: studies, trials, samplers, pruners, worker processes.
+export {
+  createPruner,
+  createSampler,
+  loadObjective,
+  optimize,
+  registerObjective,
+  runWorkers,
+  Study,
+  Trial,
+  TrialPruned,
+  type NewStudyOptions,
+  type Objective,
+  type ObjectiveSetup,
+  type OptimizeOptions,
+  type OptimizeSummary,
+  type Pruner,
+  type PrunerSpec,
+  type Sampler,
+  type SamplerSpec,
+} from './tune/index.js';
+
+// Compute backends (wasm with native products, webgpu) and the networks.
+export { listBackends, useBackend, type BackendName } from './compute/index.js';
+export { FtTransformer, Mlp } from './models/index.js';
+
+// PPO agents: train a run, load a model, backtest it.
+export {
+  backtestModel,
+  disposeModel,
+  loadModel,
+  PPO_DEFAULTS,
+  PpoTrainer,
+  resolvePpoConfig,
+  trainPpoRun,
+  type PpoConfig,
+  type PpoRunOptions,
+  type PpoRunResult,
+} from './agents/index.js';
+
+// Trading studies: presets, the drl objective, PBO over a study, a trial's kept model.
+export {
+  createDrlObjective,
+  evaluateTrialModel,
+  listPresets,
+  loadPreset,
+  resolveDrlStudy,
+  studyMarket,
+  studyPbo,
+  type DrlStudySpec,
+} from './trading/index.js';
