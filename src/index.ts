@@ -58,11 +58,7 @@ export {
 } from './data/index.js';
 
 // The vectorized trading environment.
-export {
-  VectorTradingEnv,
-  type EnvStepResult,
-  type TradingEnvOptions,
-} from './env/index.js';
+export { VectorTradingEnv, type EnvStepResult, type TradingEnvOptions } from './env/index.js';
 
 // Evaluation: metrics, backtests of a policy, cross-validation splits, PBO.
 export {

@@ -79,6 +79,30 @@ describe('runWorkers', () => {
     },
   );
 
+  it("hands each worker the run's objective settings in its start message", async () => {
+    const storage = openSqliteStorage(join(dir, 'settings.db'));
+    await storage.createStudy({
+      name: 's',
+      direction: 'minimize',
+      systemAttrs: { sampler: { type: 'random', seed: 1 }, pruner: { type: 'nop' } },
+    });
+    try {
+      const summary = await runWorkers(storage, 's', {
+        workers: 2,
+        nTrials: 4,
+        objective: objective('settings-echo.mjs'),
+        objectiveOptions: { offset: 10 },
+      });
+      expect(summary.complete).toBe(4);
+      for (const trial of summary.trials) {
+        expect(trial.userAttrs).toEqual({ workers: 2, offset: 10 });
+        expect(trial.value).toBeGreaterThanOrEqual(10);
+      }
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('runs 8 worker processes on one SQLite file without a "database is locked" failure', async () => {
     const storage = openSqliteStorage(join(dir, 'eight.db'));
     await storage.createStudy({
