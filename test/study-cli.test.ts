@@ -457,6 +457,28 @@ describe('study run, list, show, trials, export, rm', () => {
 });
 
 describe('study trials --csv', () => {
+  it('says why each trial failed as it happens, and exits 1 when no trial completed', async () => {
+    const dir = project();
+    await cli(dir, 'study', 'create', 'broken', '--direction', 'min', '--sampler', 'random');
+    const run = await cli(
+      dir,
+      'study',
+      'run',
+      'broken',
+      '--objective',
+      join(OBJECTIVES, 'always-fails.mjs'),
+      '--trials',
+      '2',
+      '--workers',
+      '1',
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/trial 0 failed: the input for x=0\.\d\d is missing \(x=/);
+    expect(run.stderr).toMatch(/trial 1 failed: the input for x=/);
+    expect(run.stderr).toContain('no trial of this run completed: 2 failed');
+    expect(run.stdout).toContain('0 complete, 0 pruned, 2 failed, 0 lost.');
+  });
+
   it('quotes fields with commas, quotes and line breaks', async () => {
     const dir = project();
     await cli(

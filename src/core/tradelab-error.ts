@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   OBJECTIVE_INVALID: 'config',
   STUDY_CONFLICT: 'usage',
   STUDY_NOT_PORTABLE: 'usage',
+  TRIALS_FAILED: 'runtime',
 } as const satisfies Record<string, ErrorCategory>;
 
 /** A stable error code. */

@@ -154,11 +154,16 @@ export class Trial {
     return value;
   }
 
-  /** Queues a write behind earlier ones; the first failure is kept for {@link flush}. */
+  /**
+   * Starts a write now — a synchronous storage (SQLite) has stored it before the suggest call
+   * returns, so an objective that then exits the process (a crash, `process.exit`) leaves its
+   * parameters for the retry — and keeps the first failure for {@link flush}.
+   */
   private persist(write: () => Promise<void>): void {
-    this.writes = this.writes.then(write).catch((error: unknown) => {
+    const started = write().catch((error: unknown) => {
       this.writeError ??= error instanceof Error ? error : new Error(String(error));
     });
+    this.writes = Promise.all([this.writes, started]).then(() => undefined);
   }
 
   /** Waits for queued writes; throws the first that failed. */

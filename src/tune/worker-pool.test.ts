@@ -79,6 +79,34 @@ describe('runWorkers', () => {
     },
   );
 
+  it('retries a trial whose objective exited the process with the parameters it had asked', async () => {
+    const storage = openSqliteStorage(join(dir, 'exit.db'));
+    await storage.createStudy({
+      name: 'x',
+      direction: 'minimize',
+      systemAttrs: { sampler: { type: 'random', seed: 5 }, pruner: { type: 'nop' } },
+    });
+    process.env.TRADELAB_TEST_MARKER_DIR = dir;
+    try {
+      const summary = await runWorkers(storage, 'x', {
+        workers: 1,
+        nTrials: 1,
+        objective: objective('exit-after-suggest.mjs'),
+      });
+      expect(summary.lost).toBe(1);
+      const trials = await storage.getTrials((await storage.getStudy('x')).id);
+      const [exited, retry] = trials;
+      expect(exited?.state).toBe('fail');
+      expect(exited?.params.x).toBeTypeOf('number');
+      expect(retry?.retryOf).toBe(exited?.number);
+      expect(retry?.state).toBe('complete');
+      expect(retry?.params.x).toBe(exited?.params.x);
+    } finally {
+      delete process.env.TRADELAB_TEST_MARKER_DIR;
+      await storage.close();
+    }
+  });
+
   it("hands each worker the run's objective settings in its start message", async () => {
     const storage = openSqliteStorage(join(dir, 'settings.db'));
     await storage.createStudy({

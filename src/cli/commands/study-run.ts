@@ -125,6 +125,15 @@ export async function run(context: CommandContext): Promise<void> {
     }
     const code = interrupt.exitCode();
     if (code !== undefined) setExitCode(code);
+    else if (summary.complete === 0 && summary.failed + summary.lost > 0)
+      throw new TradelabError(
+        'TRIALS_FAILED',
+        `no trial of this run completed: ${summary.failed + summary.lost} failed${summary.pruned > 0 ? `, ${summary.pruned} pruned` : ''}`,
+        {
+          hint: `each failure's reason is printed above (all of them: tradelab study trials ${shellQuote(study.name)} --json)`,
+          details: { study: study.name, failed: summary.failed, lost: summary.lost },
+        },
+      );
   });
 }
 
@@ -146,6 +155,11 @@ function objectivePath(context: CommandContext, stored: unknown): string {
       details: { path },
     });
   return path;
+}
+
+/** `text` quoted for a POSIX shell when it needs quoting, so a printed command can be pasted. */
+function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** A positive number of seconds; undefined when not given. */
@@ -299,6 +313,13 @@ class RunTracker {
       retryOf: trial.retryOf,
       failReason: trial.failReason,
     });
+    if (trial.state === 'fail' && !this.out.json) {
+      // Said as it happens (as Optuna logs each failing trial), not only in `study trials`.
+      this.progress.done();
+      this.out.note(
+        `trial ${trial.number} failed: ${trial.failReason ?? 'no reason recorded'} (${formatParams(trial.params)})`,
+      );
+    }
     const label = `${this.pruned} pruned, ${this.failed} failed, best ${formatNumber(this.best?.value ?? null)}`;
     if (this.tty) {
       this.progress.update(this.finished, label);
