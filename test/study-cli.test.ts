@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, rmSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage, type StudyStorage, type TrialRecord } from '../src/storage/index.js';
@@ -597,6 +597,49 @@ describe('study run interrupted', () => {
         params: after.find((t) => t.id === trial.id)?.params,
       });
     }
+  });
+});
+
+describe('study run killed', () => {
+  /** Whether process `pid` still runs (a zombie, dead but not reaped by PID 1, does not). */
+  const alive = (pid: number): boolean => {
+    try {
+      return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+
+  it('stops its workers, which fail their trials for a retry instead of training on as orphans', async () => {
+    const dir = project();
+    await cli(dir, 'study', 'create', 'orphans', '--direction', 'min', '--sampler', 'random');
+    const args = ['study', 'run', 'orphans', '--objective', join(OBJECTIVES, 'long-trial.mjs')];
+    const running = start(dir, [...args, '--trials', '2', '--workers', '2'], 0);
+    await untilRunning(dir, 'orphans', 2);
+    let pids: number[] = [];
+    while (pids.length < 2) {
+      await sleep(50);
+      pids = readdirSync(dir)
+        .filter((f) => f.startsWith('worker-'))
+        .map((f) => Number(f.slice('worker-'.length)));
+    }
+    process.kill(running.pid, 'SIGKILL'); // the parent alone: its workers see the channel close
+    await running.done;
+    const deadline = Date.now() + 15_000;
+    while (pids.some(alive) && Date.now() < deadline) await sleep(100);
+    expect(pids.filter(alive)).toEqual([]);
+    const trials = await trialsOf(dir, 'orphans');
+    const reason = 'interrupted: the study run that started this worker ended';
+    expect(trials.filter((t) => t.state === 'fail').map((t) => t.failReason)).toEqual([
+      reason,
+      reason,
+    ]);
+    expect(
+      trials
+        .filter((t) => t.state === 'waiting')
+        .map((t) => t.retryOf)
+        .sort(),
+    ).toEqual([0, 1]);
   });
 });
 

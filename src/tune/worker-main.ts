@@ -12,8 +12,9 @@ import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protoc
  * parent, heartbeating from a thread while the objective computes.
  */
 
+/** Sends to the parent while it is there (a send after it left would throw ERR_IPC_CHANNEL_CLOSED). */
 const send = (message: WorkerMessage): void => {
-  process.send?.(message);
+  if (process.connected) process.send?.(message);
 };
 
 /** The start message, the first the parent sends. */
@@ -58,11 +59,19 @@ async function main(): Promise<void> {
   // Ctrl-C in a terminal reaches the whole process group: the parent decides (first press: let
   // running trials finish; second: SIGTERM), so a worker ignores SIGINT.
   process.on('SIGINT', () => undefined);
-  // The parent is gone (killed): finish the current trial, then stop.
+  // The parent is gone (killed): nobody will use this worker's results, so it fails its running
+  // trial as the parent would have (retried by the next run) and exits now rather than training
+  // on as an orphan.
   process.on('disconnect', () => {
     if (stopping()) return;
     state.stopping = true;
-    void finish();
+    void storage
+      .failStale(study.id, -Number.MAX_SAFE_INTEGER, {
+        maxRetries: config.maxRetries,
+        workerId: config.workerId,
+        reason: 'interrupted: the study run that started this worker ended',
+      })
+      .finally(() => process.exit(0));
   });
   process.on('message', (message: ParentMessage) => {
     if (message.type === 'stop') {
@@ -102,7 +111,7 @@ function fail(error: unknown): void {
     ...(isTradelabError(error) ? { code: error.code } : {}),
     ...(isTradelabError(error) && error.hint !== undefined ? { hint: error.hint } : {}),
   };
-  if (process.send === undefined) process.exit(1);
+  if (process.send === undefined || !process.connected) process.exit(1);
   process.send(message, () => process.exit(1));
 }
 
