@@ -27,9 +27,14 @@ export interface RunOptions {
   tools?: string;
 }
 
-/** A fresh temporary directory. */
+/**
+ * A fresh temporary directory, inside the run's directory when Vitest runs the test (removed when
+ * the run ends, however it ends: see test/support/postgres-global-setup.ts).
+ */
 export function tempDir(prefix = 'tradelab-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const base = process.env.TRADELAB_TEST_RUN_DIR ?? tmpdir();
+  mkdirSync(base, { recursive: true });
+  return mkdtempSync(join(base, prefix));
 }
 
 /** An empty DRM sysfs tree, so the machine's own /sys never leaks into a test. */
