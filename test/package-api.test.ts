@@ -25,7 +25,8 @@ interface NodeResult {
   stderr: string;
 }
 
-const EXAMPLE_TIMEOUT_MS = 60_000;
+/** Generous: an example takes a few seconds, but up to ~30 s on the shared 2-core machine under load. */
+const EXAMPLE_TIMEOUT_MS = 120_000;
 
 /** The ```js blocks of a Markdown text, with the `## ` heading each sits under. */
 function jsBlocks(markdown: string): Example[] {
