@@ -36,11 +36,15 @@ export {
   type WorkerPlan,
 } from './profiles/index.js';
 
-// Market data: the store, loading aligned symbols, synthetic markets, features, realized variance.
+// Market data: the store, loading aligned symbols, synthetic markets, features (and their
+// normalizer, fitted on training bars only), realized variance. Resampling and realized variance
+// take a trading calendar (`calendarFor('24/7')`).
 export {
+  calendarFor,
   computeFeatures,
   dailyRealizedVariance,
   fitHar,
+  fitNormalizer,
   generateSynthetic,
   importFiles,
   loadMarketData,
@@ -48,17 +52,26 @@ export {
   parseDatasetKeys,
   resampleBars,
   type Bars,
+  type Calendar,
   type DatasetStore,
   type FeatureOptions,
   type ImportOptions,
   type LoadMarketDataOptions,
   type MarketData,
+  type Normalizer,
   type SynthOptions,
   type Timeframe,
 } from './data/index.js';
 
-// The vectorized trading environment.
-export { VectorTradingEnv, type EnvStepResult, type TradingEnvOptions } from './env/index.js';
+// The vectorized trading environment, and a synthetic market with real features to try it on
+// (no dataset store needed: examples, tests, benchmarks).
+export {
+  featureMarket,
+  VectorTradingEnv,
+  type EnvStepResult,
+  type FeatureMarketOptions,
+  type TradingEnvOptions,
+} from './env/index.js';
 
 // Evaluation: metrics, backtests of a policy, cross-validation splits, PBO.
 export {

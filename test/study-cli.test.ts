@@ -451,7 +451,7 @@ describe('study run, list, show, trials, export, rm', () => {
       '1',
     );
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('no built-in objective named "quadratc"');
+    expect(unknown.stderr).toContain('no objective named "quadratc"');
     expect(unknown.stderr).toContain('did you mean quadratic?');
   });
 });

@@ -7,6 +7,7 @@ import { openStorage } from '../storage/open-storage.js';
 import { openSqliteStorage } from '../storage/sqlite-storage.js';
 import type { StudyStorage } from '../storage/study-storage.js';
 import { compiledPath } from '../core/compiled-path.js';
+import { registerObjective } from './objective-module.js';
 import { runWorkers } from './worker-pool.js';
 
 const dir = tempDir('tradelab-workers-');
@@ -187,6 +188,35 @@ describe('runWorkers', () => {
       delete process.env.TRADELAB_TEST_TRIAL_MS;
     }
     await storage.close();
+  });
+
+  it('runs an objective registered by name in this process, and refuses an unknown name before starting workers', async () => {
+    registerObjective('renamed-quadratic', {
+      module: compiledPath('tune/objectives/quadratic.js'),
+      description: 'quadratic under a name only this process knows',
+    });
+    const storage = openSqliteStorage(join(dir, 'named.db'));
+    await storage.createStudy({ name: 'n', direction: 'minimize' });
+    try {
+      const summary = await runWorkers(storage, 'n', {
+        workers: 2,
+        nTrials: 2,
+        objective: 'renamed-quadratic',
+      });
+      expect([summary.complete, summary.failed]).toEqual([2, 0]);
+      let started = 0;
+      await expect(
+        runWorkers(storage, 'n', {
+          workers: 2,
+          nTrials: 2,
+          objective: 'renamed-quadratik',
+          onTrialStart: () => started++,
+        }),
+      ).rejects.toThrow(/no objective named "renamed-quadratik".*/);
+      expect(started).toBe(0);
+    } finally {
+      await storage.close();
+    }
   });
 
   it('gives up with a clear error when workers cannot load the objective', async () => {

@@ -4,6 +4,7 @@ import type { OpenStorageOptions } from '../storage/open-storage.js';
 import type { TrialRecord } from '../storage/records.js';
 import type { StudyStorage } from '../storage/study-storage.js';
 import { compiledPath } from '../core/compiled-path.js';
+import { resolveObjective } from './objective-module.js';
 import { newWorkerId } from './worker-id.js';
 import { storedComponents } from './study-components.js';
 import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protocol.js';
@@ -12,7 +13,10 @@ import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protoc
 export interface WorkerPoolOptions {
   /** Worker processes. */
   workers: number;
-  /** Path of the objective module each worker loads. */
+  /**
+   * The objective module each worker loads: its path, or a name registered in this process
+   * (resolved here: a worker knows only the engine's own names).
+   */
   objective: string;
   /** Settings for the module's `createObjective(setup)`, sent to each worker (JSON). */
   objectiveOptions?: Record<string, unknown>;
@@ -77,6 +81,9 @@ export async function runWorkers(
       `worker processes cannot share the storage ${storage.url}: it lives in this process`,
       { hint: 'use sqlite:FILE or postgres://…, or run the trials in this process' },
     );
+  // Resolved once, here: a name registered in this process (an application's objective, such as
+  // `drl`) means nothing in a fresh worker, and an unknown one fails before any worker starts.
+  const objective = resolveObjective(options.objective);
   const study = await storage.getStudy(studyName);
   const nTrials = options.nTrials ?? Infinity;
   const deadline = options.timeoutMs === undefined ? Infinity : startedAt + options.timeoutMs;
@@ -230,7 +237,7 @@ export async function runWorkers(
         url: connection.url,
         storageOptions: { ...connection.options, ...options.storageOptions },
         study: studyName,
-        objective: options.objective,
+        objective,
         objectiveOptions: options.objectiveOptions ?? {},
         workers: options.workers,
         workerId: `${id}/w${summary.started}`,
