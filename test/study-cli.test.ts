@@ -215,6 +215,20 @@ describe('study create', () => {
   });
 });
 
+describe('study names', () => {
+  it('refuses a name longer than 100 characters, and prints a pasteable command for an odd one', async () => {
+    const dir = project();
+    const long = await cli(dir, 'study', 'create', 'x'.repeat(101), '--direction', 'min');
+    expect(long.code).toBe(2);
+    expect(long.stderr).toContain('study name is 101 characters long; at most 100 are allowed');
+    const odd = await cli(dir, 'study', 'create', "it's mine", '--direction', 'min');
+    expect(odd.code).toBe(0);
+    expect(odd.stdout).toContain(
+      "Run trials: tradelab study run 'it'\\''s mine' --objective objective.mjs --trials 100",
+    );
+  });
+});
+
 describe('study run, list, show, trials, export, rm', () => {
   const dir = project();
   const name = `quad-${randomUUID().slice(0, 8)}`;

@@ -38,3 +38,8 @@ export function num(x: number, digits = 6): string {
   if (x !== 0 && Math.abs(x) < 1e-4) return x.toExponential(3);
   return Number(x.toPrecision(digits)).toString();
 }
+
+/** `text` quoted for a POSIX shell when it needs quoting, so a printed command can be pasted. */
+export function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}

@@ -10,6 +10,7 @@ import {
   type ComponentSpecs,
 } from '../../tune/index.js';
 import type { CommandContext } from '../command-spec.js';
+import { shellQuote } from '../format.js';
 import { intOption } from '../option-values.js';
 import { withStudyStorage } from '../open-study-storage.js';
 import { describeComponents } from '../study-summary.js';
@@ -93,8 +94,8 @@ export async function run(context: CommandContext): Promise<void> {
     out.line();
     out.line(
       trading === undefined
-        ? `Run trials: tradelab study run ${record.name} --objective objective.mjs --trials 100`
-        : `Run trials: tradelab study run ${record.name} --trials 50 --workers auto`,
+        ? `Run trials: tradelab study run ${shellQuote(record.name)} --objective objective.mjs --trials 100`
+        : `Run trials: tradelab study run ${shellQuote(record.name)} --trials 50 --workers auto`,
     );
   });
 }
@@ -132,6 +133,9 @@ async function createOrLoad(
   }
 }
 
+/** The longest study name: it is typed on command lines and printed in tables. */
+const MAX_STUDY_NAME = 100;
+
 /** A study name: non-empty, printable, no surrounding spaces (it is typed on command lines). */
 function studyName(raw: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are what this rejects
@@ -142,6 +146,12 @@ function studyName(raw: string): string {
       {
         hint: 'use letters, digits and punctuation without leading or trailing spaces, e.g. ppo-btc-1h',
       },
+    );
+  if (raw.length > MAX_STUDY_NAME)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `study name is ${raw.length} characters long; at most ${MAX_STUDY_NAME} are allowed`,
+      { hint: 'use a shorter name, e.g. ppo-btc-1h; keep details in the study file' },
     );
   return raw;
 }

@@ -4,7 +4,7 @@ import { TradelabError } from '../../core/index.js';
 import type { StudyRecord, StudyDirection, TrialRecord } from '../../storage/index.js';
 import { bestOf, resolveObjective, runWorkers, type WorkerPoolSummary } from '../../tune/index.js';
 import type { CommandContext } from '../command-spec.js';
-import { plural } from '../format.js';
+import { plural, shellQuote } from '../format.js';
 import { intOption } from '../option-values.js';
 import { withStudyStorage } from '../open-study-storage.js';
 import type { Output } from '../output.js';
@@ -155,11 +155,6 @@ function objectivePath(context: CommandContext, stored: unknown): string {
       details: { path },
     });
   return path;
-}
-
-/** `text` quoted for a POSIX shell when it needs quoting, so a printed command can be pasted. */
-function shellQuote(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** A positive number of seconds; undefined when not given. */
