@@ -147,7 +147,7 @@ export const STUDY_COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         value: 'MODULE',
         description:
-          "a .js/.mjs file exporting objective(trial), or a built-in (quadratic, drl); default: the study's own (drl for a trading study)",
+          "a .js/.mjs file exporting objective(trial) or createObjective(setup), or a registered name (quadratic, drl); default: the study's own (drl for a trading study)",
       },
       {
         name: 'trials',
@@ -171,6 +171,7 @@ export const STUDY_COMMANDS: readonly CommandSpec[] = [
     settings: [
       'storage',
       'artifactDir',
+      'dataDir',
       'profile',
       'profilesFile',
       'backend',
