@@ -11,7 +11,7 @@ import { PresetFileSchema, readCheckedFile, type PresetFile } from './study-spec
 
 /** The directory the presets ship in. */
 export function presetDirectory(): string {
-  return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'presets');
+  return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'presets');
 }
 
 /** The names of the presets, sorted. */
