@@ -171,7 +171,7 @@ function matmulChoice(options: UseBackendOptions): MatMulChoice {
   if (env === undefined || env === '') return 'auto';
   const choice = MATMUL_CHOICES.find((c) => c === env);
   if (choice === undefined)
-    throw new TradelabError('INVALID_ARGUMENT', `TRADELAB_MATMUL=${env} is not a matmul path`, {
+    throw new TradelabError('CONFIG_INVALID', `TRADELAB_MATMUL=${env} is not a matmul path`, {
       hint: `set it to one of ${MATMUL_CHOICES.join(', ')}, or unset it`,
     });
   return choice;
@@ -184,7 +184,7 @@ function setUpWasmMatMul(options: UseBackendOptions): string {
   const path: WasmMatMulPath =
     choice === 'auto' ? (native.available ? 'native' : 'xnnpack') : choice;
   if (path === 'native' && !native.available)
-    throw new TradelabError('INVALID_ARGUMENT', `native GEMM not available: ${native.reason}`, {
+    throw new TradelabError('BACKEND_UNAVAILABLE', `native GEMM not available: ${native.reason}`, {
       hint: 'use matmul auto or xnnpack, or build the native GEMM as the message says',
     });
   if (path === 'native' && options.nativeThreads !== undefined)
@@ -242,13 +242,13 @@ export async function useBackend(
     name === 'webgpu' && webgpuProbed !== undefined ? webgpuProbed : await backendStatus(name);
   if (name === 'webgpu' && !status.available && status.detail.startsWith(NO_ADAPTER))
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'BACKEND_UNAVAILABLE',
       `backend webgpu: no WebGPU adapter was found: ${status.detail.slice(NO_ADAPTER.length)}`,
       { hint: 'use --backend wasm, which always runs, or fix what the message names' },
     );
   if (!status.available)
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'BACKEND_UNAVAILABLE',
       `backend ${name} is not available here: ${status.detail}`,
       {
         hint: 'use --backend wasm (always available), or install what the message names',
@@ -269,9 +269,13 @@ export async function useBackend(
     matmul = 'WebGPU compute shaders';
   }
   if (!(await tf.setBackend(name)))
-    throw new TradelabError('INTERNAL', `TensorFlow.js could not start its ${name} backend`, {
-      hint: 'run `tradelab backends` to see what is available',
-    });
+    throw new TradelabError(
+      'BACKEND_UNAVAILABLE',
+      `TensorFlow.js could not start its ${name} backend`,
+      {
+        hint: 'run `tradelab backends` to see what is available',
+      },
+    );
   await tf.ready();
   return { name, matmul, why };
 }

@@ -36,7 +36,7 @@ export function resolveObjective(spec: string, baseDir = process.cwd()): string 
   }
   const path = isAbsolute(spec) ? spec : resolve(baseDir, spec);
   if (!existsSync(path))
-    throw new TradelabError('INVALID_ARGUMENT', `objective module ${path} does not exist`, {
+    throw new TradelabError('FILE_NOT_FOUND', `objective module ${path} does not exist`, {
       hint: 'pass a .js/.mjs file that exports `objective(trial)`; a relative path is relative to the working directory',
       details: { path },
     });
@@ -54,7 +54,7 @@ export async function loadObjective(spec: string, baseDir = process.cwd()): Prom
     module = (await import(pathToFileURL(path).href)) as typeof module;
   } catch (error) {
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'OBJECTIVE_INVALID',
       `objective module ${path} failed to load: ${(error as Error).message}`,
       {
         hint: 'it must be JavaScript Node can import (compile TypeScript first)',
@@ -64,7 +64,7 @@ export async function loadObjective(spec: string, baseDir = process.cwd()): Prom
   }
   const objective = module.objective ?? module.default;
   if (typeof objective !== 'function')
-    throw new TradelabError('INVALID_ARGUMENT', `objective module ${path} exports no objective`, {
+    throw new TradelabError('OBJECTIVE_INVALID', `objective module ${path} exports no objective`, {
       hint: 'export a function: `export function objective(trial) { … return value; }`',
       details: { path },
     });
