@@ -77,7 +77,7 @@ export async function planHere(project: Project, request: PlanRequest = {}): Pro
   const choice = await project.chooseProfile();
   const { profile } = choice;
   const backend = resolvePlanBackend(project.config.settings.backend, profile);
-  const onGpu = profile.vendor !== 'cpu' && (backend === 'webgpu' || backend === 'tensorflow');
+  const onGpu = profile.vendor !== 'cpu' && backend === 'webgpu';
   const memory: MemoryBudget = onGpu
     ? {
         kind: 'gpu',

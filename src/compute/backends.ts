@@ -21,8 +21,8 @@ import { installWebGpuKernels } from './webgpu-kernels.js';
  * TensorFlow.js backends: which exist here, and starting the chosen one. tfjs's names are kept:
  * `cpu` is its pure-JavaScript backend (not the `cpu` GPU profile). wasm and cpu are dependencies;
  * webgpu (`@tensorflow/tfjs-backend-webgpu` on the `webgpu` package, Dawn) is an optional one and
- * runs when Dawn finds an adapter; tensorflow (`@tensorflow/tfjs-node`, whose install downloads
- * libtensorflow) is used when the user installed it.
+ * runs when Dawn finds an adapter. tfjs-node (`@tensorflow/tfjs-node`) is not offered: tradelab
+ * does not start it, and a choice is listed only once it runs and is tested.
  */
 
 /** A concrete backend (what `auto` resolves to). */
@@ -126,18 +126,6 @@ function wasmStatus(): BackendStatus {
   };
 }
 
-/** The tensorflow row: tfjs-node is not started by tradelab yet. */
-async function tensorflowStatus(): Promise<BackendStatus> {
-  const node = await tryImport('@tensorflow/tfjs-node');
-  return {
-    name: 'tensorflow',
-    available: false,
-    detail: node.loaded
-      ? 'installed, but tradelab does not start it yet'
-      : `${node.reason}: npm install @tensorflow/tfjs-node (its install downloads libtensorflow)`,
-  };
-}
-
 /** One backend's row; only webgpu's asks Dawn for an adapter. */
 async function backendStatus(name: BackendName): Promise<BackendStatus> {
   switch (name) {
@@ -145,8 +133,6 @@ async function backendStatus(name: BackendName): Promise<BackendStatus> {
       return wasmStatus();
     case 'webgpu':
       return webgpuStatus();
-    case 'tensorflow':
-      return tensorflowStatus();
     case 'cpu':
       return {
         name,
@@ -158,7 +144,7 @@ async function backendStatus(name: BackendName): Promise<BackendStatus> {
 
 /** Every backend and whether it can run here. */
 export async function listBackends(): Promise<BackendStatus[]> {
-  const names: BackendName[] = ['wasm', 'webgpu', 'tensorflow', 'cpu'];
+  const names: BackendName[] = ['wasm', 'webgpu', 'cpu'];
   const statuses: BackendStatus[] = [];
   for (const name of names) statuses.push(await backendStatus(name));
   return statuses;
