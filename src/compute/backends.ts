@@ -73,23 +73,6 @@ export interface ActiveBackend {
   why: string;
 }
 
-/** Imports a module that may not be installed; undefined (with the reason) when it is not. */
-async function tryImport(name: string): Promise<{ loaded: boolean; reason: string }> {
-  try {
-    await import(name);
-    return { loaded: true, reason: '' };
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    return {
-      loaded: false,
-      reason:
-        code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND'
-          ? `${name} is not installed`
-          : `${name} failed to load: ${(error as Error).message}`,
-    };
-  }
-}
-
 /** How the webgpu row's detail starts when its packages are installed but Dawn finds no adapter. */
 const NO_ADAPTER = 'installed, no adapter: ';
 
