@@ -11,30 +11,37 @@ export type ErrorCategory = 'usage' | 'config' | 'runtime';
  * to fix it. A code is something a user or a script acts on. Never rename one: scripts match on it.
  */
 export const ERROR_CODES = {
-  // The command line or an API call is wrong: fix the invocation (exit 2).
   USAGE: 'usage',
   UNKNOWN_COMMAND: 'usage',
   UNKNOWN_OPTION: 'usage',
   INVALID_ARGUMENT: 'usage',
   UNKNOWN_PROFILE: 'usage',
   AMBIGUOUS_PROFILE: 'usage',
-  INVALID_STORAGE_URL: 'usage',
-  INVALID_SUGGESTION: 'usage',
-  FILE_NOT_FOUND: 'usage',
-  DATASET_NOT_FOUND: 'usage',
-  STUDY_NOT_FOUND: 'usage',
-  STUDY_EXISTS: 'usage',
-  TRIAL_NOT_FOUND: 'usage',
-  ARTIFACT_NOT_FOUND: 'usage',
-  MODEL_NOT_FOUND: 'usage',
-  RUN_EXISTS: 'usage',
-  // A file or module the user wrote to set up the work is wrong: fix it (exit 2).
   CONFIG_NOT_FOUND: 'config',
   CONFIG_PARSE: 'config',
   CONFIG_INVALID: 'config',
   PROFILE_INVALID: 'config',
+  PLAN_DOES_NOT_FIT: 'runtime',
+  STUDY_NOT_FOUND: 'usage',
+  STUDY_EXISTS: 'usage',
+  TRIAL_NOT_FOUND: 'usage',
+  ARTIFACT_NOT_FOUND: 'usage',
+  INVALID_STORAGE_URL: 'usage',
+  STORAGE_CONFLICT: 'runtime',
+  STORAGE_SCHEMA: 'runtime',
+  STORAGE_UNAVAILABLE: 'runtime',
+  INVALID_SUGGESTION: 'usage',
+  MODEL_NOT_FOUND: 'usage',
+  // A damaged model is found at run time, like damaged data; it is not configuration.
+  MODEL_INVALID: 'runtime',
+  OUT_OF_MEMORY: 'runtime',
+  // Something named on the command line is not there, or is already there.
+  FILE_NOT_FOUND: 'usage',
+  DATASET_NOT_FOUND: 'usage',
+  RUN_EXISTS: 'usage',
+  // A module the user wrote to set up the work (an objective) is wrong.
   OBJECTIVE_INVALID: 'config',
-  // The invocation was fine, the run failed: the data, the machine or the state found (exit 1).
+  // The command was well-formed; what it found at run time made it fail.
   DATA_INVALID: 'runtime',
   DATA_MISMATCH: 'runtime',
   DATA_TOO_SHORT: 'runtime',
@@ -42,16 +49,10 @@ export const ERROR_CODES = {
   DATA_STORE_LOCKED: 'runtime',
   FORMAT_UNSUPPORTED: 'runtime',
   FILE_ACCESS: 'runtime',
-  MODEL_INVALID: 'runtime',
   NOT_ENOUGH_TRIALS: 'runtime',
   STUDY_RUNNING: 'runtime',
-  PLAN_DOES_NOT_FIT: 'runtime',
-  OUT_OF_MEMORY: 'runtime',
   BACKEND_UNAVAILABLE: 'runtime',
   WORKER_FAILED: 'runtime',
-  STORAGE_CONFLICT: 'runtime',
-  STORAGE_SCHEMA: 'runtime',
-  STORAGE_UNAVAILABLE: 'runtime',
   INTERNAL: 'runtime',
 } as const satisfies Record<string, ErrorCategory>;
 
