@@ -60,7 +60,7 @@ describe('tradelab CLI basics', () => {
   });
 
   it('requires the positional argument', async () => {
-    const result = await runCli(['profiles', 'show']);
+    const result = await runCli(['study', 'show']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('missing NAME');
   });

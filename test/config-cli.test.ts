@@ -93,7 +93,23 @@ describe('configuration from the CLI', () => {
     expect(result.stderr).toContain(
       'environment variable TRADELAB_BACKEND: "cuda" is not allowed for compute.backend',
     );
-    expect(result.stderr).toContain('"auto"|"wasm"|"webgpu"|"tensorflow"|"cpu"');
+    expect(result.stderr).toContain('"auto"|"wasm"|"webgpu"|"cpu"');
+  });
+
+  it('does not offer the tensorflow backend, which tradelab cannot start', async () => {
+    const result = await runCli(['profiles', 'plan', '--backend', 'tensorflow', '--no-detect']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--backend: "tensorflow" is not allowed for compute.backend');
+    expect(result.stderr).toContain('expected one of "auto"|"wasm"|"webgpu"|"cpu"');
+    for (const command of [
+      ['profiles', 'plan'],
+      ['train', 'ppo'],
+      ['config', 'show'],
+    ]) {
+      const help = await runCli([...command, '--help']);
+      expect(help.stdout).toContain('--backend');
+      expect(help.stdout).not.toContain('tensorflow');
+    }
   });
 
   it('uses a profile named in the config file, and a custom one from a profiles file', async () => {

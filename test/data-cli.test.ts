@@ -204,7 +204,7 @@ describe('data import, list, show, export, rm', () => {
     await cli(dir, 'data', 'import', 'btc.csv', '--symbol', 'BTCUSDT', '--timeframe', '1m');
     const result = await cli(dir, 'data', 'show', 'BTCUSDT:1h');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('error [INVALID_ARGUMENT]: no dataset BTCUSDT:1h');
+    expect(result.stderr).toContain('error [DATASET_NOT_FOUND]: no dataset BTCUSDT:1h');
     expect(result.stderr).toContain('hint: did you mean BTCUSDT:1m?');
   });
 });
@@ -250,7 +250,7 @@ describe('malformed files: exit 2, the specified message, the store untouched', 
       file: 'bad.csv',
       content: withRow(`${at},100.5,abc,100,101,12`),
       messages: (p) => [
-        'error [INVALID_ARGUMENT]: 1 bad value in the input:',
+        'error [DATA_INVALID]: 1 bad value in the input:',
         `${p}:3:3 (high): "abc" is not a number`,
       ],
     },
@@ -312,7 +312,7 @@ describe('malformed files: exit 2, the specified message, the store untouched', 
       file: 'bad.csv',
       content: csv([...rows(DAY2, 3), row(DAY2 + MIN, 100.37, 101.08, 99.87, 100.99, 11)]),
       messages: (p) => [
-        'error [INVALID_ARGUMENT]: 1 conflicting duplicate timestamp (same time, different values):',
+        'error [DATA_INVALID]: 1 conflicting duplicate timestamp (same time, different values):',
         `${at}: ${p}:3 has close 100.58, ${p}:5 has close 100.99`,
       ],
     },
@@ -328,7 +328,7 @@ describe('malformed files: exit 2, the specified message, the store untouched', 
       content: csv(rows(DAY2, 10)),
       args: ['--timeframe', '1h'],
       messages: () => [
-        'error [INVALID_ARGUMENT]: 9 of 9 bars are closer than 1h to the previous one',
+        'error [DATA_MISMATCH]: 9 of 9 bars are closer than 1h to the previous one',
         'hint: this looks like 1m data: import it with --timeframe 1m',
       ],
     },
@@ -337,7 +337,7 @@ describe('malformed files: exit 2, the specified message, the store untouched', 
       file: 'what.csv',
       content: 'foo,bar\n1,2\n',
       messages: (p) => [
-        `error [INVALID_ARGUMENT]: ${p}: cannot tell its format from the first line: "foo,bar"`,
+        `error [FORMAT_UNSUPPORTED]: ${p}: cannot tell its format from the first line: "foo,bar"`,
       ],
     },
     {
@@ -345,7 +345,7 @@ describe('malformed files: exit 2, the specified message, the store untouched', 
       file: 'btc.csv.gz',
       content: gzipSync(csv(rows(DAY2, 200))).subarray(0, 300),
       messages: (p) => [
-        `error [INVALID_ARGUMENT]: ${p} is not a valid gzip file`,
+        `error [DATA_INVALID]: ${p} is not a valid gzip file`,
         'hint: the download may be truncated',
       ],
     },
@@ -365,7 +365,7 @@ describe('malformed files: exit 2, the specified message, the store untouched', 
       'BTCUSDT',
       ...(args ?? ['--timeframe', '1m']),
     );
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     for (const message of messages(path)) expect(result.stderr).toContain(message);
     expect(result.stdout).toBe('');
     expect(storeSnapshot(dir)).toEqual(before);
@@ -384,7 +384,7 @@ describe('malformed files: exit 2, the specified message, the store untouched', 
       '--timeframe',
       '1m',
     );
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     expect(result.stderr).toContain('nothing was imported');
     expect(existsSync(join(dir, '.tradelab'))).toBe(false);
   });
@@ -602,7 +602,7 @@ describe('formats', () => {
       '1m',
       '--adjusted',
     );
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     expect(result.stderr).toContain('--adjusted needs an adjusted close column');
     expect(existsSync(join(dir, '.tradelab'))).toBe(false);
   });

@@ -62,6 +62,36 @@ describe('tradelab profiles show', () => {
       'profile "a100" is ambiguous: it could be a100_40gb or a100_80gb',
     );
   });
+
+  it('shows the profile in use without NAME, as profiles plan chooses it (GPU_PROFILE)', async () => {
+    const result = await runCli(['profiles', 'show'], { env: { GPU_PROFILE: '4090' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Profile in use: rtx_4090, named by GPU_PROFILE as "4090"\n/);
+    expect(result.stdout).toContain('NVIDIA RTX 4090');
+    const json = await runCli(['profiles', 'show', '--json', '--profile', 'h100'], {
+      env: { GPU_PROFILE: '4090' },
+    });
+    expect(json.code, json.stderr).toBe(0);
+    expect(jsonLines(json.stdout)[0]).toMatchObject({
+      name: 'h100',
+      profileSource: 'flag',
+      profileOrigin: '--profile',
+    });
+  });
+
+  it('shows the detected profile without NAME, and cpu when nothing is found', async () => {
+    const tools = fakeTools({ 'nvidia-smi': printsFixture('nvidia-smi-h100-single.txt') });
+    const detected = await runCli(['profiles', 'show'], { tools });
+    expect(detected.code, detected.stderr).toBe(0);
+    expect(detected.stdout).toMatch(
+      /^Profile in use: h100, nvidia-smi found NVIDIA H100 80GB HBM3/,
+    );
+    const none = await runCli(['profiles', 'show', '--no-detect']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toMatch(
+      /^Profile in use: cpu, detection is off and no profile was named\n/,
+    );
+  });
 });
 
 describe('tradelab profiles detect', () => {

@@ -674,7 +674,7 @@ describe('study fail-stale', () => {
     expect((await trialsOf(dir, 'crash')).map((t) => t.state)).toEqual(['running']);
 
     const refused = await cli(dir, 'study', 'rm', 'crash');
-    expect(refused.code).toBe(2);
+    expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('study "crash" has 1 running trial; not removed');
 
     await sleep(1100);

@@ -41,13 +41,13 @@ export function checkModelData(model: LoadedPpoModel, data: MarketData, where: s
   if (trained === undefined) return;
   if (trained.symbols.length !== data.symbols.length)
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_MISMATCH',
       `${where} trades ${trained.symbols.length} symbols (${trained.symbols.join(', ')}); the data has ${data.symbols.length} (${data.symbols.join(', ')})`,
       { hint: `backtest on as many symbols as it was trained on, e.g. --data ${trained.spec}` },
     );
   if (trained.featureNames.join(',') !== data.featureNames.join(','))
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_MISMATCH',
       `${where} was trained on features ${trained.featureNames.join(', ')}; the data has ${data.featureNames.join(', ')}`,
       { hint: 'compute the same indicators (the default feature set) for the backtest data' },
     );

@@ -91,12 +91,12 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
   const digest = digestMarketData(data);
   const previous = options.resume === true ? readRunManifest(dir) : undefined;
   if (previous === undefined && existsSync(join(dir, MANIFEST_FILE)))
-    throw new TradelabError('INVALID_ARGUMENT', `${dir} already holds a training run`, {
+    throw new TradelabError('RUN_EXISTS', `${dir} already holds a training run`, {
       hint: 'continue it with --resume, or choose another --out',
     });
   if (previous !== undefined && previous.data.sha256 !== digest)
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_MISMATCH',
       `the data of ${previous.data.spec} changed since the run started (digest ${previous.data.sha256.slice(0, 12)}…, now ${digest.slice(0, 12)}…)`,
       { hint: 'resume on the same datasets, or start a new run with another --out' },
     );

@@ -129,7 +129,7 @@ export class PpoTrainer {
       });
     if (this.nets.config.stateDim !== env.obsDim || this.nets.config.actionDim !== env.assets)
       throw new TradelabError(
-        'INVALID_ARGUMENT',
+        'DATA_MISMATCH',
         `the networks take ${this.nets.config.stateDim} inputs and give ${this.nets.config.actionDim} actions; the env has ${env.obsDim} and ${env.assets}`,
         { hint: 'resume on the same symbols, features and lookback as the run was trained on' },
       );

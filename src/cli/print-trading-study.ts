@@ -40,17 +40,23 @@ export function tradingStudyRows(
   return rows;
 }
 
-/** The best trial's splits, one row each. */
-export function printSplits(out: Output, trial: TrialRecord, timestamps?: Float64Array): void {
+/** The bars of a study's data: their times, and the timeframe they are printed at. */
+export interface StudyBars {
+  timestamps: Float64Array;
+  timeframe: DrlStudySpec['data']['timeframe'];
+}
+
+/** The best trial's splits, one row each; with `bars`, their test ranges as times. */
+export function printSplits(out: Output, trial: TrialRecord, bars?: StudyBars): void {
   const splits = (trial.userAttrs.splits ?? []) as SplitResult[];
   if (splits.length === 0) return;
   out.line(`Trial ${trial.number} by split (out-of-sample):`);
   const ranges = (r: SplitResult['test']): string =>
     r
       .map((range) =>
-        timestamps === undefined
+        bars === undefined
           ? `[${range[0]}, ${range[1]})`
-          : describeBarRange(range, timestamps),
+          : describeBarRange(range, bars.timestamps, bars.timeframe),
       )
       .join(' + ');
   for (const line of renderTable(splits, [
@@ -77,7 +83,7 @@ export async function holdoutOfBest(
   storage: StudyStorage,
   spec: DrlStudySpec,
   best: TrialRecord,
-): Promise<{ evaluation: RangeEvaluation; timestamps: Float64Array } | undefined> {
+): Promise<({ evaluation: RangeEvaluation } & StudyBars) | undefined> {
   if (holdoutRange(spec) === undefined) return undefined;
   const names = await storage.listArtifacts(best.id);
   if (!names.includes('model.json')) return undefined;
@@ -86,6 +92,7 @@ export async function holdoutOfBest(
   return {
     evaluation: await evaluateTrialModel(storage, spec, best, data),
     timestamps: data.timestamps,
+    timeframe: data.timeframe,
   };
 }
 
@@ -93,10 +100,10 @@ export async function holdoutOfBest(
 export function printHoldout(
   out: Output,
   best: TrialRecord,
-  holdout: { evaluation: RangeEvaluation; timestamps: Float64Array },
+  holdout: { evaluation: RangeEvaluation } & StudyBars,
 ): void {
   out.line(
-    `Holdout (never seen by the search), trial ${best.number}'s model: ${describeBarRange(holdout.evaluation.range, holdout.timestamps)}`,
+    `Holdout (never seen by the search), trial ${best.number}'s model: ${describeBarRange(holdout.evaluation.range, holdout.timestamps, holdout.timeframe)}`,
   );
   printEvaluation(out, holdout.evaluation);
 }

@@ -21,8 +21,8 @@ import { installWebGpuKernels } from './webgpu-kernels.js';
  * TensorFlow.js backends: which exist here, and starting the chosen one. tfjs's names are kept:
  * `cpu` is its pure-JavaScript backend (not the `cpu` GPU profile). wasm and cpu are dependencies;
  * webgpu (`@tensorflow/tfjs-backend-webgpu` on the `webgpu` package, Dawn) is an optional one and
- * runs when Dawn finds an adapter; tensorflow (`@tensorflow/tfjs-node`, whose install downloads
- * libtensorflow) is used when the user installed it.
+ * runs when Dawn finds an adapter. tfjs-node (`@tensorflow/tfjs-node`) is not offered: tradelab
+ * does not start it, and a choice is listed only once it runs and is tested.
  */
 
 /** A concrete backend (what `auto` resolves to). */
@@ -73,23 +73,6 @@ export interface ActiveBackend {
   why: string;
 }
 
-/** Imports a module that may not be installed; undefined (with the reason) when it is not. */
-async function tryImport(name: string): Promise<{ loaded: boolean; reason: string }> {
-  try {
-    await import(name);
-    return { loaded: true, reason: '' };
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    return {
-      loaded: false,
-      reason:
-        code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND'
-          ? `${name} is not installed`
-          : `${name} failed to load: ${(error as Error).message}`,
-    };
-  }
-}
-
 /** How the webgpu row's detail starts when its packages are installed but Dawn finds no adapter. */
 const NO_ADAPTER = 'installed, no adapter: ';
 
@@ -126,18 +109,6 @@ function wasmStatus(): BackendStatus {
   };
 }
 
-/** The tensorflow row: tfjs-node is not started by tradelab yet. */
-async function tensorflowStatus(): Promise<BackendStatus> {
-  const node = await tryImport('@tensorflow/tfjs-node');
-  return {
-    name: 'tensorflow',
-    available: false,
-    detail: node.loaded
-      ? 'installed, but tradelab does not start it yet'
-      : `${node.reason}: npm install @tensorflow/tfjs-node (its install downloads libtensorflow)`,
-  };
-}
-
 /** One backend's row; only webgpu's asks Dawn for an adapter. */
 async function backendStatus(name: BackendName): Promise<BackendStatus> {
   switch (name) {
@@ -145,8 +116,6 @@ async function backendStatus(name: BackendName): Promise<BackendStatus> {
       return wasmStatus();
     case 'webgpu':
       return webgpuStatus();
-    case 'tensorflow':
-      return tensorflowStatus();
     case 'cpu':
       return {
         name,
@@ -158,7 +127,7 @@ async function backendStatus(name: BackendName): Promise<BackendStatus> {
 
 /** Every backend and whether it can run here. */
 export async function listBackends(): Promise<BackendStatus[]> {
-  const names: BackendName[] = ['wasm', 'webgpu', 'tensorflow', 'cpu'];
+  const names: BackendName[] = ['wasm', 'webgpu', 'cpu'];
   const statuses: BackendStatus[] = [];
   for (const name of names) statuses.push(await backendStatus(name));
   return statuses;
@@ -171,7 +140,7 @@ function matmulChoice(options: UseBackendOptions): MatMulChoice {
   if (env === undefined || env === '') return 'auto';
   const choice = MATMUL_CHOICES.find((c) => c === env);
   if (choice === undefined)
-    throw new TradelabError('INVALID_ARGUMENT', `TRADELAB_MATMUL=${env} is not a matmul path`, {
+    throw new TradelabError('CONFIG_INVALID', `TRADELAB_MATMUL=${env} is not a matmul path`, {
       hint: `set it to one of ${MATMUL_CHOICES.join(', ')}, or unset it`,
     });
   return choice;
@@ -184,7 +153,7 @@ function setUpWasmMatMul(options: UseBackendOptions): string {
   const path: WasmMatMulPath =
     choice === 'auto' ? (native.available ? 'native' : 'xnnpack') : choice;
   if (path === 'native' && !native.available)
-    throw new TradelabError('INVALID_ARGUMENT', `native GEMM not available: ${native.reason}`, {
+    throw new TradelabError('BACKEND_UNAVAILABLE', `native GEMM not available: ${native.reason}`, {
       hint: 'use matmul auto or xnnpack, or build the native GEMM as the message says',
     });
   if (path === 'native' && options.nativeThreads !== undefined)
@@ -242,13 +211,13 @@ export async function useBackend(
     name === 'webgpu' && webgpuProbed !== undefined ? webgpuProbed : await backendStatus(name);
   if (name === 'webgpu' && !status.available && status.detail.startsWith(NO_ADAPTER))
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'BACKEND_UNAVAILABLE',
       `backend webgpu: no WebGPU adapter was found: ${status.detail.slice(NO_ADAPTER.length)}`,
       { hint: 'use --backend wasm, which always runs, or fix what the message names' },
     );
   if (!status.available)
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'BACKEND_UNAVAILABLE',
       `backend ${name} is not available here: ${status.detail}`,
       {
         hint: 'use --backend wasm (always available), or install what the message names',
@@ -269,9 +238,13 @@ export async function useBackend(
     matmul = 'WebGPU compute shaders';
   }
   if (!(await tf.setBackend(name)))
-    throw new TradelabError('INTERNAL', `TensorFlow.js could not start its ${name} backend`, {
-      hint: 'run `tradelab backends` to see what is available',
-    });
+    throw new TradelabError(
+      'BACKEND_UNAVAILABLE',
+      `TensorFlow.js could not start its ${name} backend`,
+      {
+        hint: 'run `tradelab backends` to see what is available',
+      },
+    );
   await tf.ready();
   return { name, matmul, why };
 }

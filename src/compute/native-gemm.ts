@@ -167,7 +167,7 @@ export function setNativeThreads(threads: number | 'all'): number {
   const addon = loadNativeGemm();
   if (addon === undefined)
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'BACKEND_UNAVAILABLE',
       `cannot set native GEMM threads: ${loadFailure()}`,
       {
         hint: 'run `tradelab backends` to see the native GEMM status',
@@ -180,7 +180,7 @@ export function setNativeThreads(threads: number | 'all'): number {
     });
   if (!addon.setNumThreads(count))
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'BACKEND_UNAVAILABLE',
       `the native GEMM's BLAS (${addon.vendor}) has no thread control`,
       { hint: 'Accelerate chooses its own threads; set VECLIB_MAXIMUM_THREADS before starting' },
     );

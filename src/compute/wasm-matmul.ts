@@ -74,7 +74,7 @@ function callKernel(
 ): TensorInfo {
   const config = getKernel(name, 'wasm') as KernelConfig | undefined;
   if (config === undefined)
-    throw new TradelabError('INTERNAL', `the wasm backend has no ${name} kernel`, {
+    throw new TradelabError('BACKEND_UNAVAILABLE', `the wasm backend has no ${name} kernel`, {
       hint: 'check @tensorflow/tfjs-backend-wasm matches @tensorflow/tfjs (same version)',
     });
   return config.kernelFunc({ inputs, backend: args.backend, attrs }) as TensorInfo;
@@ -166,7 +166,7 @@ function nativePath(original: KernelConfig): KernelFunc {
   const gemm = loadNativeGemm();
   if (gemm === undefined)
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'BACKEND_UNAVAILABLE',
       `native GEMM not available: ${nativeGemmStatus().reason}`,
       { hint: 'use the xnnpack matmul path, or build the native GEMM as the message says' },
     );

@@ -55,7 +55,7 @@ export function wasmTrainingKernelsInstalled(): boolean {
 function kernel(name: string): KernelConfig {
   const config = getKernel(name, 'wasm') as KernelConfig | undefined;
   if (config === undefined)
-    throw new TradelabError('INTERNAL', `the wasm backend has no ${name} kernel`, {
+    throw new TradelabError('BACKEND_UNAVAILABLE', `the wasm backend has no ${name} kernel`, {
       hint: 'check @tensorflow/tfjs-backend-wasm matches @tensorflow/tfjs (same version)',
     });
   return config;

@@ -34,7 +34,7 @@ describe('probeWebGpuAdapter', () => {
     process.env.TRADELAB_WEBGPU_ADAPTER = 'nvidia';
     const error = await probeWebGpuAdapter().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TradelabError);
-    expect((error as TradelabError).code).toBe('INVALID_ARGUMENT');
+    expect((error as TradelabError).code).toBe('CONFIG_INVALID');
     expect((error as TradelabError).message).toContain('TRADELAB_WEBGPU_ADAPTER=nvidia');
     expect((error as TradelabError).hint).toContain('none');
   });

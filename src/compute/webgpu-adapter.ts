@@ -88,7 +88,7 @@ function adapterOverride(): 'detect' | 'none' {
   const value = process.env.TRADELAB_WEBGPU_ADAPTER;
   if (value === undefined || value === '') return 'detect';
   if (value === 'none') return 'none';
-  throw new TradelabError('INVALID_ARGUMENT', `TRADELAB_WEBGPU_ADAPTER=${value} is not a setting`, {
+  throw new TradelabError('CONFIG_INVALID', `TRADELAB_WEBGPU_ADAPTER=${value} is not a setting`, {
     hint: 'set it to none (act as if there were no WebGPU adapter), or unset it',
   });
 }

@@ -27,7 +27,7 @@ describe('webgpu without an adapter', () => {
     const error = await useBackend('webgpu').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TradelabError);
     const { code, message, hint } = error as TradelabError;
-    expect(code).toBe('INVALID_ARGUMENT');
+    expect(code).toBe('BACKEND_UNAVAILABLE');
     expect(message).toContain(
       missingWebGpuPackages().length > 0
         ? 'not installed'

@@ -50,7 +50,7 @@ export function installWebGpuKernels(): void {
   if (stockAddN !== undefined) return;
   const config = getKernel('AddN', 'webgpu') as KernelConfig | undefined;
   if (config === undefined)
-    throw new TradelabError('INTERNAL', 'the webgpu backend has no AddN kernel', {
+    throw new TradelabError('BACKEND_UNAVAILABLE', 'the webgpu backend has no AddN kernel', {
       hint: 'check @tensorflow/tfjs-backend-webgpu matches @tensorflow/tfjs (same version)',
     });
   stockAddN = config;

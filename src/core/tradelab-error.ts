@@ -6,7 +6,10 @@
 /** How an error code is reported: usage and config errors exit 2, runtime failures exit 1. */
 export type ErrorCategory = 'usage' | 'config' | 'runtime';
 
-/** Stable error codes and the category each belongs to. Never rename a code: scripts match on it. */
+/**
+ * Stable error codes and the category each belongs to; docs/errors.md says what each means and how
+ * to fix it. A code is something a user or a script acts on. Never rename one: scripts match on it.
+ */
 export const ERROR_CODES = {
   USAGE: 'usage',
   UNKNOWN_COMMAND: 'usage',
@@ -29,14 +32,34 @@ export const ERROR_CODES = {
   STORAGE_UNAVAILABLE: 'runtime',
   INVALID_SUGGESTION: 'usage',
   MODEL_NOT_FOUND: 'usage',
-  MODEL_INVALID: 'config',
+  // A damaged model is found at run time, like damaged data; it is not configuration.
+  MODEL_INVALID: 'runtime',
   OUT_OF_MEMORY: 'runtime',
-  INTERNAL: 'runtime',
-  OBJECTIVE_NOT_FOUND: 'usage',
+  // Something named on the command line is not there, or is already there.
+  FILE_NOT_FOUND: 'usage',
+  DATASET_NOT_FOUND: 'usage',
+  RUN_EXISTS: 'usage',
+  // A module the user wrote to set up the work (an objective) is wrong.
   OBJECTIVE_INVALID: 'config',
+  // The command was well-formed; what it found at run time made it fail.
+  DATA_INVALID: 'runtime',
+  DATA_MISMATCH: 'runtime',
+  DATA_TOO_SHORT: 'runtime',
+  DATA_STORE_INVALID: 'runtime',
+  DATA_STORE_LOCKED: 'runtime',
+  FORMAT_UNSUPPORTED: 'runtime',
+  FILE_ACCESS: 'runtime',
+  NOT_ENOUGH_TRIALS: 'runtime',
+  STUDY_RUNNING: 'runtime',
+  BACKEND_UNAVAILABLE: 'runtime',
+  WORKER_FAILED: 'runtime',
+  // A study's own setup is at odds with what was asked (another direction, objects of this process).
   STUDY_CONFLICT: 'usage',
   STUDY_NOT_PORTABLE: 'usage',
+  OBJECTIVE_NOT_FOUND: 'usage',
+  // A study run whose every trial failed.
   TRIALS_FAILED: 'runtime',
+  INTERNAL: 'runtime',
 } as const satisfies Record<string, ErrorCategory>;
 
 /** A stable error code. */

@@ -40,4 +40,12 @@ describe('bar ranges', () => {
       'bars 24..48 (2021-01-02T00:00:00.000Z → 2021-01-02T23:00:00.000Z)',
     );
   });
+
+  it('describes a range at the timeframe of its bars', () => {
+    expect(describeBarRange([24, 48], timestamps, '1h')).toBe(
+      'bars 24..48 (2021-01-02 00:00 → 2021-01-02 23:00)',
+    );
+    const days = Float64Array.from({ length: 30 }, (_, i) => START + i * 24 * HOUR);
+    expect(describeBarRange([1, 30], days, '1d')).toBe('bars 1..30 (2021-01-02 → 2021-01-30)');
+  });
 });

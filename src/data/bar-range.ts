@@ -1,4 +1,5 @@
 import { TradelabError } from '../core/index.js';
+import { formatBarTime, type Timeframe } from './timeframe.js';
 
 /*
  * `--train` / `--test` ranges: `FROM..TO` in dates (`2021-01-01..2022-06-30`, both days included)
@@ -91,10 +92,19 @@ export function parseBarRange(
   return [start, end];
 }
 
-/** `[start, end)` as dates, for messages and manifests. */
-export function describeBarRange(range: BarRange, timestamps: Float64Array): string {
+/**
+ * `[start, end)` as dates, for messages and manifests: full ISO times, or with `timeframe` the
+ * bars' own precision (`2000-02-18` for daily bars, `2020-01-03 14:30` for intraday ones).
+ */
+export function describeBarRange(
+  range: BarRange,
+  timestamps: Float64Array,
+  timeframe?: Timeframe,
+): string {
   const from = timestamps[range[0]];
   const to = timestamps[range[1] - 1];
   if (from === undefined || to === undefined) return `bars ${range[0]}..${range[1]}`;
-  return `bars ${range[0]}..${range[1]} (${new Date(from).toISOString()} → ${new Date(to).toISOString()})`;
+  const time = (ms: number): string =>
+    timeframe === undefined ? new Date(ms).toISOString() : formatBarTime(ms, timeframe);
+  return `bars ${range[0]}..${range[1]} (${time(from)} → ${time(to)})`;
 }

@@ -135,7 +135,7 @@ describe('solveLinearSystem', () => {
     const error = errorOf(() =>
       solveLinearSystem(Float64Array.from([1, 2, 2, 4]), Float64Array.from([1, 2]), 2),
     );
-    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.code).toBe('DATA_INVALID');
     expect(error.message).toMatch(/singular/);
   });
 });

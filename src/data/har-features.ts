@@ -148,7 +148,7 @@ export function fitOls(x: Float64Array, y: Float64Array, nFeatures: number): Flo
   }
   if (rows < p) {
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_TOO_SHORT',
       `OLS with ${nFeatures} features and an intercept needs at least ${p} rows, got ${rows}`,
       {
         hint: 'use a longer RV series (HAR needs 22 warm-up days plus the forward horizon)',
@@ -195,7 +195,7 @@ export function solveLinearSystem(a: Float64Array, b: Float64Array, n: number): 
       if (Math.abs(at(r, col)) > Math.abs(at(pivot, col))) pivot = r;
     if (!(Math.abs(at(pivot, col)) > tiny)) {
       throw new TradelabError(
-        'INVALID_ARGUMENT',
+        'DATA_INVALID',
         `the linear system is singular: column ${col} has no usable pivot`,
         {
           hint: 'the regression features are collinear or constant; use more, and more varied, rows',

@@ -102,7 +102,7 @@ export async function loadMarketData(
   const t = shared - warm;
   if (t <= 0) {
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_TOO_SHORT',
       `only ${shared} aligned bars, none past the ${tables[0]?.table.warmup ?? 0} bars the features need to warm up`,
       {
         hint: 'load a longer range, or more overlapping history',

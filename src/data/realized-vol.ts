@@ -359,7 +359,7 @@ function requirePositive(value: number, name: string, example: string): void {
 
 function unsorted(i: number, t: number, prev: number): TradelabError {
   return new TradelabError(
-    'INVALID_ARGUMENT',
+    'DATA_INVALID',
     `bar ${i} at ${iso(t)} does not come after the bar before it (${iso(prev)}): realized variance needs strictly ascending timestamps`,
     { hint: 'import the data with `tradelab data import`, which sorts and de-duplicates bars' },
   );
@@ -367,7 +367,7 @@ function unsorted(i: number, t: number, prev: number): TradelabError {
 
 function badPrice(i: number, t: number, field: string, value: number): TradelabError {
   return new TradelabError(
-    'INVALID_ARGUMENT',
+    'DATA_INVALID',
     `bar ${i} at ${iso(t)} has ${field} ${value}: log returns need positive, finite prices`,
     {
       hint: 'import the data with `--on-bad drop` or `--on-bad repair`',

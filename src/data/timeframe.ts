@@ -46,3 +46,13 @@ export function parseTimeframe(text: string, what = 'timeframe'): Timeframe {
 export function timeframeOfMs(ms: number): Timeframe | undefined {
   return TIMEFRAMES.find((tf) => MS[tf] === ms);
 }
+
+/**
+ * A bar's time at its timeframe's precision, in UTC: `2000-02-18` for daily bars, `2020-01-03 14:30`
+ * for intraday ones; `-` for a missing time.
+ */
+export function formatBarTime(ms: number, timeframe: Timeframe): string {
+  if (!Number.isFinite(ms)) return '-';
+  const iso = new Date(ms).toISOString();
+  return timeframe === '1d' ? iso.slice(0, 10) : `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
+}

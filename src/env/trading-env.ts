@@ -519,7 +519,7 @@ function checkPrices(
       if (!(c > 0 && c < Infinity && f > 0 && f < Infinity)) {
         const bar = Math.floor(k / assets);
         throw new TradelabError(
-          'INVALID_ARGUMENT',
+          'DATA_INVALID',
           `env: price ${c > 0 && c < Infinity ? f : c} of asset ${k % assets} at bar ${bar} is not a finite positive number`,
           { hint: 'fix the dataset, or leave that bar out of the ranges', details: { bar } },
         );

@@ -65,7 +65,7 @@ export function buyAndHoldEquity(
     const p = priceArray[start * nAssets + i] ?? Number.NaN;
     if (!(p > 0) || !Number.isFinite(p)) {
       throw new TradelabError(
-        'INVALID_ARGUMENT',
+        'DATA_INVALID',
         `price of asset ${i} at bar ${start} is ${p}; buying needs a positive price`,
         { hint: 'clean the data (tradelab data import) or start the range later' },
       );

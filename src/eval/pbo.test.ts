@@ -335,7 +335,7 @@ describe('probabilityOfBacktestOverfitting: invalid input', () => {
 
   it('rejects fewer than 2 bars per block', () => {
     const error = thrown(() => probabilityOfBacktestOverfitting(noiseTrials(1, 3, 31)));
-    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.code).toBe('DATA_TOO_SHORT');
     expect(error.message).toBe(
       'PBO needs at least 2 bars per block: 31 bars for 16 blocks (at least 32)',
     );

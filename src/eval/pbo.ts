@@ -450,7 +450,7 @@ function checkTrials(trials: readonly ArrayLike<number>[], blocks: number): numb
   }
   if (bars < 2 * blocks) {
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_TOO_SHORT',
       `PBO needs at least 2 bars per block: ${bars} bars for ${blocks} blocks (at least ${2 * blocks})`,
       {
         hint:

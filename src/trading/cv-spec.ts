@@ -97,7 +97,7 @@ export function studySplits(
       const block = Math.floor((within[1] - first - embargo) / (cv.folds + 1));
       if (block < 2)
         throw new TradelabError(
-          'INVALID_ARGUMENT',
+          'DATA_TOO_SHORT',
           `walk-forward:${cv.folds}: ${within[1] - first} bars leave ${block} per block`,
           { hint: 'use fewer folds or more bars' },
         );

@@ -105,7 +105,7 @@ async function loadContext(spec: DrlStudySpec, host: DrlObjectiveHost): Promise<
   const digest = digestMarketData(data);
   if (digest !== spec.data.digest)
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_MISMATCH',
       `the market data of ${spec.data.spec} differs from what the study was created on (SHA-256 ${digest.slice(0, 12)}…, study ${spec.data.digest.slice(0, 12)}…)`,
       {
         hint: 'every worker must see the same dataset: re-import it as it was, or create a new study on the new data',

@@ -75,13 +75,13 @@ export function fineTuneSpec(
 ): { spec: DrlStudySpec; enqueue: Record<string, ParamValue>[] } {
   if (source.data.digest !== spec.data.digest)
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_MISMATCH',
       `--from ${from.study}: it was created on other market data (${source.data.spec})`,
       { hint: 'fine-tune on the data the source study used' },
     );
   if (top.length === 0)
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'NOT_ENOUGH_TRIALS',
       `--from ${from.study}: it has no complete trial to fine-tune from`,
       { hint: `run some first: tradelab study run ${from.study} --trials 20` },
     );

@@ -36,7 +36,7 @@ export async function studyPbo(
   }
   if (columns.length < 2)
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'NOT_ENOUGH_TRIALS',
       `study "${study.name}" has ${columns.length} complete trial${columns.length === 1 ? '' : 's'} with out-of-sample returns; PBO compares at least 2`,
       { hint: `run more trials: tradelab study run ${study.name} --trials 20` },
     );

@@ -238,7 +238,7 @@ export function resolveDrlStudy(
         ? { method: input.aggregate, lambda: 1 }
         : { method: input.aggregate.method, lambda: input.aggregate.lambda ?? 1 };
   if (preset?.from !== undefined && input.from === undefined)
-    throw new TradelabError('INVALID_ARGUMENT', `preset ${input.preset} fine-tunes another study`, {
+    throw new TradelabError('USAGE', `preset ${input.preset} fine-tunes another study`, {
       hint: 'name it with --from STUDY (a finished study on the same data)',
     });
   return {

@@ -54,7 +54,7 @@ export async function evaluateTrialModel(
   range: EnvRange | undefined = holdoutRange(spec),
 ): Promise<RangeEvaluation> {
   if (range === undefined)
-    throw new TradelabError('INVALID_ARGUMENT', 'the study has no holdout', {
+    throw new TradelabError('USAGE', 'the study has no holdout', {
       hint: 'pass a range to evaluate on, e.g. --range 2023-01-01..',
     });
   const model = await loadTrialModel(storage, trial);

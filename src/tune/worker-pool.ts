@@ -214,7 +214,7 @@ export async function runWorkers(
         const stopped = options.killSignal?.aborted === true;
         if (!stopped && worker.finished === 0 && code !== 0 && ++earlyDeaths >= MAX_EARLY_DEATHS)
           fatal ??= new TradelabError(
-            'INTERNAL',
+            'WORKER_FAILED',
             `${MAX_EARLY_DEATHS} trial workers in a row exited (${signal ?? `code ${code}`}) before finishing a trial`,
             {
               hint: 'their stderr is above; to debug, run the objective in this process: optimize(study, fn) without workers',
@@ -263,7 +263,7 @@ export async function runWorkers(
       });
       // A failed fork (or a send on a channel that just closed) must not crash this process.
       child.on('error', (error) => {
-        fatal ??= new TradelabError('INTERNAL', `trial worker: ${error.message}`, {
+        fatal ??= new TradelabError('WORKER_FAILED', `trial worker: ${error.message}`, {
           hint: 'check the machine has memory and process slots left',
           cause: error,
         });

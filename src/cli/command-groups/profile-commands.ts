@@ -72,17 +72,23 @@ export const PROFILE_COMMANDS: readonly CommandSpec[] = [
   },
   {
     words: ['profiles', 'show'],
-    summary: 'print every field of one profile',
+    summary:
+      'print every field of one profile (default: the one in use, as profiles plan picks it)',
     positionals: [
       {
         name: 'NAME',
-        description: 'profile name or alias (rtx4090, 4090, h100 …)',
-        required: true,
+        description:
+          'profile name or alias (rtx4090, 4090, h100 …); default: the profile in use (--profile, GPU_PROFILE, the config file, else the GPU detected here)',
+        required: false,
       },
     ],
     options: [],
-    settings: ['profilesFile'],
-    examples: ['tradelab profiles show rtx_4090', 'tradelab profiles show a100_80gb --json'],
+    settings: ['profile', 'profilesFile', 'detect', 'detectTimeoutMs'],
+    examples: [
+      'tradelab profiles show rtx_4090',
+      'tradelab profiles show a100_80gb --json',
+      'GPU_PROFILE=4090 tradelab profiles show',
+    ],
     load: () => import('../commands/profiles-show.js'),
   },
   {

@@ -1,13 +1,28 @@
 import type { CommandContext } from '../command-spec.js';
 import { renderTable } from '../output.js';
 
-/** `tradelab profiles show NAME`: every field of one profile. */
-export function run(context: CommandContext): Promise<void> {
+/**
+ * `tradelab profiles show [NAME]`: every field of one profile; without NAME, of the profile in use,
+ * chosen as `profiles plan` chooses it (flag > env > config file > detected > cpu).
+ */
+export async function run(context: CommandContext): Promise<void> {
   const { out } = context;
-  const profile = context.project().profiles.resolve(context.positionals[0] ?? '');
+  const project = context.project();
+  const name = context.positionals[0];
+  const choice = name === undefined ? await project.chooseProfile() : undefined;
+  const profile = choice?.profile ?? project.profiles.resolve(name ?? '');
   if (out.json) {
-    out.record(profile);
-    return Promise.resolve();
+    out.record(
+      choice === undefined
+        ? profile
+        : { ...profile, profileSource: choice.source, profileOrigin: choice.origin },
+    );
+    return;
+  }
+  if (choice !== undefined) {
+    out.line(`Profile in use: ${profile.name}, ${choice.reason}`);
+    if (choice.mismatch !== undefined) out.note(`note: ${choice.mismatch}`);
+    out.line();
   }
   const value = (v: number | string | null, unit = ''): string =>
     v === null ? 'not published' : `${v}${unit}`;
@@ -75,5 +90,4 @@ export function run(context: CommandContext): Promise<void> {
     out.line('Notes:');
     for (const note of profile.notes) out.line(`  - ${note}`);
   }
-  return Promise.resolve();
 }

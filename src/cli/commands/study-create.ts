@@ -29,7 +29,7 @@ export async function run(context: CommandContext): Promise<void> {
   const file = readStudyFile(context);
   if (file?.name !== undefined && file.name !== name)
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'USAGE',
       `the study file names the study "${file.name}", the command line "${name}"`,
       { hint: 'use the same name, or leave name: out of the file' },
     );

@@ -15,7 +15,7 @@ export async function run(context: CommandContext): Promise<void> {
     // Workers of a live run would fail on every write: removing a study under them needs --force.
     if (running > 0 && context.options.force !== true)
       throw new TradelabError(
-        'INVALID_ARGUMENT',
+        'STUDY_RUNNING',
         `study "${name}" has ${plural(running, 'running trial')}; not removed`,
         {
           hint: `stop its run first; if nothing runs (a killed process), \`tradelab study fail-stale --study ${name}\` fails them, or pass --force`,

@@ -150,7 +150,7 @@ function objectivePath(context: CommandContext, stored: unknown): string {
     });
   const path = resolveObjective(raw, context.cwd);
   if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true)
-    throw new TradelabError('INVALID_ARGUMENT', `--objective: ${path} is not a file`, {
+    throw new TradelabError('FILE_NOT_FOUND', `--objective: ${path} is not a file`, {
       hint: 'pass a .js/.mjs module exporting `objective(trial)`',
       details: { path },
     });

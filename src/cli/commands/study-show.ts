@@ -115,7 +115,7 @@ export async function run(context: CommandContext): Promise<void> {
       );
     if (drl !== undefined && best !== undefined) {
       out.line();
-      printSplits(out, best, holdout?.timestamps);
+      printSplits(out, best, holdout);
       if (holdout !== undefined) printHoldout(out, best, holdout);
     }
   });

@@ -118,10 +118,12 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     out.line(
       `${resume ? 'Resuming' : 'Training'} PPO on ${data.symbols.join(', ')} at ${data.timeframe}: ${count(bars)} bars × ${data.featureNames.length} features`,
     );
-    out.line(`  train ${describeBarRange(previous?.ranges.train.bars ?? train, data.timestamps)}`);
+    out.line(
+      `  train ${describeBarRange(previous?.ranges.train.bars ?? train, data.timestamps, data.timeframe)}`,
+    );
     const testRange = previous === undefined ? test : (previous.ranges.test?.bars ?? undefined);
     out.line(
-      `  test  ${testRange === undefined ? 'none' : describeBarRange(testRange, data.timestamps)}`,
+      `  test  ${testRange === undefined ? 'none' : describeBarRange(testRange, data.timestamps, data.timeframe)}`,
     );
     out.line(`  backend ${backend.name} (${backend.matmul}); ${backend.why}`);
     out.line(`  run directory ${dir}`);

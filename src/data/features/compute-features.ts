@@ -371,7 +371,7 @@ function checkBars(bars: Bars, label: string): number {
       const value = series[t] ?? NaN;
       if (Number.isFinite(value) && (isVolume ? value >= 0 : value > 0)) continue;
       throw new TradelabError(
-        'INVALID_ARGUMENT',
+        'DATA_INVALID',
         `${label}: ${field} at bar ${t} is ${value}; features need ${isVolume ? 'finite non-negative volumes' : 'finite positive prices'}`,
         {
           hint: 'import the data with `tradelab data import` (it validates bars), or repair the series',

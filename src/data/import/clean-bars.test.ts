@@ -82,7 +82,7 @@ describe('cleanBars: value problems', () => {
   it.each(cases)('fails on %s (default policy), naming file and line', (kind, bad, text) => {
     const files = [csv('bad.csv', [good(T0), bad, good(T0 + 2 * MIN), good(T0 + 3 * MIN)])];
     const error = errorOf(() => cleanBars(files, options()));
-    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.code).toBe('DATA_INVALID');
     const [first, example, ...rest] = error.message.split('\n');
     expect(first).toBe('1 bad value in the input:');
     expect(example).toMatch(/^ {2}bad\.csv:3[:\s]/);
@@ -243,7 +243,7 @@ describe('cleanBars: duplicates and order', () => {
     const b = csv('b.csv', [good(T0 + 2 * MIN), row(T0 + 3 * MIN, 1, 2, 0.5, 1.5, 1)]);
     const c = csv('c.csv', [row(T0 + MIN, 101, 102, 100, 101.75, 10)]);
     const error = errorOf(() => cleanBars([a, b, c], options()));
-    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.code).toBe('DATA_INVALID');
     expect(error.message).toBe(
       '1 conflicting duplicate timestamp (same time, different values):\n' +
         '  2024-01-01T00:01:00.000Z: a.csv:3 has close 101.5, c.csv:2 has close 101.75',

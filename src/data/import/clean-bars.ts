@@ -208,7 +208,7 @@ export function cleanBars(
   const problemCount = sum(fieldProblems) + sum(valueProblems);
   if (policy === 'error' && problemCount > 0) {
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_INVALID',
       `${problemCount} bad value${problemCount === 1 ? '' : 's'} in the input:\n  ${examples.join('\n  ')}${problemCount > examples.length ? `\n  … and ${problemCount - examples.length} more` : ''}`,
       {
         hint: 'fix the file, or rerun with --on-bad drop (skip bad rows) or --on-bad repair (forward-fill bad values, clamp high/low); nothing was imported',
@@ -320,7 +320,7 @@ export function cleanBars(
   if (conflicts.length > 0) {
     const shown = conflicts.filter((c) => c !== '');
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_INVALID',
       `${conflicts.length} conflicting duplicate timestamp${conflicts.length === 1 ? '' : 's'} (same time, different values):\n  ${shown.join('\n  ')}${conflicts.length > shown.length ? `\n  … and ${conflicts.length - shown.length} more` : ''}`,
       {
         hint: 'two sources disagree about the same bar; remove one of the files (or the overlapping rows) and import again; nothing was imported',
@@ -484,7 +484,7 @@ function checkSpacing(
   for (const d of counts.keys()) if (d > 0 && d < smallest) smallest = d;
   if (closer === 0 && smallest > barMs) {
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_MISMATCH',
       `no two bars are ${timeframe} apart: the closest are ${name(smallest)} apart (the most common spacing is ${name(commonMs)}, ${Math.round(share * 100)} % of bars)`,
       {
         hint: `import it with --timeframe ${timeframeOfMs(smallest) ?? '…'}, then \`tradelab data resample\` to other timeframes`,
@@ -495,7 +495,7 @@ function checkSpacing(
     const t = bars.timestamps[closerAt] ?? 0;
     const finer = timeframeOfMs(smallest);
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_MISMATCH',
       `${closer} of ${n - 1} bars are closer than ${timeframe} to the previous one (the closest ${name(smallest)} apart, first at ${new Date(t).toISOString()})`,
       {
         hint:

@@ -115,7 +115,7 @@ export async function importFiles(
         );
       if (source.gzip)
         throw new TradelabError(
-          'INVALID_ARGUMENT',
+          'FORMAT_UNSUPPORTED',
           `${path}: gzip-compressed Parquet is not supported`,
           { hint: 'gunzip it first (Parquet compresses its own pages)' },
         );
@@ -135,7 +135,7 @@ export async function importFiles(
           const firstLine =
             new TextDecoder().decode(source.bytes.subarray(0, 200)).split('\n')[0] ?? '';
           throw new TradelabError(
-            'INVALID_ARGUMENT',
+            'FORMAT_UNSUPPORTED',
             `${path}: cannot tell its format from the first line: ${JSON.stringify(firstLine)}`,
             {
               hint: 'a generic CSV needs a header naming a timestamp/date column and open, high, low, close, volume; or pass --format binance|yahoo|generic',
@@ -187,7 +187,7 @@ export async function importFiles(
     options.calendar !== existingEntry.calendar
   ) {
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_MISMATCH',
       `${formatDatasetKey(options.key)} uses the ${existingEntry.calendar} calendar, not ${options.calendar}`,
       {
         hint: `drop --calendar, or remove the dataset first (tradelab data rm ${formatDatasetKey(options.key)})`,
@@ -197,7 +197,7 @@ export async function importFiles(
   const adjusted = options.adjusted ?? existingEntry?.adjusted ?? false;
   if (adjusted && parsed.some((rows) => rows.adjClose === undefined)) {
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_INVALID',
       '--adjusted needs an adjusted close column (Yahoo\'s "Adj Close") in every file',
       {
         hint: 'drop --adjusted, or import files that have adjusted closes',
@@ -216,7 +216,7 @@ export async function importFiles(
   if (bars.timestamps.length === 0) {
     const read = report.rowsRead;
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_INVALID',
       read === 0
         ? `no bars in ${paths.join(', ')}: the files hold a header and nothing else`
         : `no bars left: all ${read} rows were dropped as bad (--on-bad ${report.policy})`,

@@ -162,7 +162,7 @@ describe('parseBarsCsv: formats', () => {
     const error = errorOf(() =>
       parseBarsCsv('x.csv', bytes('\ntimestamp,open,high,close\n'), 'generic'),
     );
-    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.code).toBe('DATA_INVALID');
     expect(error.message).toBe(
       'x.csv:2: the header has no low, volume column (found: timestamp, open, high, close)',
     );

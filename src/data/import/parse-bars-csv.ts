@@ -540,7 +540,7 @@ function readLayout(file: string, bytes: Uint8Array, format: CsvFormat): Layout 
   );
   if (missing.length > 0) {
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_INVALID',
       `${file}:${line}: the header has no ${missing.join(', ')} column (found: ${names.join(', ') || 'nothing'})`,
       {
         hint: 'a generic CSV needs a header with a timestamp (or date/time) column and open, high, low, close, volume in any order; or pass --format binance|yahoo',

@@ -28,7 +28,7 @@ export function expandInputs(inputs: readonly string[], baseDir: string): string
     if (/[*?[]/.test(input)) {
       const matches = glob(path);
       if (matches.length === 0) {
-        throw new TradelabError('INVALID_ARGUMENT', `no file matches ${input}`, {
+        throw new TradelabError('FILE_NOT_FOUND', `no file matches ${input}`, {
           hint: 'check the pattern; quote it so the shell does not expand it first',
         });
       }
@@ -36,7 +36,7 @@ export function expandInputs(inputs: readonly string[], baseDir: string): string
       continue;
     }
     if (!existsSync(path)) {
-      throw new TradelabError('INVALID_ARGUMENT', `no such file or directory: ${path}`, {
+      throw new TradelabError('FILE_NOT_FOUND', `no such file or directory: ${path}`, {
         hint: 'check the path (relative paths are relative to the project root)',
       });
     }
@@ -47,7 +47,7 @@ export function expandInputs(inputs: readonly string[], baseDir: string): string
         .map((name) => join(path, name));
       if (inside.length === 0) {
         throw new TradelabError(
-          'INVALID_ARGUMENT',
+          'FILE_NOT_FOUND',
           `${path} holds no .csv, .csv.gz or .parquet files`,
           { hint: 'point at the files, or a folder that holds them' },
         );
@@ -95,7 +95,7 @@ export function readSource(path: string): SourceFile {
   try {
     raw = readFileSync(path);
   } catch (cause) {
-    throw new TradelabError('INVALID_ARGUMENT', `cannot read ${path}`, {
+    throw new TradelabError('FILE_ACCESS', `cannot read ${path}`, {
       hint: 'check the path and permissions',
       cause,
     });
@@ -108,7 +108,7 @@ export function readSource(path: string): SourceFile {
       bytes = gunzipSync(raw);
     } catch (cause) {
       throw new TradelabError(
-        'INVALID_ARGUMENT',
+        'DATA_INVALID',
         `${path} is not a valid gzip file: ${cause instanceof Error ? cause.message : String(cause)}`,
         {
           hint: 'the download may be truncated; fetch it again',

@@ -605,7 +605,7 @@ function enumName<T extends string>(names: readonly T[], value: number): T | Unk
 
 function req<T>(value: T | undefined, field: string): T {
   if (value === undefined) {
-    throw new TradelabError('INVALID_ARGUMENT', `Parquet metadata lacks required field ${field}`);
+    throw new TradelabError('DATA_INVALID', `Parquet metadata lacks required field ${field}`);
   }
   return value;
 }

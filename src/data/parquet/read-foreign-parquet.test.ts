@@ -222,7 +222,7 @@ describe('DuckDB-written (foreign) files', () => {
   it('the fast reader refuses a compressed file and says why, so callers can fall back', async () => {
     const path = await foreignFile(tempDir());
     const error = await errorOfAsync(readParquetFile(path, { columns: ['ts', 'close'] }));
-    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.code).toBe('FORMAT_UNSUPPORTED');
     expect(error.message).toContain(path);
     expect(error.message).toContain('compressed with SNAPPY');
     expect(error.message).toContain('OPTIONAL (nullable or repeated)');
@@ -305,7 +305,7 @@ describe('DuckDB-written (foreign) files', () => {
   it('readParquetWithDuckDb turns a missing file into an error naming it', async () => {
     const path = join(tempDir(), 'missing.parquet');
     const error = await errorOfAsync(readParquetWithDuckDb(path));
-    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.code).toBe('FILE_NOT_FOUND');
     expect(error.message).toContain(`DuckDB could not read Parquet file "${path}"`);
   });
 });

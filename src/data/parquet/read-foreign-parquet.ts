@@ -3,6 +3,7 @@
  * DuckDB, into the same shape {@link readParquetFile} returns. `@duckdb/node-api` is imported on
  * first use only, so commands that never meet a foreign file never load the native module.
  */
+import { existsSync } from 'node:fs';
 import type { DuckDBConnection, DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
 import { TradelabError, closestMatch } from '../../core/index.js';
 import type { ParquetTable } from './parquet-table.js';
@@ -56,8 +57,9 @@ export async function readParquetWithDuckDb(
     return await readWith(duckdb, connection, path, columns);
   } catch (error) {
     if (error instanceof TradelabError) throw error;
+    // A missing path is the caller's mistake; a file DuckDB cannot read is bad data.
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      existsSync(path) ? 'DATA_INVALID' : 'FILE_NOT_FOUND',
       `DuckDB could not read Parquet file "${path}": ${(error as Error).message}`,
       { cause: error, details: { file: path } },
     );

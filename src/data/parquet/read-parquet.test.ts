@@ -145,7 +145,7 @@ describe('readParquetFile on damaged files', () => {
     const path = join(tempDir(), 'not.parquet');
     writeFileSync(path, 'timestamp,open\n1,2\n');
     const error = await errorOfAsync(readParquetFile(path));
-    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.code).toBe('DATA_INVALID');
     expect(error.message).toContain(`"${path}" is not a valid Parquet file`);
   });
 

@@ -527,7 +527,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 function unsupported(path: string, problems: readonly string[]): TradelabError {
   return new TradelabError(
-    'INVALID_ARGUMENT',
+    'FORMAT_UNSUPPORTED',
     `Parquet file "${path}" uses features the fast reader does not support (it reads flat, PLAIN, uncompressed, REQUIRED numeric columns): ${problems.join('; ')}`,
     {
       hint: 'read it with readParquetWithDuckDb() instead',
@@ -537,13 +537,9 @@ function unsupported(path: string, problems: readonly string[]): TradelabError {
 }
 
 function corrupt(path: string, message: string, cause?: unknown): TradelabError {
-  return new TradelabError(
-    'INVALID_ARGUMENT',
-    `"${path}" is not a valid Parquet file: ${message}`,
-    {
-      ...(cause === undefined ? {} : { cause }),
-      hint: 'the file may be truncated or not Parquet at all; re-create or re-export it',
-      details: { file: path, corrupt: true },
-    },
-  );
+  return new TradelabError('DATA_INVALID', `"${path}" is not a valid Parquet file: ${message}`, {
+    ...(cause === undefined ? {} : { cause }),
+    hint: 'the file may be truncated or not Parquet at all; re-create or re-export it',
+    details: { file: path, corrupt: true },
+  });
 }

@@ -449,13 +449,13 @@ export function isThriftTruncated(error: unknown): boolean {
 }
 
 function truncated(what: string): TradelabError {
-  return new TradelabError('INVALID_ARGUMENT', `thrift data ends inside a ${what}`, {
+  return new TradelabError('DATA_INVALID', `thrift data ends inside a ${what}`, {
     details: { thrift: 'truncated' },
   });
 }
 
 function decodeError(message: string): TradelabError {
-  return new TradelabError('INVALID_ARGUMENT', `invalid thrift data: ${message}`, {
+  return new TradelabError('DATA_INVALID', `invalid thrift data: ${message}`, {
     details: { thrift: 'invalid' },
   });
 }

@@ -470,7 +470,7 @@ async function writeFully(
   while (pending.length > 0) {
     const { bytesWritten } = await handle.writev(pending, at);
     if (bytesWritten === 0) {
-      throw new TradelabError('INTERNAL', 'the file system accepted no bytes (disk full?)');
+      throw new TradelabError('FILE_ACCESS', 'the file system accepted no bytes (disk full?)');
     }
     at += bytesWritten;
     let skip = bytesWritten;
@@ -493,7 +493,7 @@ async function removeTemp(path: string, tempPath: string, writeError: unknown): 
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw new TradelabError(
-      'INTERNAL',
+      'FILE_ACCESS',
       `writing "${path}" failed and its temp file "${tempPath}" could not be removed`,
       {
         cause: writeError,

@@ -65,13 +65,13 @@ export function readCatalog(dir: string): CatalogFile {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (cause) {
-    throw new TradelabError('CONFIG_INVALID', `${path} is not valid JSON`, {
+    throw new TradelabError('DATA_STORE_INVALID', `${path} is not valid JSON`, {
       hint: 'the catalog was edited by hand or damaged; restore it from a backup, or remove it and import the data again',
       cause,
     });
   }
   const damaged = (what: string): TradelabError =>
-    new TradelabError('CONFIG_INVALID', `${path} is not a tradelab catalog: ${what}`, {
+    new TradelabError('DATA_STORE_INVALID', `${path} is not a tradelab catalog: ${what}`, {
       hint: 'the catalog was edited by hand or damaged; restore it from a backup, or remove it and import the data again',
     });
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
@@ -82,7 +82,7 @@ export function readCatalog(dir: string): CatalogFile {
     throw damaged('"datasets" is not an object');
   if (catalog.version !== 1 || typeof catalog.datasets !== 'object') {
     throw new TradelabError(
-      'CONFIG_INVALID',
+      'DATA_STORE_INVALID',
       `${path} has version ${String(catalog.version)}; this tradelab reads version 1`,
       {
         hint: 'upgrade tradelab, or point --data-dir at another store',
@@ -117,7 +117,7 @@ export async function updateCatalog<T>(
       }
       if (Date.now() > deadline) {
         throw new TradelabError(
-          'INTERNAL',
+          'DATA_STORE_LOCKED',
           `the data store ${dir} is locked by another tradelab process`,
           {
             hint: `wait for it to finish; if none is running, remove ${lock}`,

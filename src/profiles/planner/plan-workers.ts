@@ -9,7 +9,7 @@ import {
 } from './mlp-size.js';
 
 /** A compute backend the planner can plan for (`auto` already resolved). */
-export type PlanBackend = 'wasm' | 'webgpu' | 'tensorflow' | 'cpu';
+export type PlanBackend = 'wasm' | 'webgpu' | 'cpu';
 /** Element type of weights, gradients and activations. */
 export type PlanDtype = 'float32' | 'float16' | 'bfloat16';
 
@@ -133,13 +133,13 @@ export const DTYPE_BYTES: Readonly<Record<PlanDtype, number>> = {
 /**
  * Framework/context memory of one worker process, before any tensor: our estimates until a
  * benchmark measures them (pass `measured.contextBytes`). GPU backends pay a driver context
- * (Dawn + Vulkan, or CUDA + cuDNN for tfjs-node-gpu); CPU backends pay the Node.js runtime and tfjs.
+ * (Dawn + Vulkan/Metal/D3D12); CPU backends pay the Node.js runtime and tfjs.
  */
 export const CONTEXT_BYTES: Readonly<
   Record<'gpu' | 'host', Readonly<Record<PlanBackend, number>>>
 > = {
-  gpu: { webgpu: 512 * MIB, tensorflow: 768 * MIB, wasm: 0, cpu: 0 },
-  host: { webgpu: 256 * MIB, tensorflow: 384 * MIB, wasm: 160 * MIB, cpu: 160 * MIB },
+  gpu: { webgpu: 512 * MIB, wasm: 0, cpu: 0 },
+  host: { webgpu: 256 * MIB, wasm: 160 * MIB, cpu: 160 * MIB },
 };
 
 /** A wasm32 heap cannot grow past 4 GiB. */
