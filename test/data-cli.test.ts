@@ -209,7 +209,7 @@ describe('data import, list, show, export, rm', () => {
   });
 });
 
-describe('malformed files: exit 2, the specified message, the store untouched', () => {
+describe('malformed files: exit 1 (bad data, not bad usage), the specified message, the store untouched', () => {
   let template = '';
   beforeAll(async () => {
     template = project();
