@@ -1,11 +1,14 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from '../compute/backends.js';
+import { PPO_DEFAULTS } from './ppo-config.js';
 import {
   createPpoNetworks,
   disposePpoNetworks,
   gaussianLogProb,
+  ppoVariables,
   ppoUpdateStep,
+  type PpoLossConfig,
   type PpoMinibatch,
   type PpoStepStats,
 } from './ppo-update.js';
@@ -29,12 +32,16 @@ function dispose(batch: PpoMinibatch): void {
 }
 
 /** `steps` updates of fresh networks (seed 1) on one minibatch; the stats of each. */
-async function train(steps: number, returns = 0): Promise<PpoStepStats[]> {
+async function train(
+  steps: number,
+  returns = 0,
+  loss: PpoLossConfig = {},
+): Promise<PpoStepStats[]> {
   const nets = createPpoNetworks({ stateDim: 4, actionDim: 2, netDim: 16, seed: 1 });
   const optimizer = tf.train.adam(1e-2);
   const batch = minibatch(7, returns);
   const stats: PpoStepStats[] = [];
-  for (let i = 0; i < steps; i++) stats.push(await ppoUpdateStep(nets, optimizer, batch));
+  for (let i = 0; i < steps; i++) stats.push(await ppoUpdateStep(nets, optimizer, batch, loss));
   dispose(batch);
   optimizer.dispose();
   disposePpoNetworks(nets);
@@ -66,6 +73,26 @@ describe('PPO update step', () => {
     dispose(batch);
     optimizer.dispose();
     disposePpoNetworks(nets);
+  });
+
+  it("takes every default from PPO_DEFAULTS, the trainer's", async () => {
+    const nets = createPpoNetworks({ stateDim: 4, actionDim: 2, netDim: 16 });
+    expect(Array.from(nets.logStd.dataSync())).toEqual([
+      PPO_DEFAULTS.initLogStd,
+      PPO_DEFAULTS.initLogStd,
+    ]);
+    // Two hidden layers of relu and an output layer, each a kernel and a bias.
+    expect(ppoVariables(nets)).toHaveLength(2 * 3 + 1 + 2 * 3);
+    disposePpoNetworks(nets);
+    const explicit = {
+      ratioClip: PPO_DEFAULTS.ratioClip,
+      lambdaEntropy: PPO_DEFAULTS.lambdaEntropy,
+      valueCoef: PPO_DEFAULTS.valueCoef,
+      maxGradNorm: PPO_DEFAULTS.maxGradNorm,
+    };
+    expect(await train(3)).toEqual(await train(3, 0, explicit));
+    // The entropy bonus is on by default (0.01): without it the steps differ.
+    expect(await train(3)).not.toEqual(await train(3, 0, { ...explicit, lambdaEntropy: 0 }));
   });
 
   it('is deterministic: same seed and data, same numbers', async () => {

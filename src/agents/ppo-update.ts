@@ -2,12 +2,14 @@ import * as tf from '@tensorflow/tfjs';
 import { Mlp, ownVariable, type HiddenActivation } from '../models/mlp.js';
 import { FtTransformer } from '../models/ft-transformer.js';
 import type { NetworkBody } from '../models/network-body.js';
-import type { MeanSquash, PolicyNetwork } from './ppo-config.js';
+import { PPO_DEFAULTS, type MeanSquash, type PolicyNetwork } from './ppo-config.js';
 
 /*
  * PPO's networks and one minibatch update (cleanrl's ppo_continuous_action.py is the model): a
  * Gaussian actor with a state-independent learned log-std, a critic, the clipped surrogate, the
- * value loss, the entropy bonus, gradients clipped by global norm, and Adam.
+ * value loss, the entropy bonus, gradients clipped by global norm, and Adam. Every default is
+ * PPO_DEFAULTS' (ppo-config.ts), the one source of them: the networks and the loss built here for a
+ * bench or a test are the ones the trainer builds.
  */
 
 const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
@@ -22,11 +24,13 @@ export interface PpoNetworkConfig {
   netDim: number;
   /** Hidden layers per network. Default 2. */
   layers?: number;
+  /** Hidden activation. Default 'relu'. */
   activation?: HiddenActivation;
   /** How the actor's output becomes the mean: tanh, or as is ('clip'). Default 'tanh'. */
   meanSquash?: MeanSquash;
-  /** Initial log standard deviation. Default 0. */
+  /** Initial log standard deviation. Default −0.5. */
   initLogStd?: number;
+  /** Seed of the initial weights. Default 0. */
   seed?: number;
 }
 
@@ -43,13 +47,13 @@ let networksMade = 0;
 
 /** Builds the networks (orthogonal init; actor output gain 0.01, critic 1, as cleanrl). */
 export function createPpoNetworks(config: PpoNetworkConfig): PpoNetworks {
-  const hidden = Array.from({ length: config.layers ?? 2 }, () => config.netDim);
-  const seed = config.seed ?? 0;
+  const hidden = Array.from({ length: config.layers ?? PPO_DEFAULTS.layers }, () => config.netDim);
+  const seed = config.seed ?? PPO_DEFAULTS.seed;
   const prefix = `ppo${++networksMade}`;
   const common = {
     inputs: config.stateDim,
     hidden,
-    ...(config.activation === undefined ? {} : { activation: config.activation }),
+    activation: config.activation ?? PPO_DEFAULTS.activation,
   };
   return {
     actor:
@@ -68,7 +72,7 @@ export function createPpoNetworks(config: PpoNetworkConfig): PpoNetworks {
             `${prefix}/actor`,
           ),
     logStd: ownVariable(
-      tf.fill([config.actionDim], config.initLogStd ?? 0),
+      tf.fill([config.actionDim], config.initLogStd ?? PPO_DEFAULTS.initLogStd),
       `${prefix}/actor/logStd`,
     ),
     critic: new Mlp(
@@ -82,7 +86,8 @@ export function createPpoNetworks(config: PpoNetworkConfig): PpoNetworks {
 /** The policy's mean for a batch of states: the actor's output, through tanh unless 'clip'. */
 export function actorMean(nets: PpoNetworks, states: tf.Tensor2D): tf.Tensor2D {
   const raw = nets.actor.apply(states);
-  return nets.config.meanSquash === 'clip' ? raw : tf.tanh(raw);
+  const squash = nets.config.meanSquash ?? PPO_DEFAULTS.meanSquash;
+  return squash === 'clip' ? raw : tf.tanh(raw);
 }
 
 /** Every trainable variable of the networks. */
@@ -99,11 +104,11 @@ export interface PpoMinibatch {
   returns: tf.Tensor1D;
 }
 
-/** PPO's loss settings (ElegantRL names where it has them). */
+/** PPO's loss settings (ElegantRL names where it has them); defaults are PPO_DEFAULTS'. */
 export interface PpoLossConfig {
-  /** Default 0.2. */
+  /** Clip range of the probability ratio. Default 0.2. */
   ratioClip?: number;
-  /** Entropy bonus coefficient. Default 0. */
+  /** Entropy bonus coefficient. Default 0.01. */
   lambdaEntropy?: number;
   /** Value-loss coefficient. Default 0.5. */
   valueCoef?: number;
@@ -153,10 +158,10 @@ export function ppoGradientStep(
   batch: PpoMinibatch,
   config: PpoLossConfig = {},
 ): tf.Tensor1D {
-  const clip = config.ratioClip ?? 0.2;
-  const entropyCoef = config.lambdaEntropy ?? 0;
-  const valueCoef = config.valueCoef ?? 0.5;
-  const maxNorm = config.maxGradNorm ?? 0.5;
+  const clip = config.ratioClip ?? PPO_DEFAULTS.ratioClip;
+  const entropyCoef = config.lambdaEntropy ?? PPO_DEFAULTS.lambdaEntropy;
+  const valueCoef = config.valueCoef ?? PPO_DEFAULTS.valueCoef;
+  const maxNorm = config.maxGradNorm ?? PPO_DEFAULTS.maxGradNorm;
   const variables = ppoVariables(nets);
   const stats = tf.tidy(() => {
     let parts: tf.Scalar[] = [];
