@@ -202,7 +202,8 @@ export async function loadPpoModel(dir: string): Promise<LoadedPpoModel> {
     const loaded: LoadedPpoModel = { nets, ppo, normalizer, meta: json.meta };
     if (json.training !== undefined) {
       const state = readWeights(dir, json.training.optimizerManifest, 'optimizer');
-      const optimizer = ppoOptimizer(ppo.learningRate);
+      // The learning rate is the configured one; an annealing trainer sets each update's own.
+      const optimizer = ppoOptimizer(ppo.learningRate, ppo.adamEpsilon);
       await optimizer.setWeights(
         json.training.optimizerManifest[0]?.weights.map((w) => ({
           name: w.name,

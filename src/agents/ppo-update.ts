@@ -2,7 +2,13 @@ import * as tf from '@tensorflow/tfjs';
 import { Mlp, ownVariable, type HiddenActivation } from '../models/mlp.js';
 import { FtTransformer } from '../models/ft-transformer.js';
 import type { NetworkBody } from '../models/network-body.js';
-import { PPO_DEFAULTS, type MeanSquash, type PolicyNetwork } from './ppo-config.js';
+import { TradelabError } from '../errors/index.js';
+import {
+  PPO_DEFAULTS,
+  type AdvantageScope,
+  type MeanSquash,
+  type PolicyNetwork,
+} from './ppo-config.js';
 
 /*
  * PPO's networks and one minibatch update (cleanrl's ppo_continuous_action.py is the model): a
@@ -102,6 +108,8 @@ export interface PpoMinibatch {
   oldLogProbs: tf.Tensor1D;
   advantages: tf.Tensor1D;
   returns: tf.Tensor1D;
+  /** The critic's values when the rollout was collected: needed when the value loss is clipped. */
+  oldValues?: tf.Tensor1D;
 }
 
 /** PPO's loss settings (ElegantRL names where it has them); defaults are PPO_DEFAULTS'. */
@@ -114,6 +122,12 @@ export interface PpoLossConfig {
   valueCoef?: number;
   /** Gradients are scaled down to this global norm. Default 0.5. */
   maxGradNorm?: number;
+  /** Normalize advantages (the step does it only when normalizeAdvantagesOver is 'minibatch'). Default true. */
+  normalizeAdvantages?: boolean;
+  /** 'minibatch': each minibatch's advantages are normalized here; 'rollout': by the caller. Default 'rollout'. */
+  normalizeAdvantagesOver?: AdvantageScope;
+  /** Clip the value loss to the old values ± ratioClip (cleanrl's clip_vloss). Default false. */
+  clipValueLoss?: boolean;
 }
 
 /** What one update step measured. */
@@ -162,8 +176,22 @@ export function ppoGradientStep(
   const entropyCoef = config.lambdaEntropy ?? PPO_DEFAULTS.lambdaEntropy;
   const valueCoef = config.valueCoef ?? PPO_DEFAULTS.valueCoef;
   const maxNorm = config.maxGradNorm ?? PPO_DEFAULTS.maxGradNorm;
+  const perMinibatch =
+    (config.normalizeAdvantages ?? PPO_DEFAULTS.normalizeAdvantages) &&
+    (config.normalizeAdvantagesOver ?? PPO_DEFAULTS.normalizeAdvantagesOver) === 'minibatch';
+  const clipValues = config.clipValueLoss ?? PPO_DEFAULTS.clipValueLoss;
+  const oldValues = batch.oldValues;
+  if (clipValues && oldValues === undefined)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      "ppo clipValueLoss needs the minibatch's oldValues",
+      {
+        hint: "pass the rollout's critic values as oldValues, or set clipValueLoss: false",
+      },
+    );
   const variables = ppoVariables(nets);
   const stats = tf.tidy(() => {
+    const advantages = perMinibatch ? normalizedAdvantages(batch.advantages) : batch.advantages;
     let parts: tf.Scalar[] = [];
     const { value, grads } = tf.variableGrads(() => {
       const mean = actorMean(nets, batch.states);
@@ -172,12 +200,28 @@ export function ppoGradientStep(
       const logRatio = tf.sub(logProb, batch.oldLogProbs);
       const ratio = tf.exp(logRatio);
       const surrogate = tf.minimum(
-        tf.mul(ratio, batch.advantages),
-        tf.mul(tf.clipByValue(ratio, 1 - clip, 1 + clip), batch.advantages),
+        tf.mul(ratio, advantages),
+        tf.mul(tf.clipByValue(ratio, 1 - clip, 1 + clip), advantages),
       );
       const policyLoss = tf.neg(tf.mean<tf.Scalar>(surrogate));
       const values = tf.reshape(nets.critic.apply(batch.states), [-1]);
-      const valueLoss = tf.mean<tf.Scalar>(tf.square(tf.sub(values, batch.returns)));
+      const squaredError = tf.square(tf.sub(values, batch.returns));
+      // Clipped (cleanrl's clip_vloss): past ratioClip from the rollout's value, moving further
+      // earns nothing; the larger of the two errors counts, so clipping never lowers the loss.
+      const valueLoss =
+        clipValues && oldValues !== undefined
+          ? tf.mean<tf.Scalar>(
+              tf.maximum(
+                squaredError,
+                tf.square(
+                  tf.sub(
+                    tf.add(oldValues, tf.clipByValue(tf.sub(values, oldValues), -clip, clip)),
+                    batch.returns,
+                  ),
+                ),
+              ),
+            )
+          : tf.mean<tf.Scalar>(squaredError);
       const entropy = tf.sum<tf.Scalar>(tf.add(logStd, 0.5 + LOG_SQRT_2PI));
       // Diagnostics, kept out of the gradient.
       const approxKl = tf.mean<tf.Scalar>(tf.sub(tf.sub(ratio, 1), logRatio));
@@ -203,6 +247,18 @@ export function ppoGradientStep(
     return out;
   });
   return stats;
+}
+
+/**
+ * Advantages normalized to mean 0 and sd 1 over a minibatch (the sample sd, as torch's std, plus
+ * 1e-8). A one-row minibatch has no sd: it is left as is rather than turned into NaN.
+ */
+function normalizedAdvantages(advantages: tf.Tensor1D): tf.Tensor1D {
+  const n = advantages.shape[0];
+  if (n < 2) return advantages;
+  const { mean, variance } = tf.moments(advantages);
+  const sd = tf.sqrt(tf.mul(variance, n / (n - 1)));
+  return tf.div(tf.sub(advantages, mean), tf.add(sd, 1e-8));
 }
 
 /** {@link ppoGradientStep}, then its statistics read back. */
@@ -256,9 +312,40 @@ export function syntheticMinibatch(
 export function disposeMinibatch(batch: PpoMinibatch): void {
   for (const t of [batch.states, batch.actions, batch.oldLogProbs, batch.advantages, batch.returns])
     t.dispose();
+  batch.oldValues?.dispose();
 }
 
-/** PPO's optimizer: Adam (as cleanrl and ElegantRL). */
-export function ppoOptimizer(learningRate: number): tf.Optimizer {
-  return tf.train.adam(learningRate);
+/**
+ * Adam whose learning rate can change between steps (annealing). tfjs's Adam reads its rate at
+ * every step but offers no setter; a subclass may set the protected field.
+ */
+export class PpoAdam extends tf.AdamOptimizer {
+  /** The learning rate the next steps use. */
+  get rate(): number {
+    return this.learningRate;
+  }
+
+  /** Sets the learning rate of the next steps. */
+  setLearningRate(learningRate: number): void {
+    this.learningRate = learningRate;
+  }
+}
+
+/**
+ * Whether `optimizer` is a {@link PpoAdam}. Not `instanceof`: tfjs's Optimizer answers instanceof
+ * by duck typing, true for any optimizer.
+ */
+export function isPpoAdam(optimizer: tf.Optimizer): optimizer is PpoAdam {
+  return Object.prototype.isPrototypeOf.call(PpoAdam.prototype, optimizer);
+}
+
+/**
+ * PPO's optimizer: Adam (as cleanrl and ElegantRL) with β 0.9 and 0.999, and `epsilon` (default
+ * PPO_DEFAULTS.adamEpsilon, tfjs's own 1e-7).
+ */
+export function ppoOptimizer(
+  learningRate: number,
+  epsilon: number = PPO_DEFAULTS.adamEpsilon,
+): PpoAdam {
+  return new PpoAdam(learningRate, 0.9, 0.999, epsilon);
 }
