@@ -4,7 +4,7 @@ import * as tf from '@tensorflow/tfjs';
 import { Normalizer, type NormalizerJson } from '../data/features/normalizer.js';
 import { writeFileAtomic } from '../data/store/catalog.js';
 import { TradelabError } from '../errors/index.js';
-import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
+import { resolveSavedPpoConfig, type PpoConfig } from './ppo-config.js';
 import {
   createPpoNetworks,
   ppoOptimizer,
@@ -182,7 +182,7 @@ export async function loadPpoModel(dir: string): Promise<LoadedPpoModel> {
       `version ${JSON.stringify(raw.version)}; this tradelab reads version ${VERSION}`,
     );
   const json = raw as unknown as PpoModelJson;
-  const ppo = resolvePpoConfig(json.ppo);
+  const ppo = resolveSavedPpoConfig(json.ppo);
   const nets = createPpoNetworks(json.network);
   try {
     const saved = readWeights(dir, json.weightsManifest, 'weights');

@@ -67,7 +67,7 @@ export interface PpoConfig {
   normalizeAdvantages: boolean;
   /**
    * What advantages are normalized over: 'rollout' (all of an update's samples, once) or
-   * 'minibatch' (each minibatch on its own, as cleanrl's norm_adv). Default 'rollout'.
+   * 'minibatch' (each minibatch on its own, as cleanrl's norm_adv). Default 'minibatch'.
    */
   normalizeAdvantagesOver: AdvantageScope;
   /**
@@ -85,7 +85,7 @@ export interface PpoConfig {
    * over a pass's last minibatch) exceeds this, as cleanrl's target_kl; null: never. Default null.
    */
   targetKl: number | null;
-  /** Adam's epsilon (tfjs's default is 1e-7; cleanrl's PPO uses 1e-5). Default 1e-7. */
+  /** Adam's epsilon (cleanrl's PPO uses 1e-5; tfjs's own default is 1e-7). Default 1e-5. */
   adamEpsilon: number;
   /** Seed of the networks, the action noise, the minibatch order and the envs. Default 0. */
   seed: number;
@@ -112,12 +112,24 @@ export const PPO_DEFAULTS: Readonly<PpoConfig> = {
   valueCoef: 0.5,
   maxGradNorm: 0.5,
   normalizeAdvantages: true,
+  normalizeAdvantagesOver: 'minibatch',
+  clipValueLoss: false,
+  annealLr: false,
+  targetKl: null,
+  adamEpsilon: 1e-5,
+  seed: 0,
+};
+
+/**
+ * What a config saved before a setting existed ran with: a run or model written then is resumed
+ * with these, not with today's defaults, so it continues exactly as it would have.
+ */
+const BEFORE_THE_SETTING: Partial<PpoConfig> = {
   normalizeAdvantagesOver: 'rollout',
   clipValueLoss: false,
   annealLr: false,
   targetKl: null,
   adamEpsilon: 1e-7,
-  seed: 0,
 };
 
 function invalid(field: string, message: string, hint: string): TradelabError {
@@ -224,6 +236,18 @@ export function resolvePpoConfig(partial: Partial<PpoConfig> = {}): PpoConfig {
   // tfjs adds epsilon to sqrt(v) in float32: 1e-7 is its own default, far below it is lost.
   inRange(config, 'adamEpsilon', 0, 1, true);
   return config;
+}
+
+/**
+ * A config read back from a file (a run's manifest, a model's model.json): resolved as
+ * {@link resolvePpoConfig}, except that a setting the file lacks, because it was written before
+ * the setting existed, takes the value training had then rather than today's default.
+ */
+export function resolveSavedPpoConfig(saved: Partial<PpoConfig>): PpoConfig {
+  const filled: Record<string, unknown> = { ...saved };
+  for (const [key, value] of Object.entries(BEFORE_THE_SETTING))
+    if (filled[key] === undefined) filled[key] = value;
+  return resolvePpoConfig(filled);
 }
 
 /**

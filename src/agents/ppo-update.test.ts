@@ -227,9 +227,10 @@ describe('PPO update step options', () => {
     const direct = await run(ppoOptimizer(1e-3));
     expect(await run(lowered)).toEqual(direct);
     expect(await run(ppoOptimizer(1e-2))).not.toEqual(direct);
-    // The default epsilon is tfjs's own: the same steps as tf.train.adam.
-    expect(await run(tf.train.adam(1e-3))).toEqual(direct);
-    expect(await run(ppoOptimizer(1e-3, 1e-2))).not.toEqual(direct);
+    // The default epsilon is PPO_DEFAULTS' (cleanrl's 1e-5), not tfjs's own 1e-7.
+    expect(await run(ppoOptimizer(1e-3, PPO_DEFAULTS.adamEpsilon))).toEqual(direct);
+    expect(await run(tf.train.adam(1e-3, 0.9, 0.999, 1e-5))).toEqual(direct);
+    expect(await run(tf.train.adam(1e-3))).not.toEqual(direct);
     const stopped = ppoOptimizer(1e-2);
     stopped.setLearningRate(0);
     const nets = createPpoNetworks({ stateDim: 4, actionDim: 2, netDim: 16, seed: 1 });

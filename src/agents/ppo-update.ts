@@ -124,7 +124,7 @@ export interface PpoLossConfig {
   maxGradNorm?: number;
   /** Normalize advantages (the step does it only when normalizeAdvantagesOver is 'minibatch'). Default true. */
   normalizeAdvantages?: boolean;
-  /** 'minibatch': each minibatch's advantages are normalized here; 'rollout': by the caller. Default 'rollout'. */
+  /** 'minibatch': each minibatch's advantages are normalized here; 'rollout': by the caller. Default 'minibatch'. */
   normalizeAdvantagesOver?: AdvantageScope;
   /** Clip the value loss to the old values ± ratioClip (cleanrl's clip_vloss). Default false. */
   clipValueLoss?: boolean;
@@ -341,7 +341,7 @@ export function isPpoAdam(optimizer: tf.Optimizer): optimizer is PpoAdam {
 
 /**
  * PPO's optimizer: Adam (as cleanrl and ElegantRL) with β 0.9 and 0.999, and `epsilon` (default
- * PPO_DEFAULTS.adamEpsilon, tfjs's own 1e-7).
+ * PPO_DEFAULTS.adamEpsilon, 1e-5 as cleanrl; tfjs's own would be 1e-7).
  */
 export function ppoOptimizer(
   learningRate: number,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -9,8 +9,13 @@ import { syntheticMarket } from '../env/synthetic-market.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
 import type { Policy } from '../eval/evaluate.js';
 import { loadPpoModel, savePpoModel } from './ppo-checkpoint.js';
-import { parsePpoOverrides, resolvePpoConfig, type PpoConfig } from './ppo-config.js';
-import { isPpoAdam } from './ppo-update.js';
+import {
+  parsePpoOverrides,
+  resolvePpoConfig,
+  resolveSavedPpoConfig,
+  type PpoConfig,
+} from './ppo-config.js';
+import { disposePpoNetworks, isPpoAdam } from './ppo-update.js';
 import { PpoTrainer, type PpoUpdateReport } from './ppo.js';
 
 const SMALL: Partial<PpoConfig> = {
@@ -88,11 +93,11 @@ describe('PPO config', () => {
 
   it('checks the options read against cleanrl', () => {
     expect(resolvePpoConfig()).toMatchObject({
-      normalizeAdvantagesOver: 'rollout',
+      normalizeAdvantagesOver: 'minibatch',
       clipValueLoss: false,
       annealLr: false,
       targetKl: null,
-      adamEpsilon: 1e-7,
+      adamEpsilon: 1e-5,
     });
     expect(resolvePpoConfig({ targetKl: 0.02 }).targetKl).toBe(0.02);
     expect(() => resolvePpoConfig({ targetKl: 0 })).toThrow(
@@ -112,6 +117,30 @@ describe('PPO config', () => {
       /normalizeAdvantagesOver: unknown "batch".*/,
     );
     expect(() => resolvePpoConfig({ adamEpsilon: 0 })).toThrow(/adamEpsilon: must be in \(0, 1\]/);
+  });
+
+  it('resumes a config saved before a setting existed with what training did then', () => {
+    // A config as written before the five settings existed.
+    const {
+      normalizeAdvantagesOver: _scope,
+      clipValueLoss: _clip,
+      annealLr: _anneal,
+      targetKl: _kl,
+      adamEpsilon: _epsilon,
+      ...saved
+    } = resolvePpoConfig({ netDim: 32 });
+    expect(resolveSavedPpoConfig(saved)).toEqual({
+      ...resolvePpoConfig({ netDim: 32 }),
+      normalizeAdvantagesOver: 'rollout',
+      clipValueLoss: false,
+      annealLr: false,
+      targetKl: null,
+      adamEpsilon: 1e-7,
+    });
+    // What a file does hold is kept, and checked.
+    const today = resolvePpoConfig({ targetKl: 0.02 });
+    expect(resolveSavedPpoConfig(today)).toEqual(today);
+    expect(() => resolveSavedPpoConfig({ ...today, targetKl: -1 })).toThrow(/targetKl/);
   });
 
   it('reads settings from key=value text', () => {
@@ -397,6 +426,22 @@ describe('PPO model files', () => {
     expect(await act(reloaded.policy())).toEqual(await act(trainer.policy()));
     reloaded.dispose();
     trainer.dispose();
+  });
+
+  it('loads a model saved before the cleanrl options with the settings it trained with', async () => {
+    const trainer = new PpoTrainer(env(), SMALL);
+    const path = join(dir, 'older');
+    await savePpoModel(path, trainer.nets, { ppo: trainer.config });
+    trainer.dispose();
+    const json = JSON.parse(readFileSync(join(path, 'model.json'), 'utf8')) as {
+      ppo: Record<string, unknown>;
+    };
+    delete json.ppo.normalizeAdvantagesOver;
+    delete json.ppo.adamEpsilon;
+    writeFileSync(join(path, 'model.json'), JSON.stringify(json));
+    const loaded = await loadPpoModel(path);
+    expect(loaded.ppo).toMatchObject({ normalizeAdvantagesOver: 'rollout', adamEpsilon: 1e-7 });
+    disposePpoNetworks(loaded.nets);
   });
 
   it('says what is wrong with a damaged model directory', async () => {
