@@ -19,6 +19,7 @@ export {
   type SavePpoOptions,
 } from './ppo-checkpoint.js';
 export {
+  parsePpoOverrides,
   POLICY_NETWORKS,
   PPO_DEFAULTS,
   resolvePpoConfig,

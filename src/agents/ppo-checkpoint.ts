@@ -2,9 +2,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs
 import { dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { Normalizer, type NormalizerJson } from '../data/features/normalizer.js';
-import { writeFileAtomic } from '../core/index.js';
-import { TradelabError } from '../core/index.js';
-import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
+import { TradelabError, writeFileAtomic } from '../core/index.js';
+import { resolveSavedPpoConfig, type PpoConfig } from './ppo-config.js';
 import {
   createPpoNetworks,
   ppoOptimizer,
@@ -182,7 +181,7 @@ export async function loadPpoModel(dir: string): Promise<LoadedPpoModel> {
       `version ${JSON.stringify(raw.version)}; this tradelab reads version ${VERSION}`,
     );
   const json = raw as unknown as PpoModelJson;
-  const ppo = resolvePpoConfig(json.ppo);
+  const ppo = resolveSavedPpoConfig(json.ppo);
   const nets = createPpoNetworks(json.network);
   try {
     const saved = readWeights(dir, json.weightsManifest, 'weights');
@@ -202,7 +201,8 @@ export async function loadPpoModel(dir: string): Promise<LoadedPpoModel> {
     const loaded: LoadedPpoModel = { nets, ppo, normalizer, meta: json.meta };
     if (json.training !== undefined) {
       const state = readWeights(dir, json.training.optimizerManifest, 'optimizer');
-      const optimizer = ppoOptimizer(ppo.learningRate);
+      // The learning rate is the configured one; an annealing trainer sets each update's own.
+      const optimizer = ppoOptimizer(ppo.learningRate, ppo.adamEpsilon);
       await optimizer.setWeights(
         json.training.optimizerManifest[0]?.weights.map((w) => ({
           name: w.name,

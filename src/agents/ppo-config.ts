@@ -14,6 +14,10 @@ export type PolicyNetwork = (typeof POLICY_NETWORKS)[number];
 /** How the actor's mean is kept inside the env's action range [−1, 1]. */
 export type MeanSquash = 'tanh' | 'clip';
 
+/** What advantages are normalized over: the whole rollout, or each minibatch (as cleanrl). */
+export const ADVANTAGE_SCOPES = ['rollout', 'minibatch'] as const;
+export type AdvantageScope = (typeof ADVANTAGE_SCOPES)[number];
+
 /** PPO's hyperparameters; every field is optional in {@link resolvePpoConfig}. */
 export interface PpoConfig {
   /**
@@ -59,8 +63,30 @@ export interface PpoConfig {
   valueCoef: number;
   /** Gradients are scaled down to this global norm. Default 0.5. */
   maxGradNorm: number;
-  /** Normalize advantages over each rollout to mean 0, sd 1. Default true. */
+  /** Normalize advantages to mean 0, sd 1 (over normalizeAdvantagesOver). Default true. */
   normalizeAdvantages: boolean;
+  /**
+   * What advantages are normalized over: 'rollout' (all of an update's samples, once) or
+   * 'minibatch' (each minibatch on its own, as cleanrl's norm_adv). Default 'minibatch'.
+   */
+  normalizeAdvantagesOver: AdvantageScope;
+  /**
+   * Clip the value loss as cleanrl's clip_vloss: the new value is clipped to the rollout's value
+   * ± ratioClip and the larger of the two squared errors is taken. Default false.
+   */
+  clipValueLoss: boolean;
+  /**
+   * Anneal the learning rate linearly to 0 over breakStep, as cleanrl's anneal_lr: update i
+   * (0-based) of n trains at learningRate × (1 − i / n). Default false.
+   */
+  annealLr: boolean;
+  /**
+   * Stop an update's remaining passes once the approximate KL ((ratio − 1) − log ratio, the mean
+   * over a pass's last minibatch) exceeds this, as cleanrl's target_kl; null: never. Default null.
+   */
+  targetKl: number | null;
+  /** Adam's epsilon (cleanrl's PPO uses 1e-5; tfjs's own default is 1e-7). Default 1e-5. */
+  adamEpsilon: number;
   /** Seed of the networks, the action noise, the minibatch order and the envs. Default 0. */
   seed: number;
 }
@@ -86,7 +112,24 @@ export const PPO_DEFAULTS: Readonly<PpoConfig> = {
   valueCoef: 0.5,
   maxGradNorm: 0.5,
   normalizeAdvantages: true,
+  normalizeAdvantagesOver: 'minibatch',
+  clipValueLoss: false,
+  annealLr: false,
+  targetKl: null,
+  adamEpsilon: 1e-5,
   seed: 0,
+};
+
+/**
+ * What a config saved before a setting existed ran with: a run or model written then is resumed
+ * with these, not with today's defaults, so it continues exactly as it would have.
+ */
+const BEFORE_THE_SETTING: Partial<PpoConfig> = {
+  normalizeAdvantagesOver: 'rollout',
+  clipValueLoss: false,
+  annealLr: false,
+  targetKl: null,
+  adamEpsilon: 1e-7,
 };
 
 function invalid(field: string, message: string, hint: string): TradelabError {
@@ -167,7 +210,75 @@ export function resolvePpoConfig(partial: Partial<PpoConfig> = {}): PpoConfig {
   const meanSquash: string = config.meanSquash;
   if (meanSquash !== 'tanh' && meanSquash !== 'clip')
     throw invalid('meanSquash', `unknown "${meanSquash}"`, 'use tanh or clip');
-  if (typeof config.normalizeAdvantages !== 'boolean')
-    throw invalid('normalizeAdvantages', 'must be true or false', 'e.g. normalizeAdvantages: true');
+  for (const field of ['normalizeAdvantages', 'clipValueLoss', 'annealLr'] as const)
+    if (typeof config[field] !== 'boolean')
+      throw invalid(
+        field,
+        `must be true or false, got ${JSON.stringify(config[field])}`,
+        `e.g. ${field}: ${PPO_DEFAULTS[field]}`,
+      );
+  const scope: string = config.normalizeAdvantagesOver;
+  if (!(ADVANTAGE_SCOPES as readonly string[]).includes(scope))
+    throw invalid(
+      'normalizeAdvantagesOver',
+      `unknown "${scope}"`,
+      `use ${ADVANTAGE_SCOPES.join(' or ')}`,
+    );
+  if (config.targetKl !== null) {
+    const kl: unknown = config.targetKl;
+    if (typeof kl !== 'number' || !Number.isFinite(kl) || kl <= 0)
+      throw invalid(
+        'targetKl',
+        `must be a number > 0 or null (no early stop), got ${JSON.stringify(kl)}`,
+        'e.g. targetKl: 0.02, or null to never stop early',
+      );
+  }
+  // tfjs adds epsilon to sqrt(v) in float32: 1e-7 is its own default, far below it is lost.
+  inRange(config, 'adamEpsilon', 0, 1, true);
   return config;
+}
+
+/**
+ * A config read back from a file (a run's manifest, a model's model.json): resolved as
+ * {@link resolvePpoConfig}, except that a setting the file lacks, because it was written before
+ * the setting existed, takes the value training had then rather than today's default.
+ */
+export function resolveSavedPpoConfig(saved: Partial<PpoConfig>): PpoConfig {
+  const filled: Record<string, unknown> = { ...saved };
+  for (const [key, value] of Object.entries(BEFORE_THE_SETTING))
+    if (filled[key] === undefined) filled[key] = value;
+  return resolvePpoConfig(filled);
+}
+
+/**
+ * PPO settings from `key=value,key=value` text (a command-line flag): `true`, `false` and `null`
+ * are themselves, numbers are numbers, anything else a string. Checked as {@link resolvePpoConfig}
+ * checks a config, so a typo fails before a long run starts.
+ */
+export function parsePpoOverrides(text: string): Partial<PpoConfig> {
+  const overrides: Record<string, unknown> = {};
+  for (const part of text.split(',')) {
+    if (part.trim() === '') continue;
+    const eq = part.indexOf('=');
+    if (eq < 1)
+      throw new TradelabError('INVALID_ARGUMENT', `ppo setting "${part}" is not key=value`, {
+        hint: 'e.g. annealLr=true,targetKl=0.02',
+      });
+    const key = part.slice(0, eq).trim();
+    const raw = part.slice(eq + 1).trim();
+    const number = Number(raw.replace(/_/g, ''));
+    overrides[key] =
+      raw === 'true'
+        ? true
+        : raw === 'false'
+          ? false
+          : raw === 'null'
+            ? null
+            : raw !== '' && Number.isFinite(number)
+              ? number
+              : raw;
+  }
+  const partial = overrides as Partial<PpoConfig>;
+  resolvePpoConfig(partial);
+  return partial;
 }

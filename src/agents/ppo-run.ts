@@ -10,7 +10,7 @@ import { equityCsv } from '../eval/equity-csv.js';
 import { evaluate, type RangeEvaluation } from '../eval/evaluate.js';
 import { TradelabError } from '../core/index.js';
 import { loadPpoModel, savePpoModel } from './ppo-checkpoint.js';
-import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
+import { resolvePpoConfig, resolveSavedPpoConfig, type PpoConfig } from './ppo-config.js';
 import { PpoTrainer, type PpoUpdateReport } from './ppo.js';
 import { writeRunReport } from './run-report.js';
 import {
@@ -103,7 +103,8 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
   const train = previous?.ranges.train.bars ?? options.train;
   const test = previous === undefined ? options.test : (previous.ranges.test?.bars ?? undefined);
   checkRanges(data, train, test);
-  const ppo = previous?.ppo ?? resolvePpoConfig(options.ppo);
+  const ppo =
+    previous === undefined ? resolvePpoConfig(options.ppo) : resolveSavedPpoConfig(previous.ppo);
   if (previous !== undefined && options.ppo.breakStep !== undefined)
     ppo.breakStep = options.ppo.breakStep; // --steps may extend a resumed run
   const envOptions: RunEnvOptions = previous?.env ?? options.env ?? {};

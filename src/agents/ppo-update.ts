@@ -2,12 +2,20 @@ import * as tf from '@tensorflow/tfjs';
 import { Mlp, ownVariable, type HiddenActivation } from '../models/mlp.js';
 import { FtTransformer } from '../models/ft-transformer.js';
 import type { NetworkBody } from '../models/network-body.js';
-import type { MeanSquash, PolicyNetwork } from './ppo-config.js';
+import { TradelabError } from '../core/index.js';
+import {
+  PPO_DEFAULTS,
+  type AdvantageScope,
+  type MeanSquash,
+  type PolicyNetwork,
+} from './ppo-config.js';
 
 /*
  * PPO's networks and one minibatch update (cleanrl's ppo_continuous_action.py is the model): a
  * Gaussian actor with a state-independent learned log-std, a critic, the clipped surrogate, the
- * value loss, the entropy bonus, gradients clipped by global norm, and Adam.
+ * value loss, the entropy bonus, gradients clipped by global norm, and Adam. Every default is
+ * PPO_DEFAULTS' (ppo-config.ts), the one source of them: the networks and the loss built here for a
+ * bench or a test are the ones the trainer builds.
  */
 
 const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
@@ -22,11 +30,13 @@ export interface PpoNetworkConfig {
   netDim: number;
   /** Hidden layers per network. Default 2. */
   layers?: number;
+  /** Hidden activation. Default 'relu'. */
   activation?: HiddenActivation;
   /** How the actor's output becomes the mean: tanh, or as is ('clip'). Default 'tanh'. */
   meanSquash?: MeanSquash;
-  /** Initial log standard deviation. Default 0. */
+  /** Initial log standard deviation. Default −0.5. */
   initLogStd?: number;
+  /** Seed of the initial weights. Default 0. */
   seed?: number;
 }
 
@@ -43,13 +53,13 @@ let networksMade = 0;
 
 /** Builds the networks (orthogonal init; actor output gain 0.01, critic 1, as cleanrl). */
 export function createPpoNetworks(config: PpoNetworkConfig): PpoNetworks {
-  const hidden = Array.from({ length: config.layers ?? 2 }, () => config.netDim);
-  const seed = config.seed ?? 0;
+  const hidden = Array.from({ length: config.layers ?? PPO_DEFAULTS.layers }, () => config.netDim);
+  const seed = config.seed ?? PPO_DEFAULTS.seed;
   const prefix = `ppo${++networksMade}`;
   const common = {
     inputs: config.stateDim,
     hidden,
-    ...(config.activation === undefined ? {} : { activation: config.activation }),
+    activation: config.activation ?? PPO_DEFAULTS.activation,
   };
   return {
     actor:
@@ -68,7 +78,7 @@ export function createPpoNetworks(config: PpoNetworkConfig): PpoNetworks {
             `${prefix}/actor`,
           ),
     logStd: ownVariable(
-      tf.fill([config.actionDim], config.initLogStd ?? 0),
+      tf.fill([config.actionDim], config.initLogStd ?? PPO_DEFAULTS.initLogStd),
       `${prefix}/actor/logStd`,
     ),
     critic: new Mlp(
@@ -82,7 +92,8 @@ export function createPpoNetworks(config: PpoNetworkConfig): PpoNetworks {
 /** The policy's mean for a batch of states: the actor's output, through tanh unless 'clip'. */
 export function actorMean(nets: PpoNetworks, states: tf.Tensor2D): tf.Tensor2D {
   const raw = nets.actor.apply(states);
-  return nets.config.meanSquash === 'clip' ? raw : tf.tanh(raw);
+  const squash = nets.config.meanSquash ?? PPO_DEFAULTS.meanSquash;
+  return squash === 'clip' ? raw : tf.tanh(raw);
 }
 
 /** Every trainable variable of the networks. */
@@ -97,18 +108,26 @@ export interface PpoMinibatch {
   oldLogProbs: tf.Tensor1D;
   advantages: tf.Tensor1D;
   returns: tf.Tensor1D;
+  /** The critic's values when the rollout was collected: needed when the value loss is clipped. */
+  oldValues?: tf.Tensor1D;
 }
 
-/** PPO's loss settings (ElegantRL names where it has them). */
+/** PPO's loss settings (ElegantRL names where it has them); defaults are PPO_DEFAULTS'. */
 export interface PpoLossConfig {
-  /** Default 0.2. */
+  /** Clip range of the probability ratio. Default 0.2. */
   ratioClip?: number;
-  /** Entropy bonus coefficient. Default 0. */
+  /** Entropy bonus coefficient. Default 0.01. */
   lambdaEntropy?: number;
   /** Value-loss coefficient. Default 0.5. */
   valueCoef?: number;
   /** Gradients are scaled down to this global norm. Default 0.5. */
   maxGradNorm?: number;
+  /** Normalize advantages (the step does it only when normalizeAdvantagesOver is 'minibatch'). Default true. */
+  normalizeAdvantages?: boolean;
+  /** 'minibatch': each minibatch's advantages are normalized here; 'rollout': by the caller. Default 'minibatch'. */
+  normalizeAdvantagesOver?: AdvantageScope;
+  /** Clip the value loss to the old values ± ratioClip (cleanrl's clip_vloss). Default false. */
+  clipValueLoss?: boolean;
 }
 
 /** What one update step measured. */
@@ -153,12 +172,26 @@ export function ppoGradientStep(
   batch: PpoMinibatch,
   config: PpoLossConfig = {},
 ): tf.Tensor1D {
-  const clip = config.ratioClip ?? 0.2;
-  const entropyCoef = config.lambdaEntropy ?? 0;
-  const valueCoef = config.valueCoef ?? 0.5;
-  const maxNorm = config.maxGradNorm ?? 0.5;
+  const clip = config.ratioClip ?? PPO_DEFAULTS.ratioClip;
+  const entropyCoef = config.lambdaEntropy ?? PPO_DEFAULTS.lambdaEntropy;
+  const valueCoef = config.valueCoef ?? PPO_DEFAULTS.valueCoef;
+  const maxNorm = config.maxGradNorm ?? PPO_DEFAULTS.maxGradNorm;
+  const perMinibatch =
+    (config.normalizeAdvantages ?? PPO_DEFAULTS.normalizeAdvantages) &&
+    (config.normalizeAdvantagesOver ?? PPO_DEFAULTS.normalizeAdvantagesOver) === 'minibatch';
+  const clipValues = config.clipValueLoss ?? PPO_DEFAULTS.clipValueLoss;
+  const oldValues = batch.oldValues;
+  if (clipValues && oldValues === undefined)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      "ppo clipValueLoss needs the minibatch's oldValues",
+      {
+        hint: "pass the rollout's critic values as oldValues, or set clipValueLoss: false",
+      },
+    );
   const variables = ppoVariables(nets);
   const stats = tf.tidy(() => {
+    const advantages = perMinibatch ? normalizedAdvantages(batch.advantages) : batch.advantages;
     let parts: tf.Scalar[] = [];
     const { value, grads } = tf.variableGrads(() => {
       const mean = actorMean(nets, batch.states);
@@ -167,12 +200,28 @@ export function ppoGradientStep(
       const logRatio = tf.sub(logProb, batch.oldLogProbs);
       const ratio = tf.exp(logRatio);
       const surrogate = tf.minimum(
-        tf.mul(ratio, batch.advantages),
-        tf.mul(tf.clipByValue(ratio, 1 - clip, 1 + clip), batch.advantages),
+        tf.mul(ratio, advantages),
+        tf.mul(tf.clipByValue(ratio, 1 - clip, 1 + clip), advantages),
       );
       const policyLoss = tf.neg(tf.mean<tf.Scalar>(surrogate));
       const values = tf.reshape(nets.critic.apply(batch.states), [-1]);
-      const valueLoss = tf.mean<tf.Scalar>(tf.square(tf.sub(values, batch.returns)));
+      const squaredError = tf.square(tf.sub(values, batch.returns));
+      // Clipped (cleanrl's clip_vloss): past ratioClip from the rollout's value, moving further
+      // earns nothing; the larger of the two errors counts, so clipping never lowers the loss.
+      const valueLoss =
+        clipValues && oldValues !== undefined
+          ? tf.mean<tf.Scalar>(
+              tf.maximum(
+                squaredError,
+                tf.square(
+                  tf.sub(
+                    tf.add(oldValues, tf.clipByValue(tf.sub(values, oldValues), -clip, clip)),
+                    batch.returns,
+                  ),
+                ),
+              ),
+            )
+          : tf.mean<tf.Scalar>(squaredError);
       const entropy = tf.sum<tf.Scalar>(tf.add(logStd, 0.5 + LOG_SQRT_2PI));
       // Diagnostics, kept out of the gradient.
       const approxKl = tf.mean<tf.Scalar>(tf.sub(tf.sub(ratio, 1), logRatio));
@@ -198,6 +247,18 @@ export function ppoGradientStep(
     return out;
   });
   return stats;
+}
+
+/**
+ * Advantages normalized to mean 0 and sd 1 over a minibatch (the sample sd, as torch's std, plus
+ * 1e-8). A one-row minibatch has no sd: it is left as is rather than turned into NaN.
+ */
+function normalizedAdvantages(advantages: tf.Tensor1D): tf.Tensor1D {
+  const n = advantages.shape[0];
+  if (n < 2) return advantages;
+  const { mean, variance } = tf.moments(advantages);
+  const sd = tf.sqrt(tf.mul(variance, n / (n - 1)));
+  return tf.div(tf.sub(advantages, mean), tf.add(sd, 1e-8));
 }
 
 /** {@link ppoGradientStep}, then its statistics read back. */
@@ -251,9 +312,40 @@ export function syntheticMinibatch(
 export function disposeMinibatch(batch: PpoMinibatch): void {
   for (const t of [batch.states, batch.actions, batch.oldLogProbs, batch.advantages, batch.returns])
     t.dispose();
+  batch.oldValues?.dispose();
 }
 
-/** PPO's optimizer: Adam (as cleanrl and ElegantRL). */
-export function ppoOptimizer(learningRate: number): tf.Optimizer {
-  return tf.train.adam(learningRate);
+/**
+ * Adam whose learning rate can change between steps (annealing). tfjs's Adam reads its rate at
+ * every step but offers no setter; a subclass may set the protected field.
+ */
+export class PpoAdam extends tf.AdamOptimizer {
+  /** The learning rate the next steps use. */
+  get rate(): number {
+    return this.learningRate;
+  }
+
+  /** Sets the learning rate of the next steps. */
+  setLearningRate(learningRate: number): void {
+    this.learningRate = learningRate;
+  }
+}
+
+/**
+ * Whether `optimizer` is a {@link PpoAdam}. Not `instanceof`: tfjs's Optimizer answers instanceof
+ * by duck typing, true for any optimizer.
+ */
+export function isPpoAdam(optimizer: tf.Optimizer): optimizer is PpoAdam {
+  return Object.prototype.isPrototypeOf.call(PpoAdam.prototype, optimizer);
+}
+
+/**
+ * PPO's optimizer: Adam (as cleanrl and ElegantRL) with β 0.9 and 0.999, and `epsilon` (default
+ * PPO_DEFAULTS.adamEpsilon, 1e-5 as cleanrl; tfjs's own would be 1e-7).
+ */
+export function ppoOptimizer(
+  learningRate: number,
+  epsilon: number = PPO_DEFAULTS.adamEpsilon,
+): PpoAdam {
+  return new PpoAdam(learningRate, 0.9, 0.999, epsilon);
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -9,7 +9,13 @@ import { syntheticMarket } from '../env/synthetic-market.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
 import type { Policy } from '../eval/evaluate.js';
 import { loadPpoModel, savePpoModel } from './ppo-checkpoint.js';
-import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
+import {
+  parsePpoOverrides,
+  resolvePpoConfig,
+  resolveSavedPpoConfig,
+  type PpoConfig,
+} from './ppo-config.js';
+import { disposePpoNetworks, isPpoAdam } from './ppo-update.js';
 import { PpoTrainer, type PpoUpdateReport } from './ppo.js';
 
 const SMALL: Partial<PpoConfig> = {
@@ -84,6 +90,68 @@ describe('PPO config', () => {
       /netdim.*not a PPO hyperparameter/,
     );
   });
+
+  it('checks the options read against cleanrl', () => {
+    expect(resolvePpoConfig()).toMatchObject({
+      normalizeAdvantagesOver: 'minibatch',
+      clipValueLoss: false,
+      annealLr: false,
+      targetKl: null,
+      adamEpsilon: 1e-5,
+    });
+    expect(resolvePpoConfig({ targetKl: 0.02 }).targetKl).toBe(0.02);
+    expect(() => resolvePpoConfig({ targetKl: 0 })).toThrow(
+      /targetKl: must be a number > 0 or null/,
+    );
+    expect(() => resolvePpoConfig({ targetKl: Number.NaN })).toThrow(/targetKl/);
+    // Values as untyped JSON or a flag could bring them.
+    const loose = (partial: Record<string, unknown>): Partial<PpoConfig> => partial;
+    expect(() => resolvePpoConfig(loose({ targetKl: '0.02' }))).toThrow(/targetKl.*"0.02"/);
+    expect(() => resolvePpoConfig(loose({ clipValueLoss: 'yes' }))).toThrow(
+      /clipValueLoss: must be true or false, got "yes"/,
+    );
+    expect(() => resolvePpoConfig(loose({ annealLr: 1 }))).toThrow(
+      /annealLr: must be true or false/,
+    );
+    expect(() => resolvePpoConfig(loose({ normalizeAdvantagesOver: 'batch' }))).toThrow(
+      /normalizeAdvantagesOver: unknown "batch".*/,
+    );
+    expect(() => resolvePpoConfig({ adamEpsilon: 0 })).toThrow(/adamEpsilon: must be in \(0, 1\]/);
+  });
+
+  it('resumes a config saved before a setting existed with what training did then', () => {
+    // A config as written before the five settings existed.
+    const {
+      normalizeAdvantagesOver: _scope,
+      clipValueLoss: _clip,
+      annealLr: _anneal,
+      targetKl: _kl,
+      adamEpsilon: _epsilon,
+      ...saved
+    } = resolvePpoConfig({ netDim: 32 });
+    expect(resolveSavedPpoConfig(saved)).toEqual({
+      ...resolvePpoConfig({ netDim: 32 }),
+      normalizeAdvantagesOver: 'rollout',
+      clipValueLoss: false,
+      annealLr: false,
+      targetKl: null,
+      adamEpsilon: 1e-7,
+    });
+    // What a file does hold is kept, and checked.
+    const today = resolvePpoConfig({ targetKl: 0.02 });
+    expect(resolveSavedPpoConfig(today)).toEqual(today);
+    expect(() => resolveSavedPpoConfig({ ...today, targetKl: -1 })).toThrow(/targetKl/);
+  });
+
+  it('reads settings from key=value text', () => {
+    expect(
+      parsePpoOverrides('annealLr=true, targetKl=0.02,normalizeAdvantagesOver=minibatch,seed=1_0'),
+    ).toEqual({ annealLr: true, targetKl: 0.02, normalizeAdvantagesOver: 'minibatch', seed: 10 });
+    expect(parsePpoOverrides('targetKl=null')).toEqual({ targetKl: null });
+    expect(() => parsePpoOverrides('annealLr')).toThrow(/"annealLr" is not key=value/);
+    expect(() => parsePpoOverrides('lr=1e-3')).toThrow(/lr: is not a PPO hyperparameter/);
+    expect(() => parsePpoOverrides('clipValueLoss=1')).toThrow(/clipValueLoss/);
+  });
 });
 
 describe('PPO trainer', () => {
@@ -123,14 +191,112 @@ describe('PPO trainer', () => {
     trainer.dispose();
   });
 
-  it('leaks no tensors across updates', async () => {
-    const trainer = new PpoTrainer(env(), SMALL);
-    await trainer.update(); // creates Adam's slots
-    const count = tf.memory().numTensors;
-    for (let i = 0; i < 3; i++) await trainer.update();
-    expect(tf.memory().numTensors).toBe(count);
+  it('counts one read per pass when a target KL needs the KL on the host', async () => {
+    const trainer = new PpoTrainer(env(), { ...SMALL, repeatTimes: 3, targetKl: 1e9 });
+    const report = await trainer.update();
+    const steps = 64 / trainer.env.nEnvs;
+    expect(report.passes).toBe(3);
+    expect(report.reads).toBe(steps + 3 + 3);
+    // Each pass reads the summed statistics and its last minibatch's KL; the log-std reads stay.
+    const rolloutDown =
+      steps * trainer.env.nEnvs * (trainer.env.assets + 1) * 4 +
+      trainer.env.nEnvs * 4 +
+      2 * trainer.env.assets * 4;
+    expect(report.downloadBytes).toBe(rolloutDown + 3 * 6 * 4);
     trainer.dispose();
+    // A clipped value loss uploads the rollout's values too (one float per sample slot).
+    const clipping = new PpoTrainer(env(), { ...SMALL, clipValueLoss: true });
+    const plain = new PpoTrainer(env(), SMALL);
+    const [a, b] = [await clipping.update(), await plain.update()];
+    expect(a.uploadBytes - b.uploadBytes).toBe(64 * 4);
+    expect(a.reads).toBe(b.reads);
+    clipping.dispose();
+    plain.dispose();
   });
+
+  it('anneals the learning rate linearly to 0 over breakStep', async () => {
+    const trainer = new PpoTrainer(env(), { ...SMALL, learningRate: 1e-3, annealLr: true });
+    const reports = await trainer.train();
+    expect(reports.map((r) => r.learningRate)).toEqual([1e-3, 0.75e-3, 0.5e-3, 0.25e-3]);
+    const optimizer = trainer.optimizer;
+    expect(isPpoAdam(optimizer) ? optimizer.rate : undefined).toBe(0.25e-3);
+    trainer.dispose();
+    const constant = new PpoTrainer(env(), { ...SMALL, learningRate: 1e-3 });
+    expect((await constant.train()).map((r) => r.learningRate)).toEqual([1e-3, 1e-3, 1e-3, 1e-3]);
+    constant.dispose();
+    // An optimizer whose rate cannot be set is refused, not silently left at one rate.
+    const nets = new PpoTrainer(env(), SMALL);
+    expect(
+      () =>
+        new PpoTrainer(
+          env(),
+          { ...SMALL, annealLr: true },
+          {
+            resume: {
+              nets: nets.nets,
+              optimizer: tf.train.adam(1e-3),
+              updatesDone: 0,
+              envSteps: 0,
+            },
+          },
+        ),
+    ).toThrow(/annealLr needs an optimizer whose learning rate can be set/);
+    nets.dispose();
+  });
+
+  it('stops an update at the target KL and reports the minibatches it ran', async () => {
+    const config = { ...SMALL, repeatTimes: 3 };
+    const weightsAfterOne = async (
+      partial: Partial<PpoConfig>,
+    ): Promise<{
+      report: PpoUpdateReport;
+      weights: number[][];
+    }> => {
+      const trainer = new PpoTrainer(env(), { ...config, ...partial });
+      const report = await trainer.update();
+      const result = { report, weights: weights(trainer) };
+      trainer.dispose();
+      return result;
+    };
+    const full = await weightsAfterOne({});
+    expect(full.report.passes).toBe(3);
+    const perPass = Math.ceil(full.report.samples / 32);
+    expect(full.report.minibatches).toBe(3 * perPass);
+    // Any step moves the policy, so the first pass's KL is above 1e-9: one pass, then stop...
+    const stopped = await weightsAfterOne({ targetKl: 1e-9 });
+    expect(stopped.report.passes).toBe(1);
+    expect(stopped.report.minibatches).toBe(perPass);
+    expect(stopped.report.approxKl).toBeGreaterThan(0);
+    // ...leaving the weights exactly as one pass leaves them.
+    expect(stopped.weights).toEqual((await weightsAfterOne({ repeatTimes: 1 })).weights);
+    expect(stopped.weights).not.toEqual(full.weights);
+    // A target never reached changes nothing but the reads.
+    const never = await weightsAfterOne({ targetKl: 1e9 });
+    expect(never.weights).toEqual(full.weights);
+    expect({ ...learned(never.report), reads: 0, downloadBytes: 0 }).toEqual({
+      ...learned(full.report),
+      reads: 0,
+      downloadBytes: 0,
+    });
+  });
+
+  it.each([
+    ['the defaults', {}],
+    [
+      "cleanrl's options",
+      { clipValueLoss: true, targetKl: 1e9, normalizeAdvantagesOver: 'minibatch', annealLr: true },
+    ],
+  ] as [string, Partial<PpoConfig>][])(
+    'leaks no tensors across updates (%s)',
+    async (_, options) => {
+      const trainer = new PpoTrainer(env(), { ...SMALL, ...options, breakStep: 64 * 8 });
+      await trainer.update(); // creates Adam's slots
+      const count = tf.memory().numTensors;
+      for (let i = 0; i < 3; i++) await trainer.update();
+      expect(tf.memory().numTensors).toBe(count);
+      trainer.dispose();
+    },
+  );
 
   it('is deterministic: same seed, same reports and weights', async () => {
     const run = async (): Promise<{ reports: unknown[]; weights: number[][] }> => {
@@ -148,41 +314,57 @@ describe('PPO trainer', () => {
     other.dispose();
   });
 
-  it('resumes from a checkpoint exactly where it left off', async () => {
-    const config = { ...SMALL, breakStep: 64 * 4 };
-    const straight = new PpoTrainer(env(), config, { resetEvery: 2 });
-    const expected = (await straight.train()).map(learned);
-    const expectedWeights = weights(straight);
-    straight.dispose();
+  const RESUMABLE: [string, Partial<PpoConfig>][] = [
+    ['the defaults', {}],
+    [
+      "cleanrl's options",
+      {
+        annealLr: true,
+        clipValueLoss: true,
+        targetKl: 0.005,
+        normalizeAdvantagesOver: 'minibatch',
+        adamEpsilon: 1e-5,
+      },
+    ],
+  ];
+  it.each(RESUMABLE)(
+    'resumes from a checkpoint exactly where it left off (%s)',
+    async (_, options) => {
+      const config = { ...SMALL, ...options, breakStep: 64 * 4 };
+      const straight = new PpoTrainer(env(), config, { resetEvery: 2 });
+      const expected = (await straight.train()).map(learned);
+      const expectedWeights = weights(straight);
+      straight.dispose();
 
-    const first = new PpoTrainer(env(), config, { resetEvery: 2 });
-    await first.update();
-    await first.update();
-    const path = join(dir, 'checkpoint');
-    await savePpoModel(path, first.nets, {
-      ppo: first.config,
-      checkpoint: {
-        optimizer: first.optimizer,
-        counters: { updatesDone: first.updatesDone, envSteps: first.envSteps },
-      },
-    });
-    first.dispose();
-    const loaded = await loadPpoModel(path);
-    expect(loaded.training).toEqual({ updatesDone: 2, envSteps: 128 });
-    const resumed = new PpoTrainer(env(), config, {
-      resetEvery: 2,
-      resume: {
-        nets: loaded.nets,
-        optimizer: loaded.optimizer as tf.Optimizer,
-        updatesDone: 2,
-        envSteps: 128,
-      },
-    });
-    const rest = (await resumed.train()).map(learned);
-    expect(rest).toEqual(expected.slice(2));
-    expect(weights(resumed)).toEqual(expectedWeights);
-    resumed.dispose();
-  });
+      const first = new PpoTrainer(env(), config, { resetEvery: 2 });
+      await first.update();
+      await first.update();
+      const path = join(dir, 'checkpoint');
+      await savePpoModel(path, first.nets, {
+        ppo: first.config,
+        checkpoint: {
+          optimizer: first.optimizer,
+          counters: { updatesDone: first.updatesDone, envSteps: first.envSteps },
+        },
+      });
+      first.dispose();
+      const loaded = await loadPpoModel(path);
+      expect(loaded.training).toEqual({ updatesDone: 2, envSteps: 128 });
+      const resumed = new PpoTrainer(env(), loaded.ppo, {
+        resetEvery: 2,
+        resume: {
+          nets: loaded.nets,
+          optimizer: loaded.optimizer as tf.Optimizer,
+          updatesDone: 2,
+          envSteps: 128,
+        },
+      });
+      const rest = (await resumed.train()).map(learned);
+      expect(rest).toEqual(expected.slice(2));
+      expect(weights(resumed)).toEqual(expectedWeights);
+      resumed.dispose();
+    },
+  );
 });
 
 describe('PPO model files', () => {
@@ -244,6 +426,22 @@ describe('PPO model files', () => {
     expect(await act(reloaded.policy())).toEqual(await act(trainer.policy()));
     reloaded.dispose();
     trainer.dispose();
+  });
+
+  it('loads a model saved before the cleanrl options with the settings it trained with', async () => {
+    const trainer = new PpoTrainer(env(), SMALL);
+    const path = join(dir, 'older');
+    await savePpoModel(path, trainer.nets, { ppo: trainer.config });
+    trainer.dispose();
+    const json = JSON.parse(readFileSync(join(path, 'model.json'), 'utf8')) as {
+      ppo: Record<string, unknown>;
+    };
+    delete json.ppo.normalizeAdvantagesOver;
+    delete json.ppo.adamEpsilon;
+    writeFileSync(join(path, 'model.json'), JSON.stringify(json));
+    const loaded = await loadPpoModel(path);
+    expect(loaded.ppo).toMatchObject({ normalizeAdvantagesOver: 'rollout', adamEpsilon: 1e-7 });
+    disposePpoNetworks(loaded.nets);
   });
 
   it('says what is wrong with a damaged model directory', async () => {

@@ -10,10 +10,14 @@ import { GaussianActor } from './gaussian-policy.js';
 import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
 import {
   createPpoNetworks,
+  disposeMinibatch,
   disposePpoNetworks,
+  PPO_STEP_STATS,
+  isPpoAdam,
   ppoGradientStep,
   ppoOptimizer,
   ppoStepStats,
+  type PpoMinibatch,
   type PpoNetworks,
   type PpoStepStats,
 } from './ppo-update.js';
@@ -23,8 +27,10 @@ import { RolloutBuffer, RolloutCollector } from './rollout.js';
  * PPO (cleanrl's ppo_continuous_action.py is the model): collect targetStep env steps from all
  * envs together, compute GAE, then repeatTimes passes of shuffled minibatches through the clipped
  * update. The rollout is uploaded once per update and minibatches are gathered on the device; the
- * losses are summed there and read once. Every random choice (action noise, minibatch order, env starts) comes from a generator
- * seeded by (seed, update), so a run resumed from a checkpoint continues exactly as it would have.
+ * losses are summed there and read once (once per pass with a targetKl, which needs the KL on the
+ * host to decide whether to go on). Every random choice (action noise, minibatch order, env starts)
+ * comes from a generator seeded by (seed, update), and the annealed learning rate is a function of
+ * the update's index, so a run resumed from a checkpoint continues exactly as it would have.
  */
 
 /** What one update measured: the rollout/update phase split, throughput, losses. */
@@ -42,11 +48,18 @@ export interface PpoUpdateReport {
   updateSeconds: number;
   /** Env steps per second of the rollout phase. */
   envStepsPerSecond: number;
-  /** Minibatch samples per second of the update phase (samples × repeatTimes / updateSeconds). */
+  /** Minibatch samples per second of the update phase (samples × passes / updateSeconds). */
   samplesPerSecond: number;
+  /** Adam's learning rate in this update (annealed: learningRate × (1 − (update − 1) / total)). */
+  learningRate: number;
+  /** Passes over the rollout: fewer than repeatTimes when targetKl stopped the update. */
+  passes: number;
+  /** Minibatch gradient steps run in this update. */
+  minibatches: number;
   /** Episodes that ended in this rollout, and their mean return (null when none ended). */
   episodes: number;
   meanEpisodeReturn: number | null;
+  /** Means over the minibatch steps run: losses, approximate KL and the fraction of clipped ratios. */
   policyLoss: number;
   valueLoss: number;
   entropy: number;
@@ -59,7 +72,7 @@ export interface PpoUpdateReport {
   /** Host→device and device→host bytes of this update (rollout and update phases). */
   uploadBytes: number;
   downloadBytes: number;
-  /** Reads from the device: one per rollout step, plus four per update. */
+  /** Reads from the device: one per rollout step, plus four per update (3 + passes with a targetKl). */
   reads: number;
   /** Seconds in those transfers; on webgpu reads include waiting for queued device work. */
   transferSeconds: number;
@@ -80,7 +93,10 @@ export interface PpoTrainerState {
 export interface PpoTrainerOptions {
   /** Reset every env (new seeded starts) before updates whose 0-based index is a multiple of this. 0: only before the first. */
   resetEvery?: number;
-  /** Networks, optimizer and counters to continue from (a loaded checkpoint). */
+  /**
+   * Networks, optimizer and counters to continue from (a loaded checkpoint). With annealLr the
+   * optimizer must be ppoOptimizer()'s, whose rate can be set (loadPpoModel gives one).
+   */
   resume?: PpoTrainerState;
 }
 
@@ -133,7 +149,15 @@ export class PpoTrainer {
         `the networks take ${this.nets.config.stateDim} inputs and give ${this.nets.config.actionDim} actions; the env has ${env.obsDim} and ${env.assets}`,
         { hint: 'resume on the same symbols, features and lookback as the run was trained on' },
       );
-    this.optimizer = options.resume?.optimizer ?? ppoOptimizer(c.learningRate);
+    this.optimizer = options.resume?.optimizer ?? ppoOptimizer(c.learningRate, c.adamEpsilon);
+    if (c.annealLr && !isPpoAdam(this.optimizer))
+      throw new TradelabError(
+        'INVALID_ARGUMENT',
+        'ppo annealLr needs an optimizer whose learning rate can be set; the one given is not',
+        {
+          hint: 'resume with the optimizer of ppoOptimizer() or loadPpoModel(), or set annealLr: false',
+        },
+      );
     this.updatesDone = options.resume?.updatesDone ?? 0;
     this.envSteps = options.resume?.envSteps ?? 0;
     this.resetEvery = options.resetEvery ?? 0;
@@ -149,6 +173,12 @@ export class PpoTrainer {
   /** Updates needed to reach breakStep env steps. */
   get totalUpdates(): number {
     return Math.ceil(this.config.breakStep / this.config.targetStep);
+  }
+
+  /** Adam's learning rate for update `index` (0-based): learningRate, annealed linearly when asked. */
+  learningRateAt(index: number): number {
+    const c = this.config;
+    return c.annealLr ? c.learningRate * (1 - index / this.totalUpdates) : c.learningRate;
   }
 
   /** Whether breakStep env steps have been collected. */
@@ -188,8 +218,12 @@ export class PpoTrainer {
     );
     const indices = validIndices(b.valid);
     const explained = explainedVariance(indices, this.gae.returns, b.values);
-    if (c.normalizeAdvantages) normalize(this.gae.advantages, indices);
-    const stats = await this.trainOnRollout(indices, rng);
+    if (c.normalizeAdvantages && c.normalizeAdvantagesOver === 'rollout')
+      normalize(this.gae.advantages, indices);
+    const learningRate = this.learningRateAt(index);
+    // Set from the index alone, never stepped down in place: a resumed run gets the same rate.
+    if (isPpoAdam(this.optimizer)) this.optimizer.setLearningRate(learningRate);
+    const { stats, passes, minibatches } = await this.trainOnRollout(indices, rng);
     const updateSeconds = (performance.now() - updateStarted) / 1000;
 
     this.updatesDone++;
@@ -209,7 +243,10 @@ export class PpoTrainer {
       policySeconds: rollout.policySeconds,
       updateSeconds,
       envStepsPerSecond: c.targetStep / rolloutSeconds,
-      samplesPerSecond: (indices.length * c.repeatTimes) / updateSeconds,
+      samplesPerSecond: (indices.length * passes) / updateSeconds,
+      learningRate,
+      passes,
+      minibatches,
       episodes,
       meanEpisodeReturn:
         episodes === 0 ? null : rollout.episodeReturns.reduce((s, r) => s + r, 0) / episodes,
@@ -256,24 +293,36 @@ export class PpoTrainer {
   }
 
   /**
-   * repeatTimes passes of shuffled minibatches; the mean of each statistic over all of them. The
-   * rollout goes to the device once; each minibatch is a gather by an uploaded index list.
+   * repeatTimes passes of shuffled minibatches (fewer when targetKl stops them); the mean of each
+   * statistic over the minibatch steps run. The rollout goes to the device once; each minibatch is
+   * a gather by an uploaded index list. The statistics are summed on the device and read once, or,
+   * with a targetKl, once per pass together with the pass's last KL: the stop is decided per pass
+   * (as cleanrl), not per minibatch, which would cost a round trip to a GPU per minibatch.
    */
-  private async trainOnRollout(indices: Int32Array, rng: Rng): Promise<PpoStepStats> {
+  private async trainOnRollout(
+    indices: Int32Array,
+    rng: Rng,
+  ): Promise<{ stats: PpoStepStats; passes: number; minibatches: number }> {
     const c = this.config;
     const b = this.buffer;
     const { obsDim, actionDim } = b;
     const batch = Math.min(c.batchSize, indices.length);
     const t = this.transfer;
-    const rollout = {
+    const rollout: PpoMinibatch = {
       states: t.upload<tf.Rank.R2>(b.obs, [b.size, obsDim]),
       actions: t.upload<tf.Rank.R2>(b.actions, [b.size, actionDim]),
       oldLogProbs: t.upload<tf.Rank.R1>(b.logProbs, [b.size]),
       advantages: t.upload<tf.Rank.R1>(this.gae.advantages, [b.size]),
       returns: t.upload<tf.Rank.R1>(this.gae.returns, [b.size]),
+      // Only a clipped value loss needs the rollout's values: no upload otherwise.
+      ...(c.clipValueLoss ? { oldValues: t.upload<tf.Rank.R1>(b.values, [b.size]) } : {}),
     };
-    let sum: tf.Tensor1D = tf.zeros([5]);
+    const width = PPO_STEP_STATS.length;
+    let sum: tf.Tensor1D = tf.zeros([width]);
+    let lastKl: tf.Scalar | undefined;
+    let read: Float32Array | undefined;
     let steps = 0;
+    let passes = 0;
     const order = Int32Array.from(indices);
     try {
       for (let pass = 0; pass < c.repeatTimes; pass++) {
@@ -283,33 +332,63 @@ export class PpoTrainer {
             order.subarray(start, Math.min(start + batch, order.length)),
             [Math.min(batch, order.length - start)],
           );
-          const minibatch = {
-            states: tf.gather(rollout.states, rows),
-            actions: tf.gather(rollout.actions, rows),
-            oldLogProbs: tf.gather(rollout.oldLogProbs, rows),
-            advantages: tf.gather(rollout.advantages, rows),
-            returns: tf.gather(rollout.returns, rows),
-          };
+          const minibatch = gatherRows(rollout, rows);
           rows.dispose();
           try {
             const stats = ppoGradientStep(this.nets, this.optimizer, minibatch, c);
             const next = tf.add<tf.Tensor1D>(sum, stats);
+            if (c.targetKl !== null) {
+              lastKl?.dispose();
+              lastKl = tf.tidy(() => tf.squeeze<tf.Scalar>(tf.slice(stats, [KL_STAT], [1])));
+            }
             stats.dispose();
             sum.dispose();
             sum = next;
             steps++;
           } finally {
-            for (const tensor of Object.values(minibatch)) tensor.dispose();
+            disposeMinibatch(minibatch);
           }
         }
+        passes++;
+        if (c.targetKl !== null && lastKl !== undefined) {
+          const kl = lastKl;
+          const both = tf.tidy(() => tf.concat([sum, tf.reshape(kl, [1])]));
+          try {
+            read = await t.read(both);
+          } finally {
+            both.dispose();
+          }
+          if ((read[width] ?? 0) > c.targetKl) break;
+        }
       }
-      return ppoStepStats(await t.read(sum), Math.max(1, steps));
+      read ??= await t.read(sum);
+      return {
+        stats: ppoStepStats(read.subarray(0, width), Math.max(1, steps)),
+        passes,
+        minibatches: steps,
+      };
     } finally {
       sum.dispose();
-      for (const tensor of Object.values(rollout)) tensor.dispose();
+      lastKl?.dispose();
+      disposeMinibatch(rollout);
     }
   }
 }
+
+/** The rows `rows` of every tensor of `rollout`, gathered on the device. */
+function gatherRows(rollout: PpoMinibatch, rows: tf.Tensor1D): PpoMinibatch {
+  return {
+    states: tf.gather(rollout.states, rows),
+    actions: tf.gather(rollout.actions, rows),
+    oldLogProbs: tf.gather(rollout.oldLogProbs, rows),
+    advantages: tf.gather(rollout.advantages, rows),
+    returns: tf.gather(rollout.returns, rows),
+    ...(rollout.oldValues === undefined ? {} : { oldValues: tf.gather(rollout.oldValues, rows) }),
+  };
+}
+
+/** Where the approximate KL sits in a step's statistics. */
+const KL_STAT = PPO_STEP_STATS.indexOf('approxKl');
 
 /** The env seed used when the envs are reset before update `index` (0-based). */
 export function envSeed(seed: number, index: number): number {

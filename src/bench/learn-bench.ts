@@ -1,4 +1,5 @@
 import { learningCheck, type LearningCheckResult } from '../agents/learning-check.js';
+import type { PpoConfig } from '../agents/ppo-config.js';
 import { useBackend } from '../compute/backends.js';
 
 /** Options for {@link benchLearn}. */
@@ -9,6 +10,8 @@ export interface LearnBenchOptions {
   seeds?: readonly number[];
   /** Env steps of training per run. Default 300,000. */
   steps?: number;
+  /** PPO settings over the learning check's own (LEARNING_CHECK_PPO). Default none. */
+  ppo?: Partial<PpoConfig>;
   /** Called after each run (for progress). */
   onResult?: (result: LearningCheckResult, done: number, total: number) => void;
 }
@@ -24,7 +27,12 @@ export async function benchLearn(options: LearnBenchOptions = {}): Promise<Learn
   const results: LearningCheckResult[] = [];
   for (const signal of signals)
     for (const seed of seeds) {
-      const result = await learningCheck({ signal, seed, steps: options.steps ?? 300_000 });
+      const result = await learningCheck({
+        signal,
+        seed,
+        steps: options.steps ?? 300_000,
+        ...(options.ppo === undefined ? {} : { ppo: options.ppo }),
+      });
       results.push(result);
       options.onResult?.(result, results.length, signals.length * seeds.length);
     }

@@ -48,4 +48,15 @@ describe('bench learn', () => {
       expect(Number.isFinite(r.benchmarkSharpe)).toBe(true);
     }
   });
+
+  it("trains with the PPO settings it is given over the check's own", async () => {
+    const run = async (ppo?: { repeatTimes: number }): Promise<number> => {
+      const options = { signals: [0.2], seeds: [1], steps: 4096 };
+      const [result] = await benchLearn(ppo === undefined ? options : { ...options, ppo });
+      return result?.sharpe ?? Number.NaN;
+    };
+    const own = await run();
+    expect(await run()).toBe(own);
+    expect(await run({ repeatTimes: 1 })).not.toBe(own);
+  });
 });

@@ -179,11 +179,18 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         value: 'N',
         description: 'env steps of training per run (default 300000)',
       },
+      {
+        name: 'ppo',
+        type: 'string',
+        value: 'K=V,…',
+        description: "PPO settings over the check's own, e.g. annealLr=true,targetKl=0.02",
+      },
     ],
     settings: [],
     examples: [
       'tradelab bench learn',
       'tradelab bench learn --signals 0.2,0 --seeds 1,2,3 --steps 100000',
+      'tradelab bench learn --signals 0.2 --ppo clipValueLoss=true',
     ],
     load: () => import('../commands/bench-learn.js'),
   },

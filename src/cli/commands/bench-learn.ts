@@ -1,3 +1,4 @@
+import { parsePpoOverrides } from '../../agents/index.js';
 import { benchLearn } from '../../bench/index.js';
 import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
@@ -22,15 +23,17 @@ export async function run(context: CommandContext): Promise<void> {
         },
       );
   }
+  const ppo = typeof options.ppo === 'string' ? parsePpoOverrides(options.ppo) : undefined;
   const total = (signals?.length ?? 3) * (seeds?.length ?? 5) * (steps ?? 300_000);
   const progress = createProgress({ total, unit: 'steps' });
   const results = await benchLearn({
     ...(signals === undefined ? {} : { signals }),
     ...(seeds === undefined ? {} : { seeds }),
     ...(steps === undefined ? {} : { steps }),
+    ...(ppo === undefined ? {} : { ppo }),
     onResult: (result, done) => {
       progress.update(done * result.steps, `signal ${result.signal} seed ${result.seed}`);
-      if (out.json) out.record({ bench: 'learn', ...result });
+      if (out.json) out.record({ bench: 'learn', ppo: ppo ?? {}, ...result });
     },
   });
   progress.done();
@@ -59,4 +62,5 @@ export async function run(context: CommandContext): Promise<void> {
     );
   }
   out.line('Sharpe: annualized, on the held-out half (1h bars, fees 5 bps a side).');
+  if (ppo !== undefined) out.line(`PPO settings over the check's own: ${JSON.stringify(ppo)}`);
 }
