@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { closestMatch, TradelabError } from '../../errors/index.js';
+import { closestMatch, isTradelabError, TradelabError } from '../../errors/index.js';
 import { adjustedBars, BAR_FIELDS, barCount, type Bars } from '../bars.js';
 import type { ParquetColumnInput } from '../parquet/parquet-table.js';
 import { readParquetFile } from '../parquet/read-parquet.js';
@@ -23,7 +23,11 @@ export type DatasetWrite = Omit<
   | 'updatedAt'
 >;
 
-/** The dataset store: one Parquet file per (symbol, timeframe) and a JSON catalog beside them. */
+/**
+ * The dataset store: one Parquet file per (symbol, timeframe) and a JSON catalog beside them. Files
+ * are Snappy-compressed (see write-parquet.ts); files written before that (uncompressed, by our own
+ * codec) are plain Parquet too and read as they are, so old stores need no migration.
+ */
 export interface DatasetStore {
   readonly dir: string;
   /** Every dataset, sorted by key. */
@@ -90,7 +94,14 @@ export function openDatasetStore(dir: string): DatasetStore {
           },
         );
       }
-      const table = await readParquetFile(path);
+      const table = await readParquetFile(path).catch((error: unknown) => {
+        if (!isTradelabError(error) || error.details?.['corrupt'] !== true) throw error;
+        throw new TradelabError('INTERNAL', `${formatDatasetKey(key)}: ${error.message}`, {
+          cause: error,
+          hint: `the file was damaged or replaced by hand; remove the dataset with \`tradelab data rm ${formatDatasetKey(key)}\` and import it again`,
+          details: { file: path, dataset: formatDatasetKey(key) },
+        });
+      });
       const column = (name: string): Float64Array => {
         const values = table.columns[name];
         if (!(values instanceof Float64Array)) {
