@@ -89,7 +89,7 @@ describe('readParquetFile on damaged files', () => {
     const dir = tempDir();
     const error = await errorOfAsync(readParquetFile(dir));
     expect(error.code).toBe('INVALID_ARGUMENT');
-    expect(error.message).toContain(`cannot read Parquet file "${dir}"`);
+    expect(error.message).toBe(`cannot read Parquet file "${dir}": not a file`);
   });
 });
 

@@ -13,11 +13,12 @@
  * multiplies by 10^-scale, which is off by an ulp for most prices (1.13 became 1.1300000000000001);
  * dividing by 10^scale gives the double nearest the decimal, as DuckDB and Arrow do.
  */
-import { readFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import {
-  parquetMetadata,
+  parquetMetadataAsync,
   parquetRead,
   parquetSchema,
+  type AsyncBuffer,
   type FileMetaData,
   type SchemaElement,
 } from 'hyparquet';
@@ -61,19 +62,29 @@ export async function readParquetFile(
   path: string,
   options: ReadParquetOptions = {},
 ): Promise<ReadParquetResult> {
-  let bytes: Buffer;
+  let handle: FileHandle;
+  let size: number;
+  const unreadable = (why: string, cause?: unknown): TradelabError =>
+    new TradelabError('INVALID_ARGUMENT', `cannot read Parquet file "${path}": ${why}`, {
+      ...(cause === undefined ? {} : { cause }),
+      details: { file: path },
+    });
   try {
-    bytes = await readFile(path);
+    handle = await open(path, 'r');
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
-    throw new TradelabError(
-      'INVALID_ARGUMENT',
-      `cannot read Parquet file "${path}": ${code === 'ENOENT' ? 'no such file' : String(cause)}`,
-      { cause, details: { file: path } },
-    );
+    throw unreadable(code === 'ENOENT' ? 'no such file' : String(cause), cause);
   }
   try {
-    return await decode(path, bytes, options.columns);
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw unreadable('not a file');
+    size = stats.size;
+  } catch (error) {
+    await handle.close();
+    throw error instanceof TradelabError ? error : unreadable(String(error), error);
+  }
+  try {
+    return await decode(path, rangeReader(handle, size), options.columns);
   } catch (error) {
     if (error instanceof TradelabError) throw error;
     throw new TradelabError(
@@ -85,15 +96,39 @@ export async function readParquetFile(
         details: { file: path, corrupt: true },
       },
     );
+  } finally {
+    await handle.close();
   }
+}
+
+/**
+ * The file as hyparquet's AsyncBuffer: each range it asks for (the footer, then a row group's
+ * column chunks) is read from disk into its own buffer, one copy, instead of reading the whole
+ * file and copying slices out of it.
+ */
+function rangeReader(handle: FileHandle, size: number): AsyncBuffer {
+  return {
+    byteLength: size,
+    async slice(start: number, end = size): Promise<ArrayBuffer> {
+      const buffer = new ArrayBuffer(Math.max(0, end - start));
+      const bytes = new Uint8Array(buffer);
+      let done = 0;
+      while (done < bytes.length) {
+        const { bytesRead } = await handle.read(bytes, done, bytes.length - done, start + done);
+        if (bytesRead === 0) throw new Error(`the file ends at byte ${start + done} of ${size}`);
+        done += bytesRead;
+      }
+      return buffer;
+    },
+  };
 }
 
 async function decode(
   path: string,
-  bytes: Buffer,
+  file: AsyncBuffer,
   requested: readonly string[] | undefined,
 ): Promise<ReadParquetResult> {
-  const metadata = parquetMetadata(bytes);
+  const metadata = await parquetMetadataAsync(file);
   const leaves = parquetSchema(metadata).children;
   const names = leaves.map((leaf) => leaf.element.name);
   const plans = new Map<string, Conversion>();
@@ -131,16 +166,7 @@ async function decode(
     plan.kind === 'float32' ? new Float32Array(numRows) : new Float64Array(numRows);
   if (plans.size > 0) {
     await parquetRead({
-      // Column chunks are sliced out of the file as hyparquet asks for them (one copy each).
-      file: {
-        byteLength: bytes.byteLength,
-        slice: (start, end) =>
-          // readFile's buffer is a plain ArrayBuffer (never shared memory).
-          (bytes.buffer as ArrayBuffer).slice(
-            bytes.byteOffset + start,
-            bytes.byteOffset + (end ?? bytes.byteLength),
-          ),
-      },
+      file,
       metadata: withRawValues(metadata, plans),
       // Unannotated byte arrays stay bytes (raw decimals), not text.
       utf8: false,
