@@ -3,7 +3,7 @@
  * hyparquet-compressors (Snappy, zstd, gzip, Brotli, LZ4): tradelab's own files and other people's
  * alike, into one typed array per numeric column.
  *
- * Why hyparquet: it was the fastest reader we measured on the store's bars, several times parquet-wasm
+ * Why hyparquet: it was the fastest reader we measured on the store's bars, 2 to 4× parquet-wasm
  * and DuckDB, because a PLAIN page becomes a typed array over the decompressed bytes with no
  * per-value work (bench/results/2026-11-24-parquet-libraries.txt). The one per-value step it would
  * add is turning int64 timestamps into `Date`s (or whatever a parser returns) through a plain
