@@ -18,7 +18,9 @@ export interface FeatureColumns {
  * Features of a stored dataset, computed once and kept beside its Parquet file
  * (`TF.<id>.features-<hash>.parquet`, float32 columns), so loading does not recompute them. The
  * name carries the dataset file's id (a rewrite gets a new id, so a cache can never be stale) and
- * a hash of the feature options. A store that cannot be written to just recomputes.
+ * a hash of the feature options. A store that cannot be written to just recomputes. The pages are
+ * not compressed: noisy float32 features barely shrink, and uncompressed pages read fastest, which
+ * is what a cache is for.
  */
 export async function cachedFeatures(
   datasetPath: string,
@@ -72,7 +74,7 @@ export async function cachedFeatures(
           'tradelab.features': JSON.stringify(options),
         },
       },
-      { fsync: false },
+      { fsync: false, compression: 'none' },
     );
   } catch (error) {
     // A read-only store (shared, or on a read-only mount) still loads: it recomputes next time.

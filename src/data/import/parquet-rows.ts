@@ -1,5 +1,5 @@
 import { TradelabError } from '../../core/index.js';
-import { readParquetWithDuckDb } from '../parquet/read-foreign-parquet.js';
+import { readParquetFile } from '../parquet/read-parquet.js';
 import { FIELD_BITS, type FieldProblemKind, type ParsedRows } from './parse-bars-csv.js';
 
 const NAMES: Readonly<Record<string, readonly string[]>> = {
@@ -13,12 +13,12 @@ const NAMES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Reads a Parquet file of bars (any writer, through DuckDB) into the same rows the CSV parser
+ * Reads a Parquet file of bars (any writer) into the same rows the CSV parser
  * produces: columns found by name ignoring case, NULL/NaN values flagged with their row number
  * (reported as "row N" where CSV reports a line).
  */
 export async function parseBarsParquet(file: string): Promise<ParsedRows> {
-  const table = await readParquetWithDuckDb(file);
+  const table = await readParquetFile(file);
   const available = Object.keys(table.columns);
   const find = (field: string): Float64Array | undefined => {
     const name = available.find((c) => (NAMES[field] ?? []).includes(c.toLowerCase()));
@@ -38,7 +38,7 @@ export async function parseBarsParquet(file: string): Promise<ParsedRows> {
     .map(([k]) => (k === 'timestamps' ? 'timestamp' : k));
   if (missing.length > 0) {
     throw new TradelabError(
-      'DATA_INVALID',
+      'INVALID_ARGUMENT',
       `${file}: no ${missing.join(', ')} column among ${available.join(', ') || 'its numeric columns'}`,
       {
         hint: 'name the columns timestamp (a timestamp or epoch ms), open, high, low, close, volume',

@@ -6,25 +6,16 @@ export {
   type ParquetTableInput,
 } from './parquet-table.js';
 export {
-  PARQUET_CREATED_BY,
   writeParquetFile,
+  type ParquetCompression,
   type WriteParquetOptions,
   type WriteParquetResult,
 } from './write-parquet.js';
 export {
   readParquetFile,
-  readParquetMetadata,
-  type ParquetChunkInfo,
-  type ParquetColumnInfo,
-  type ParquetFileInfo,
-  type ParquetRowGroupInfo,
   type ReadParquetOptions,
+  type ReadParquetResult,
 } from './read-parquet.js';
-export {
-  readParquetWithDuckDb,
-  type ForeignParquetTable,
-  type ReadForeignParquetOptions,
-} from './read-foreign-parquet.js';
 export {
   benchmarkParquet,
   type BenchmarkTiming,

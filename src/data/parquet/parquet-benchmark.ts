@@ -1,13 +1,12 @@
 /**
- * Times the Parquet writer and fast reader on a bar-shaped table (1 timestamp + 5 double
- * columns), for `tradelab bench data` and for checking the store's speed targets by hand.
+ * Times the Parquet writer and reader on a bar-shaped table (1 timestamp + 5 double columns), for
+ * checking the store's speed by hand; bench/parquet-libraries.mjs compares libraries.
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ParquetColumnInput } from './parquet-table.js';
-import { readParquetWithDuckDb } from './read-foreign-parquet.js';
 import { readParquetFile } from './read-parquet.js';
 import { writeParquetFile } from './write-parquet.js';
 
@@ -19,8 +18,6 @@ export interface ParquetBenchmarkOptions {
   repeats?: number;
   /** Directory for the temp files. Default the OS temp directory. */
   dir?: string;
-  /** Also time reading the file through DuckDB (one thread), for comparison. Default true. */
-  includeDuckDb?: boolean;
 }
 
 /** Fastest and median wall time of one step, and the least CPU time, in milliseconds. */
@@ -45,8 +42,6 @@ export interface ParquetBenchmarkResult {
   writeNoFsync: BenchmarkTiming;
   /** Read of the whole file from the page cache (it was just written). */
   read: BenchmarkTiming;
-  /** Read of the same file through DuckDB, when asked for. */
-  readDuckDb?: BenchmarkTiming;
 }
 
 /** Writes and reads a synthetic bar table several times and reports the timings. */
@@ -63,7 +58,7 @@ export async function benchmarkParquet(
     const writeFsync = await time(repeats, () => writeParquetFile(path, table));
     const writeNoFsync = await time(repeats, () => writeParquetFile(path, table, { fsync: false }));
     const read = await time(repeats, () => readParquetFile(path));
-    const result: ParquetBenchmarkResult = {
+    return {
       rows,
       columns: columns.length,
       fileBytes: (await stat(path)).size,
@@ -71,16 +66,12 @@ export async function benchmarkParquet(
       writeNoFsync,
       read,
     };
-    if (options.includeDuckDb ?? true) {
-      result.readDuckDb = await time(Math.min(repeats, 2), () => readParquetWithDuckDb(path));
-    }
-    return result;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-/** 1-minute bars: a timestamp and a random-walk OHLCV, deterministic. */
+/** 1-minute bars: a timestamp and a random-walk OHLCV to the cent (as real prices are), deterministic. */
 function barColumns(rows: number): ParquetColumnInput[] {
   const ts = new Float64Array(rows);
   const open = new Float64Array(rows);
@@ -96,13 +87,13 @@ function barColumns(rows: number): ParquetColumnInput[] {
   };
   for (let i = 0; i < rows; i++) {
     ts[i] = 1_577_836_800_000 + i * 60_000;
-    const o = price;
+    const o = cents(price);
     price *= 1 + (next() - 0.5) * 0.002;
     open[i] = o;
-    close[i] = price;
-    high[i] = Math.max(o, price) * (1 + next() * 0.0005);
-    low[i] = Math.min(o, price) * (1 - next() * 0.0005);
-    volume[i] = next() * 50;
+    close[i] = cents(price);
+    high[i] = cents(Math.max(o, price) * (1 + next() * 0.0005));
+    low[i] = cents(Math.min(o, price) * (1 - next() * 0.0005));
+    volume[i] = Math.round(next() * 50_000) / 1000;
   }
   return [
     { name: 'timestamp', type: 'timestamp-ms', values: ts },
@@ -112,6 +103,10 @@ function barColumns(rows: number): ParquetColumnInput[] {
     { name: 'close', type: 'double', values: close },
     { name: 'volume', type: 'double', values: volume },
   ];
+}
+
+function cents(x: number): number {
+  return Math.round(x * 100) / 100;
 }
 
 async function time(repeats: number, step: () => Promise<unknown>): Promise<BenchmarkTiming> {

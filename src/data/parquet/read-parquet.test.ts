@@ -3,14 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TradelabError } from '../../core/index.js';
-import {
-  encodeFileMetaData,
-  encodePageHeader,
-  type FileMetaData,
-  type PageHeader,
-  type Statistics,
-} from './parquet-format.js';
-import { readParquetFile, readParquetMetadata } from './read-parquet.js';
+import { readParquetFile } from './read-parquet.js';
 import { writeParquetFile } from './write-parquet.js';
 
 const made: string[] = [];
@@ -35,198 +28,94 @@ async function errorOfAsync(promise: Promise<unknown>): Promise<TradelabError> {
   throw new Error('expected a TradelabError, but nothing was thrown');
 }
 
-/**
- * A one-column DOUBLE file assembled by hand from a page header and its data, to reach cases our
- * writer never produces.
- */
-function handBuilt(header: PageHeader, data: Float64Array, magic = 'PAR1'): Buffer {
-  const headerBytes = encodePageHeader(header);
-  const dataBytes = new Uint8Array(data.buffer);
-  const rows = data.length;
-  const meta: FileMetaData = {
-    version: 1,
-    schema: [
-      { name: 'schema', numChildren: 1 },
-      { name: 'x', type: 'DOUBLE', repetition: 'REQUIRED' },
-    ],
-    numRows: rows,
-    rowGroups: [
-      {
-        columns: [
-          {
-            fileOffset: 0,
-            metaData: {
-              type: 'DOUBLE',
-              encodings: ['PLAIN'],
-              pathInSchema: ['x'],
-              codec: 'UNCOMPRESSED',
-              numValues: rows,
-              totalUncompressedSize: headerBytes.length + dataBytes.length,
-              totalCompressedSize: headerBytes.length + dataBytes.length,
-              dataPageOffset: 4,
-            },
-          },
-        ],
-        totalByteSize: headerBytes.length + dataBytes.length,
-        numRows: rows,
-      },
-    ],
-  };
-  const footer = encodeFileMetaData(meta);
-  const length = Buffer.alloc(4);
-  length.writeUInt32LE(footer.length);
-  return Buffer.concat([
-    Buffer.from('PAR1'),
-    headerBytes,
-    dataBytes,
-    footer,
-    length,
-    Buffer.from(magic),
-  ]);
-}
-
-function dataPage(values: Float64Array, statistics?: Statistics): PageHeader {
-  const header: PageHeader = {
-    type: 'DATA_PAGE',
-    uncompressedPageSize: values.byteLength,
-    compressedPageSize: values.byteLength,
-    dataPageHeader: {
-      numValues: values.length,
-      encoding: 'PLAIN',
-      definitionLevelEncoding: 'RLE',
-      repetitionLevelEncoding: 'RLE',
-      ...(statistics === undefined ? {} : { statistics }),
-    },
-  };
-  return header;
-}
-
-describe('readParquetFile on files other writers could produce', () => {
-  it('reads a page whose header (with large page statistics) exceeds the first read', async () => {
-    const path = join(tempDir(), 'big-header.parquet');
-    const values = Float64Array.from([1, 2, 3]);
-    const big = new Uint8Array(3000).fill(7);
-    writeFileSync(path, handBuilt(dataPage(values, { min: big, max: big }), values));
-    const table = await readParquetFile(path);
-    expect(table.columns['x']).toEqual(values);
-  });
-
-  it('refuses a dictionary page that the chunk metadata did not announce', async () => {
-    const path = join(tempDir(), 'dict.parquet');
-    const values = Float64Array.from([1, 2]);
-    writeFileSync(
-      path,
-      handBuilt(
+/** A small file of ours: 1000 rows of a timestamp and a double, in 4 row groups. */
+async function smallFile(path: string): Promise<Buffer> {
+  await writeParquetFile(
+    path,
+    {
+      columns: [
         {
-          type: 'DICTIONARY_PAGE',
-          uncompressedPageSize: 16,
-          compressedPageSize: 16,
-          dictionaryPageHeader: { numValues: 2, encoding: 'PLAIN' },
+          name: 't',
+          type: 'timestamp-ms',
+          values: Float64Array.from({ length: 1000 }, (_, i) => i * 60_000),
         },
-        values,
-      ),
-    );
-    const error = await errorOfAsync(readParquetFile(path));
-    expect(error.message).toContain('column "x": dictionary-encoded');
-    expect(error.hint).toContain('readParquetWithDuckDb');
-  });
-
-  it('refuses a file with an encrypted footer', async () => {
-    const path = join(tempDir(), 'secret.parquet');
-    const values = Float64Array.from([1]);
-    writeFileSync(path, handBuilt(dataPage(values), values, 'PARE'));
-    const error = await errorOfAsync(readParquetFile(path));
-    expect(error.message).toContain('the footer is encrypted');
-  });
-});
+        { name: 'x', type: 'double', values: Float64Array.from({ length: 1000 }, (_, i) => i / 3) },
+      ],
+    },
+    { rowsPerGroup: 250 },
+  );
+  return readFileSync(path);
+}
 
 describe('readParquetFile on damaged files', () => {
-  it('says a file is not Parquet when the magic is missing', async () => {
+  it('says a file is not Parquet when the magic is missing, naming it', async () => {
     const path = join(tempDir(), 'not.parquet');
     writeFileSync(path, 'timestamp,open\n1,2\n');
     const error = await errorOfAsync(readParquetFile(path));
-    expect(error.code).toBe('DATA_INVALID');
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toContain(`"${path}" is not a valid Parquet file`);
+    expect(error.hint).toContain('truncated or not Parquet');
+    expect(error.details).toMatchObject({ file: path, corrupt: true });
+  });
+
+  it('detects a file cut short', async () => {
+    const path = join(tempDir(), 'cut.parquet');
+    const bytes = await smallFile(path);
+    writeFileSync(path, bytes.subarray(0, bytes.length - 100));
+    const error = await errorOfAsync(readParquetFile(path));
     expect(error.message).toContain(`"${path}" is not a valid Parquet file`);
   });
 
-  it('detects a file cut short in the middle', async () => {
-    const path = join(tempDir(), 'cut.parquet');
-    await writeParquetFile(path, {
-      columns: [{ name: 'x', type: 'double', values: new Float64Array(1000).fill(1) }],
-    });
-    const bytes = readFileSync(path);
-    // Keep the footer but drop data from the middle: the page then overruns the file.
-    writeFileSync(path, Buffer.concat([bytes.subarray(0, 4000), bytes.subarray(8000)]));
+  it('detects data cut from the middle (the footer intact)', async () => {
+    const path = join(tempDir(), 'middle.parquet');
+    const bytes = await smallFile(path);
+    const footerStart = bytes.length - 8 - bytes.readUInt32LE(bytes.length - 8);
+    writeFileSync(path, Buffer.concat([bytes.subarray(0, 200), bytes.subarray(footerStart - 100)]));
     const error = await errorOfAsync(readParquetFile(path));
-    expect(error.message).toContain('is not a valid Parquet file');
+    expect(error.message).toContain(`"${path}" is not a valid Parquet file`);
   });
 
   it('detects a footer that does not decode', async () => {
     const path = join(tempDir(), 'garbled.parquet');
-    const values = Float64Array.from([1, 2]);
-    const bytes = handBuilt(dataPage(values), values);
-    // Overwrite the footer's first bytes with an invalid compact type (13).
+    const bytes = await smallFile(path);
     const footerStart = bytes.length - 8 - bytes.readUInt32LE(bytes.length - 8);
-    bytes.fill(0x1d, footerStart, footerStart + 4);
+    bytes.fill(0xff, footerStart, footerStart + 16);
     writeFileSync(path, bytes);
-    const error = await errorOfAsync(readParquetMetadata(path));
-    expect(error.message).toContain('the footer could not be decoded');
+    const error = await errorOfAsync(readParquetFile(path));
+    expect(error.message).toContain(`"${path}" is not a valid Parquet file`);
+  });
+
+  it('says so when a path is a directory', async () => {
+    const dir = tempDir();
+    const error = await errorOfAsync(readParquetFile(dir));
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toBe(`cannot read Parquet file "${dir}": not a file`);
   });
 });
 
-describe('readParquetMetadata', () => {
-  it('reports rows, schema, key-value metadata and statistics without reading data', async () => {
-    const path = join(tempDir(), 'meta.parquet');
-    await writeParquetFile(
-      path,
-      {
-        columns: [
-          { name: 't', type: 'timestamp-ms', values: Float64Array.from([0, 60_000, 120_000]) },
-          { name: 'v', type: 'float', values: Float32Array.from([3, 1, 2]) },
-        ],
-        metadata: { 'tradelab.symbol': 'SPY' },
-      },
-      { rowsPerGroup: 2 },
+describe('readParquetFile on files written before the store was compressed', () => {
+  it('reads a file of the old codec (PLAIN, uncompressed, REQUIRED) bit for bit', async () => {
+    // A store file from test/fixtures/store-v0, written by tradelab's own codec.
+    const path = join(
+      import.meta.dirname,
+      '../../../test/fixtures/store-v0/SYN0/1h.ee54a68a.parquet',
     );
-    const meta = await readParquetMetadata(path);
-    expect(meta).toMatchObject({
-      path,
-      numRows: 3,
-      createdBy: 'tradelab',
-      metadata: { 'tradelab.symbol': 'SPY' },
-      fastReaderProblems: [],
-    });
-    expect(meta.columns).toEqual([
-      {
-        name: 't',
-        physicalType: 'INT64',
-        repetition: 'REQUIRED',
-        type: 'timestamp-ms',
-        annotation: 'TIMESTAMP(MILLIS, UTC)',
-      },
-      { name: 'v', physicalType: 'FLOAT', repetition: 'REQUIRED', type: 'float' },
+    const table = await readParquetFile(path);
+    expect(table.numRows).toBe(300);
+    expect(Object.keys(table.columns)).toEqual([
+      'timestamp',
+      'open',
+      'high',
+      'low',
+      'close',
+      'volume',
     ]);
-    expect(meta.rowGroups.map((g) => g.numRows)).toEqual([2, 1]);
-    expect(meta.rowGroups[0]?.columns).toEqual([
-      {
-        column: 't',
-        codec: 'UNCOMPRESSED',
-        encodings: ['PLAIN'],
-        compressedBytes: expect.any(Number) as number,
-        min: 0,
-        max: 60_000,
-        nullCount: 0,
-      },
-      {
-        column: 'v',
-        codec: 'UNCOMPRESSED',
-        encodings: ['PLAIN'],
-        compressedBytes: expect.any(Number) as number,
-        min: 1,
-        max: 3,
-        nullCount: 0,
-        nanCount: 0,
-      },
-    ]);
+    expect(table.metadata).toEqual({ 'tradelab.dataset': 'SYN0:1h', 'tradelab.calendar': '24/7' });
+    const expected = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../../test/fixtures/store-v0-bars.json'), 'utf8'),
+    ) as Record<string, Record<string, number[]>>;
+    const bars = expected['SYN0:1h'];
+    expect([...(table.columns['timestamp'] ?? [])]).toEqual(bars?.['timestamps']);
+    expect([...(table.columns['close'] ?? [])]).toEqual(bars?.['close']);
   });
 });

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TradelabError } from '../../core/index.js';
 import type { ParquetColumnInput } from './parquet-table.js';
-import { readParquetFile, readParquetMetadata } from './read-parquet.js';
+import { parquetMetadata, type FileMetaData } from 'hyparquet';
+import { readParquetFile } from './read-parquet.js';
 import { writeParquetFile } from './write-parquet.js';
 
 const made: string[] = [];
@@ -72,6 +73,11 @@ function expectSameValues(
   expect({ row, value: actual?.[row] }).toEqual({ row, value: expected?.[row] });
 }
 
+/** The file's footer, parsed by hyparquet. */
+function footer(path: string): FileMetaData {
+  return parquetMetadata(readFileSync(path));
+}
+
 async function errorOfAsync(promise: Promise<unknown>): Promise<TradelabError> {
   try {
     await promise;
@@ -98,7 +104,10 @@ describe('writeParquetFile → readParquetFile', () => {
     expect(Object.keys(table.columns)).toEqual(['timestamp', 'close', 'volume', 'count']);
     for (const column of columns) expectSameValues(table.columns[column.name], column.values);
     expect(table.columns['volume']).toBeInstanceOf(Float32Array);
-    expect(table.metadata).toEqual({ 'tradelab.symbol': 'BTCUSDT', 'tradelab.timeframe': '1m' });
+    expect(table.metadata).toMatchObject({
+      'tradelab.symbol': 'BTCUSDT',
+      'tradelab.timeframe': '1m',
+    });
   });
 
   it('keeps NaN, ±0 and ±Infinity bit-exact and handles negative and extreme timestamps', async () => {
@@ -141,18 +150,17 @@ describe('writeParquetFile → readParquetFile', () => {
     const table = await readParquetFile(path);
     expect(table.numRows).toBe(0);
     expect(table.columns['t']).toEqual(new Float64Array(0));
-    expect(table.metadata).toEqual({ k: 'v' });
-    const meta = await readParquetMetadata(path);
-    expect(meta.rowGroups).toEqual([]);
-    expect(meta.columns.map((c) => c.type)).toEqual(['timestamp-ms', 'double']);
+    expect(table.metadata).toMatchObject({ k: 'v' });
+    expect(footer(path).schema.map((e) => e.name)).toEqual(['arrow_schema', 't', 'x']);
   });
 
-  it('splits rows into row groups and pages, and reads them back in order', async () => {
+  it('splits rows into row groups, and reads them back in order', async () => {
     const path = join(tempDir(), 'groups.parquet');
     const columns = randomColumns(10_007, 2);
-    await writeParquetFile(path, { columns }, { rowsPerGroup: 3000, rowsPerPage: 700 });
-    const meta = await readParquetMetadata(path);
-    expect(meta.rowGroups.map((g) => g.numRows)).toEqual([3000, 3000, 3000, 1007]);
+    await writeParquetFile(path, { columns }, { rowsPerGroup: 3000 });
+    expect(footer(path).row_groups.map((g) => Number(g.num_rows))).toEqual([
+      3000, 3000, 3000, 1007,
+    ]);
     const table = await readParquetFile(path);
     for (const column of columns) expectSameValues(table.columns[column.name], column.values);
   });
@@ -175,29 +183,54 @@ describe('writeParquetFile → readParquetFile', () => {
     expect(error.message).toContain('did you mean "close"?');
   });
 
-  it('records min/max per row group, zeros as -0/+0, and no bounds where NaN is present', async () => {
-    const path = join(tempDir(), 'stats.parquet');
+  it('writes REQUIRED columns, Snappy pages, delta-encoded timestamps and min/max statistics', async () => {
+    const path = join(tempDir(), 'layout.parquet');
     await writeParquetFile(
       path,
       {
         columns: [
           { name: 't', type: 'timestamp-ms', values: Float64Array.from([-5, 7, 3, 10, 20]) },
-          { name: 'x', type: 'double', values: Float64Array.from([0, 0, 2, NaN, 1]) },
+          { name: 'x', type: 'double', values: Float64Array.from([0.5, 0.25, 2, 4, 1]) },
         ],
       },
       { rowsPerGroup: 3 },
     );
-    const meta = await readParquetMetadata(path);
-    const [first, second] = meta.rowGroups;
-    expect(first?.columns[0]).toMatchObject({ column: 't', min: -5, max: 7, nullCount: 0 });
-    expect(first?.columns[1]).toMatchObject({ column: 'x', min: -0, max: 2, nanCount: 0 });
-    expect(Object.is(first?.columns[1]?.min, -0)).toBe(true);
-    expect(second?.columns[0]).toMatchObject({ min: 10, max: 20 });
-    expect(second?.columns[1]).toMatchObject({ column: 'x', nanCount: 1 });
-    expect(second?.columns[1]?.min).toBeUndefined();
-    expect(second?.columns[1]?.max).toBeUndefined();
-    expect(meta.createdBy).toBe('tradelab');
-    expect(meta.fastReaderProblems).toEqual([]);
+    const meta = footer(path);
+    expect(meta.schema.slice(1).map((e) => [e.name, e.type, e.repetition_type])).toEqual([
+      ['t', 'INT64', 'REQUIRED'],
+      ['x', 'DOUBLE', 'REQUIRED'],
+    ]);
+    expect(meta.schema[1]?.logical_type).toEqual({
+      type: 'TIMESTAMP',
+      isAdjustedToUTC: true,
+      unit: 'MILLIS',
+    });
+    const [first, second] = meta.row_groups;
+    const [t, x] = first?.columns.map((c) => c.meta_data) ?? [];
+    expect(t?.codec).toBe('SNAPPY');
+    expect(t?.encodings).toContain('DELTA_BINARY_PACKED');
+    expect(x?.encodings).not.toContain('RLE_DICTIONARY');
+    // hyparquet shows timestamp bounds as Dates.
+    expect(t?.statistics).toMatchObject({ min_value: new Date(-5), max_value: new Date(7) });
+    expect(x?.statistics).toMatchObject({ min_value: 0.25, max_value: 2 });
+    expect(second?.columns[0]?.meta_data?.statistics).toMatchObject({
+      min_value: new Date(10),
+      max_value: new Date(20),
+    });
+  });
+
+  it('writes uncompressed pages when asked', async () => {
+    const path = join(tempDir(), 'plain.parquet');
+    const columns = randomColumns(100, 6);
+    await writeParquetFile(path, { columns }, { compression: 'none' });
+    expect(footer(path).row_groups[0]?.columns.map((c) => c.meta_data?.codec)).toEqual([
+      'UNCOMPRESSED',
+      'UNCOMPRESSED',
+      'UNCOMPRESSED',
+      'UNCOMPRESSED',
+    ]);
+    const table = await readParquetFile(path);
+    for (const column of columns) expectSameValues(table.columns[column.name], column.values);
   });
 });
 
@@ -225,7 +258,7 @@ describe('writeParquetFile atomicity and validation', () => {
     expect(readdirSync(dir)).toEqual(['data.parquet']);
   });
 
-  it('fails mid-write on a non-integer timestamp and leaves the old file and no temp file', async () => {
+  it('fails on a non-integer timestamp and leaves the old file and no temp file', async () => {
     const { dir, path, before } = await existingFile();
     const ts = Float64Array.from({ length: 5000 }, (_, i) => i * 60_000);
     ts[4321] = 1.5;
@@ -238,7 +271,6 @@ describe('writeParquetFile atomicity and validation', () => {
             { name: 't', type: 'timestamp-ms', values: ts },
           ],
         },
-        // Small groups so several have been written when row 4321 is reached.
         { rowsPerGroup: 1000 },
       ),
     );

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -14,7 +15,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TradelabError } from '../../core/index.js';
-import { allocateBars, type Bars } from '../bars.js';
+import { allocateBars, BAR_FIELDS, type Bars } from '../bars.js';
+import { cachedFeatures } from '../feature-cache.js';
+import { computeFeatures, featureNames } from '../features/index.js';
 import { CATALOG_FILE, readCatalog } from './catalog.js';
 import { openDatasetStore, type DatasetStore, type DatasetWrite } from './dataset-store.js';
 
@@ -232,7 +235,7 @@ describe('DatasetStore: missing datasets', () => {
     const error = catchError(() => store.require(BTC_1M));
     expect(error).toBeInstanceOf(TradelabError);
     const e = error as TradelabError;
-    expect(e.code).toBe('DATASET_NOT_FOUND');
+    expect(e.code).toBe('INVALID_ARGUMENT');
     expect(e.message).toBe(`no dataset BTCUSDT:1m in ${store.dir}; there are: BTCUSDT:1h`);
     expect(e.hint).toBe('did you mean BTCUSDT:1h?');
     const read = await rejection(store.read({ symbol: 'BTCUSD', timeframe: '1h' }));
@@ -316,11 +319,11 @@ describe('DatasetStore: a damaged catalog', () => {
     writeFileSync(path, readFileSync(path, 'utf8').slice(0, 40));
     const error = catchError(() => store.list()) as TradelabError;
     expect(error).toBeInstanceOf(TradelabError);
-    expect(error.code).toBe('DATA_STORE_INVALID');
+    expect(error.code).toBe('CONFIG_INVALID');
     expect(error.message).toBe(`${path} is not valid JSON`);
     expect(error.hint).toContain('restore it from a backup');
     const onWrite = await rejection(store.write(BTC_1H, randomBars(3, 24), info()));
-    expect(onWrite.code).toBe('DATA_STORE_INVALID');
+    expect(onWrite.code).toBe('CONFIG_INVALID');
     // The failed write left no file and no lock behind.
     expect(existsSync(join(store.dir, 'catalog.lock'))).toBe(false);
     expect(parquetFiles(store)).toHaveLength(1);
@@ -346,7 +349,7 @@ describe('DatasetStore: a damaged catalog', () => {
     writeFileSync(join(store.dir, CATALOG_FILE), text);
     const error = catchError(() => store.list());
     expect(error).toBeInstanceOf(TradelabError);
-    expect((error as TradelabError).code).toBe('DATA_STORE_INVALID');
+    expect((error as TradelabError).code).toBe('CONFIG_INVALID');
   });
 });
 
@@ -387,3 +390,93 @@ describe('DatasetStore: the files are plain Parquet', () => {
     }
   });
 });
+
+describe('DatasetStore: a damaged dataset file', () => {
+  it.each([
+    ['not Parquet at all', () => Buffer.from('timestamp,open\n1,2\n')],
+    ['cut short', (bytes: Buffer) => bytes.subarray(0, bytes.length - 50)],
+  ])('reports a file that is %s, naming the dataset and the file', async (_, damage) => {
+    const store = freshStore();
+    const entry = await store.write(BTC_1M, randomBars(100, 26), info());
+    const path = join(store.dir, entry.file);
+    writeFileSync(path, damage(readFileSync(path)));
+    const error = await rejection(store.read(BTC_1M));
+    expect(error.code).toBe('INTERNAL');
+    expect(error.message).toContain('BTCUSDT:1m');
+    expect(error.message).toContain(`"${path}" is not a valid Parquet file`);
+    expect(error.hint).toContain('tradelab data rm BTCUSDT:1m');
+    expect(error.details).toMatchObject({ file: path });
+  });
+});
+
+describe('DatasetStore: a store written by earlier versions (test/fixtures/store-v0)', () => {
+  /** A copy of the fixture store (tests may write to it) and the bars it held when written. */
+  function oldStore(): { store: DatasetStore; expected: Record<string, Record<string, number[]>> } {
+    const fixtures = join(import.meta.dirname, '../../../test/fixtures');
+    const dir = mkdtempSync(join(tmpdir(), 'tradelab-store-v0-'));
+    made.push(dir);
+    cpSync(join(fixtures, 'store-v0'), join(dir, 'data'), { recursive: true });
+    const expected = JSON.parse(
+      readFileSync(join(fixtures, 'store-v0-bars.json'), 'utf8'),
+    ) as Record<string, Record<string, number[]>>;
+    return { store: openDatasetStore(join(dir, 'data')), expected };
+  }
+
+  it('reads every dataset as it was written (uncompressed Parquet of our old codec)', async () => {
+    const { store, expected } = oldStore();
+    expect(store.list().map((e) => `${e.symbol}:${e.timeframe}`)).toEqual([
+      'SPY:1d',
+      'SYN0:1h',
+      'SYN1:1h',
+    ]);
+    for (const entry of store.list()) {
+      const key = `${entry.symbol}:${entry.timeframe}`;
+      const { bars } = await store.read(entry, { raw: true });
+      const want = expected[key] ?? {};
+      expect(Object.keys(bars).sort(), key).toEqual(Object.keys(want).sort());
+      for (const [field, values] of Object.entries(want)) {
+        const got = bars[field as keyof Bars];
+        expect({ key, field, values: [...(got ?? [])] }).toEqual({ key, field, values });
+      }
+    }
+    // The adjusted dataset still reads adjusted (close = the adjusted close).
+    const spy = await store.read({ symbol: 'SPY', timeframe: '1d' });
+    expect([...spy.bars.close]).toEqual(expected['SPY:1d']?.['adjClose']);
+  });
+
+  it('uses the feature cache an earlier version wrote', async () => {
+    const { store } = oldStore();
+    const { entry, bars } = await store.read({ symbol: 'SYN0', timeframe: '1h' });
+    const { table, cached } = await cachedFeatures(join(store.dir, entry.file), bars);
+    expect(cached).toBe(true);
+    const fresh = computeFeatures(bars);
+    const width = featureNames().length;
+    expect(table.warmup).toBe(fresh.warmup);
+    table.columns.forEach((column, f) => {
+      const want = Float32Array.from(
+        { length: bars.timestamps.length },
+        (_, t) => fresh.values[t * width + f] ?? NaN,
+      );
+      expect(float32Bits(column)).toEqual(float32Bits(want));
+    });
+  });
+
+  it('rewrites a dataset in the new format and leaves the others as they are', async () => {
+    const { store, expected } = oldStore();
+    const key = { symbol: 'SYN1', timeframe: '1h' } as const;
+    const before = store.require(key).file;
+    const { bars } = await store.read(key);
+    const entry = await store.write(key, bars, info());
+    expect(entry.file).not.toBe(before);
+    expect(existsSync(join(store.dir, before))).toBe(false);
+    const again = await store.read(key);
+    for (const field of BAR_FIELDS)
+      expect([...again.bars[field]]).toEqual(expected['SYN1:1h']?.[field]);
+    expect((await store.read({ symbol: 'SYN0', timeframe: '1h' })).bars.close.length).toBe(300);
+  });
+});
+
+/** A float32 array's bytes, for bit-exact comparison (NaN included). */
+function float32Bits(values: Float32Array): Buffer {
+  return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
+}

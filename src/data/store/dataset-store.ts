@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { closestMatch, TradelabError } from '../../core/index.js';
+import { closestMatch, isTradelabError, TradelabError } from '../../core/index.js';
 import { adjustedBars, BAR_FIELDS, barCount, type Bars } from '../bars.js';
 import type { ParquetColumnInput } from '../parquet/parquet-table.js';
 import { readParquetFile } from '../parquet/read-parquet.js';
@@ -23,7 +23,11 @@ export type DatasetWrite = Omit<
   | 'updatedAt'
 >;
 
-/** The dataset store: one Parquet file per (symbol, timeframe) and a JSON catalog beside them. */
+/**
+ * The dataset store: one Parquet file per (symbol, timeframe) and a JSON catalog beside them. Files
+ * are Snappy-compressed (see write-parquet.ts); files written before that (uncompressed, by our own
+ * codec) are plain Parquet too and read as they are, so old stores need no migration.
+ */
 export interface DatasetStore {
   readonly dir: string;
   /** Every dataset, sorted by key. */
@@ -61,7 +65,7 @@ export function openDatasetStore(dir: string): DatasetStore {
     const known = list().map((e) => formatDatasetKey(e));
     const guess = closestMatch(formatDatasetKey(key), known);
     throw new TradelabError(
-      'DATASET_NOT_FOUND',
+      'INVALID_ARGUMENT',
       `no dataset ${formatDatasetKey(key)} in ${dir}${known.length === 0 ? ' (the store is empty)' : `; there are: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', …' : ''}`}`,
       {
         hint:
@@ -83,18 +87,25 @@ export function openDatasetStore(dir: string): DatasetStore {
       const path = join(dir, entry.file);
       if (!existsSync(path)) {
         throw new TradelabError(
-          'DATA_STORE_INVALID',
+          'INTERNAL',
           `the catalog lists ${formatDatasetKey(key)} in ${path}, which is missing`,
           {
             hint: `remove it with \`tradelab data rm ${formatDatasetKey(key)}\` and import it again`,
           },
         );
       }
-      const table = await readParquetFile(path);
+      const table = await readParquetFile(path).catch((error: unknown) => {
+        if (!isTradelabError(error) || error.details?.['corrupt'] !== true) throw error;
+        throw new TradelabError('INTERNAL', `${formatDatasetKey(key)}: ${error.message}`, {
+          cause: error,
+          hint: `the file was damaged or replaced by hand; remove the dataset with \`tradelab data rm ${formatDatasetKey(key)}\` and import it again`,
+          details: { file: path, dataset: formatDatasetKey(key) },
+        });
+      });
       const column = (name: string): Float64Array => {
         const values = table.columns[name];
         if (!(values instanceof Float64Array)) {
-          throw new TradelabError('DATA_STORE_INVALID', `${path} has no ${name} column`, {
+          throw new TradelabError('INTERNAL', `${path} has no ${name} column`, {
             hint: 'the file was replaced by hand; import the data again',
           });
         }
@@ -102,7 +113,7 @@ export function openDatasetStore(dir: string): DatasetStore {
       };
       if (table.numRows !== entry.rows) {
         throw new TradelabError(
-          'DATA_STORE_INVALID',
+          'INTERNAL',
           `${path} holds ${table.numRows} rows; the catalog says ${entry.rows}`,
           {
             hint: 'the file was replaced by hand; import the data again',
@@ -175,7 +186,7 @@ export function openDatasetStore(dir: string): DatasetStore {
         const name = formatDatasetKey(key);
         const found = catalog.datasets[name];
         if (found === undefined)
-          throw new TradelabError('DATASET_NOT_FOUND', `no dataset ${name}`, {
+          throw new TradelabError('INVALID_ARGUMENT', `no dataset ${name}`, {
             hint: '`tradelab data list` shows the datasets',
           });
         // Computed keys from our own key format; the catalog is a plain record.
