@@ -38,7 +38,7 @@ export async function parseBarsParquet(file: string): Promise<ParsedRows> {
     .map(([k]) => (k === 'timestamps' ? 'timestamp' : k));
   if (missing.length > 0) {
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_INVALID',
       `${file}: no ${missing.join(', ')} column among ${available.join(', ') || 'its numeric columns'}`,
       {
         hint: 'name the columns timestamp (a timestamp or epoch ms), open, high, low, close, volume',

@@ -308,7 +308,7 @@ describe('readParquetFile on DuckDB-written (foreign) files', () => {
   it('turns a missing file into an error naming it', async () => {
     const path = join(tempDir(), 'missing.parquet');
     const error = await errorOfAsync(readParquetFile(path));
-    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.code).toBe('FILE_NOT_FOUND');
     expect(error.message).toBe(`cannot read Parquet file "${path}": no such file`);
   });
 });

@@ -52,7 +52,7 @@ describe('readParquetFile on damaged files', () => {
     const path = join(tempDir(), 'not.parquet');
     writeFileSync(path, 'timestamp,open\n1,2\n');
     const error = await errorOfAsync(readParquetFile(path));
-    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.code).toBe('DATA_INVALID');
     expect(error.message).toContain(`"${path}" is not a valid Parquet file`);
     expect(error.hint).toContain('truncated or not Parquet');
     expect(error.details).toMatchObject({ file: path, corrupt: true });
@@ -88,7 +88,7 @@ describe('readParquetFile on damaged files', () => {
   it('says so when a path is a directory', async () => {
     const dir = tempDir();
     const error = await errorOfAsync(readParquetFile(dir));
-    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.code).toBe('FILE_ACCESS');
     expect(error.message).toBe(`cannot read Parquet file "${dir}": not a file`);
   });
 });

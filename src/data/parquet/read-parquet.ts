@@ -65,7 +65,7 @@ export async function readParquetFile(
   let handle: FileHandle;
   let size: number;
   const unreadable = (why: string, cause?: unknown): TradelabError =>
-    new TradelabError('INVALID_ARGUMENT', `cannot read Parquet file "${path}": ${why}`, {
+    new TradelabError('FILE_ACCESS', `cannot read Parquet file "${path}": ${why}`, {
       ...(cause === undefined ? {} : { cause }),
       details: { file: path },
     });
@@ -73,7 +73,17 @@ export async function readParquetFile(
     handle = await open(path, 'r');
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
-    throw unreadable(code === 'ENOENT' ? 'no such file' : String(cause), cause);
+    if (code === 'ENOENT')
+      throw new TradelabError(
+        'FILE_NOT_FOUND',
+        `cannot read Parquet file "${path}": no such file`,
+        {
+          cause,
+          hint: 'check the path (relative paths are relative to the working directory)',
+          details: { file: path },
+        },
+      );
+    throw unreadable(String(cause), cause);
   }
   try {
     const stats = await handle.stat();
@@ -88,7 +98,7 @@ export async function readParquetFile(
   } catch (error) {
     if (error instanceof TradelabError) throw error;
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATA_INVALID',
       `"${path}" is not a valid Parquet file: ${(error as Error).message}`,
       {
         cause: error,

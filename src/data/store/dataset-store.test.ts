@@ -235,7 +235,7 @@ describe('DatasetStore: missing datasets', () => {
     const error = catchError(() => store.require(BTC_1M));
     expect(error).toBeInstanceOf(TradelabError);
     const e = error as TradelabError;
-    expect(e.code).toBe('INVALID_ARGUMENT');
+    expect(e.code).toBe('DATASET_NOT_FOUND');
     expect(e.message).toBe(`no dataset BTCUSDT:1m in ${store.dir}; there are: BTCUSDT:1h`);
     expect(e.hint).toBe('did you mean BTCUSDT:1h?');
     const read = await rejection(store.read({ symbol: 'BTCUSD', timeframe: '1h' }));
@@ -319,11 +319,11 @@ describe('DatasetStore: a damaged catalog', () => {
     writeFileSync(path, readFileSync(path, 'utf8').slice(0, 40));
     const error = catchError(() => store.list()) as TradelabError;
     expect(error).toBeInstanceOf(TradelabError);
-    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.code).toBe('DATA_STORE_INVALID');
     expect(error.message).toBe(`${path} is not valid JSON`);
     expect(error.hint).toContain('restore it from a backup');
     const onWrite = await rejection(store.write(BTC_1H, randomBars(3, 24), info()));
-    expect(onWrite.code).toBe('CONFIG_INVALID');
+    expect(onWrite.code).toBe('DATA_STORE_INVALID');
     // The failed write left no file and no lock behind.
     expect(existsSync(join(store.dir, 'catalog.lock'))).toBe(false);
     expect(parquetFiles(store)).toHaveLength(1);
@@ -349,7 +349,7 @@ describe('DatasetStore: a damaged catalog', () => {
     writeFileSync(join(store.dir, CATALOG_FILE), text);
     const error = catchError(() => store.list());
     expect(error).toBeInstanceOf(TradelabError);
-    expect((error as TradelabError).code).toBe('CONFIG_INVALID');
+    expect((error as TradelabError).code).toBe('DATA_STORE_INVALID');
   });
 });
 
@@ -401,7 +401,7 @@ describe('DatasetStore: a damaged dataset file', () => {
     const path = join(store.dir, entry.file);
     writeFileSync(path, damage(readFileSync(path)));
     const error = await rejection(store.read(BTC_1M));
-    expect(error.code).toBe('INTERNAL');
+    expect(error.code).toBe('DATA_STORE_INVALID');
     expect(error.message).toContain('BTCUSDT:1m');
     expect(error.message).toContain(`"${path}" is not a valid Parquet file`);
     expect(error.hint).toContain('tradelab data rm BTCUSDT:1m');

@@ -65,7 +65,7 @@ export function openDatasetStore(dir: string): DatasetStore {
     const known = list().map((e) => formatDatasetKey(e));
     const guess = closestMatch(formatDatasetKey(key), known);
     throw new TradelabError(
-      'INVALID_ARGUMENT',
+      'DATASET_NOT_FOUND',
       `no dataset ${formatDatasetKey(key)} in ${dir}${known.length === 0 ? ' (the store is empty)' : `; there are: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', …' : ''}`}`,
       {
         hint:
@@ -87,7 +87,7 @@ export function openDatasetStore(dir: string): DatasetStore {
       const path = join(dir, entry.file);
       if (!existsSync(path)) {
         throw new TradelabError(
-          'INTERNAL',
+          'DATA_STORE_INVALID',
           `the catalog lists ${formatDatasetKey(key)} in ${path}, which is missing`,
           {
             hint: `remove it with \`tradelab data rm ${formatDatasetKey(key)}\` and import it again`,
@@ -96,16 +96,20 @@ export function openDatasetStore(dir: string): DatasetStore {
       }
       const table = await readParquetFile(path).catch((error: unknown) => {
         if (!isTradelabError(error) || error.details?.['corrupt'] !== true) throw error;
-        throw new TradelabError('INTERNAL', `${formatDatasetKey(key)}: ${error.message}`, {
-          cause: error,
-          hint: `the file was damaged or replaced by hand; remove the dataset with \`tradelab data rm ${formatDatasetKey(key)}\` and import it again`,
-          details: { file: path, dataset: formatDatasetKey(key) },
-        });
+        throw new TradelabError(
+          'DATA_STORE_INVALID',
+          `${formatDatasetKey(key)}: ${error.message}`,
+          {
+            cause: error,
+            hint: `the file was damaged or replaced by hand; remove the dataset with \`tradelab data rm ${formatDatasetKey(key)}\` and import it again`,
+            details: { file: path, dataset: formatDatasetKey(key) },
+          },
+        );
       });
       const column = (name: string): Float64Array => {
         const values = table.columns[name];
         if (!(values instanceof Float64Array)) {
-          throw new TradelabError('INTERNAL', `${path} has no ${name} column`, {
+          throw new TradelabError('DATA_STORE_INVALID', `${path} has no ${name} column`, {
             hint: 'the file was replaced by hand; import the data again',
           });
         }
@@ -113,7 +117,7 @@ export function openDatasetStore(dir: string): DatasetStore {
       };
       if (table.numRows !== entry.rows) {
         throw new TradelabError(
-          'INTERNAL',
+          'DATA_STORE_INVALID',
           `${path} holds ${table.numRows} rows; the catalog says ${entry.rows}`,
           {
             hint: 'the file was replaced by hand; import the data again',
@@ -186,7 +190,7 @@ export function openDatasetStore(dir: string): DatasetStore {
         const name = formatDatasetKey(key);
         const found = catalog.datasets[name];
         if (found === undefined)
-          throw new TradelabError('INVALID_ARGUMENT', `no dataset ${name}`, {
+          throw new TradelabError('DATASET_NOT_FOUND', `no dataset ${name}`, {
             hint: '`tradelab data list` shows the datasets',
           });
         // Computed keys from our own key format; the catalog is a plain record.
