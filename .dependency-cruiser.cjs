@@ -19,52 +19,11 @@ const LAYERS = {
   models: ['core', 'compute', 'data'],
   agents: ['core', 'compute', 'data', 'env', 'eval', 'models', 'report'],
   tune: ['core', 'storage'],
-  trading: [
-    'core',
-    'agents',
-    'compute',
-    'config',
-    'data',
-    'env',
-    'eval',
-    'models',
-    'profiles',
-    'report',
-    'storage',
-    'tune',
-  ],
-  app: [
-    'core',
-    'agents',
-    'compute',
-    'config',
-    'data',
-    'env',
-    'eval',
-    'models',
-    'profiles',
-    'report',
-    'storage',
-    'trading',
-    'tune',
-  ],
-  bench: [
-    'core',
-    'agents',
-    'app',
-    'compute',
-    'config',
-    'data',
-    'env',
-    'eval',
-    'models',
-    'profiles',
-    'report',
-    'storage',
-    'trading',
-    'tune',
-  ],
 };
+// The applications of the lower layers, each above the one before.
+LAYERS.trading = [...LAYERS.agents, 'agents', 'config', 'profiles', 'storage', 'tune'];
+LAYERS.app = [...LAYERS.trading, 'trading'];
+LAYERS.bench = [...LAYERS.app, 'app'];
 
 const folders = Object.keys(LAYERS);
 
