@@ -113,8 +113,9 @@ export class Study {
             details: { study: options.name, direction: record.direction },
           },
         );
-      const stored = custom.sampler !== undefined || custom.pruner !== undefined;
-      const components = stored
+      // This process's own objects may stand in for the stored specs; other callers get the specs.
+      const hasCustom = custom.sampler !== undefined || custom.pruner !== undefined;
+      const components = hasCustom
         ? { ...componentsOf(specsOf(record.systemAttrs)), ...custom }
         : storedComponents(record.name, record.systemAttrs);
       return new Study(storage, record, components, false);
