@@ -21,3 +21,14 @@ export function utility(name: string): string {
   }
   throw new Error(`${name} not found in /usr/bin or /bin`);
 }
+
+/** The TradelabError `promise` rejects with; fails if it resolves or rejects with anything else. */
+export async function errorOfAsync(promise: Promise<unknown>): Promise<TradelabError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof TradelabError) return error;
+    throw error;
+  }
+  throw new Error('expected a TradelabError, but nothing was thrown');
+}

@@ -1,3 +1,5 @@
+import { Rng } from '../../core/index.js';
+import { errorOfAsync } from '../../../test/support/assertions.js';
 /**
  * Parquet written here must read elsewhere, and Parquet written elsewhere must read here. DuckDB
  * stands in for the rest of the world on both sides: it reads what writeParquetFile writes, and it
@@ -9,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TradelabError } from '../../core/index.js';
 import { readParquetFile } from './read-parquet.js';
 import { writeParquetFile } from './write-parquet.js';
 
@@ -43,33 +44,12 @@ async function rows(sql: string, values: string[] = []): Promise<Record<string, 
   return reader.getRowObjects();
 }
 
-/** A seeded PRNG (mulberry32), uniform in [0, 1). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-async function errorOfAsync(promise: Promise<unknown>): Promise<TradelabError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof TradelabError) return error;
-    throw error;
-  }
-  throw new Error('expected a TradelabError, but nothing was thrown');
-}
-
 const DAY = 86_400_000;
 
 /** 1-minute bars from 1969-12-25 on, so early timestamps are negative; specials in `x`. */
 function sampleTable(n: number, seed: number) {
-  const random = rng(seed);
+  const generator = new Rng(seed);
+  const random = (): number => generator.uniform();
   const ts = Float64Array.from({ length: n }, (_, i) => -7 * DAY + i * 60_000);
   const close = Float64Array.from({ length: n }, () => 100 + random() * 10);
   const volume = Float32Array.from({ length: n }, () => Math.round(random() * 1000));

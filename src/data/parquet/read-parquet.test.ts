@@ -1,8 +1,8 @@
+import { errorOfAsync } from '../../../test/support/assertions.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TradelabError } from '../../core/index.js';
 import { readParquetFile } from './read-parquet.js';
 import { writeParquetFile } from './write-parquet.js';
 
@@ -16,16 +16,6 @@ function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'tradelab-parquet-read-'));
   made.push(dir);
   return dir;
-}
-
-async function errorOfAsync(promise: Promise<unknown>): Promise<TradelabError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof TradelabError) return error;
-    throw error;
-  }
-  throw new Error('expected a TradelabError, but nothing was thrown');
 }
 
 /** A small file of ours: 1000 rows of a timestamp and a double, in 4 row groups. */

@@ -1,8 +1,9 @@
+import { Rng } from '../../core/index.js';
+import { errorOfAsync } from '../../../test/support/assertions.js';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TradelabError } from '../../core/index.js';
 import type { ParquetColumnInput } from './parquet-table.js';
 import { parquetMetadata, type FileMetaData } from 'hyparquet';
 import { readParquetFile } from './read-parquet.js';
@@ -20,21 +21,10 @@ function tempDir(): string {
   return dir;
 }
 
-/** A seeded PRNG (mulberry32), uniform in [0, 1). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Random bar-like columns: timestamps straddling 1970 (negatives included), prices, an int64. */
 function randomColumns(n: number, seed: number): ParquetColumnInput[] {
-  const random = rng(seed);
+  const generator = new Rng(seed);
+  const random = (): number => generator.uniform();
   const ts = new Float64Array(n);
   const close = new Float64Array(n);
   const volume = new Float32Array(n);
@@ -76,16 +66,6 @@ function expectSameValues(
 /** The file's footer, parsed by hyparquet. */
 function footer(path: string): FileMetaData {
   return parquetMetadata(readFileSync(path));
-}
-
-async function errorOfAsync(promise: Promise<unknown>): Promise<TradelabError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof TradelabError) return error;
-    throw error;
-  }
-  throw new Error('expected a TradelabError, but nothing was thrown');
 }
 
 describe('writeParquetFile → readParquetFile', () => {
