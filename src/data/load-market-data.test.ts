@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -113,6 +113,21 @@ describe('loadMarketData', () => {
     expect(cacheFiles()).toHaveLength(0);
     const third = await loadMarketData(store, [key]);
     expect(third.timestamps.length).toBeGreaterThan(first.timestamps.length);
+  });
+
+  it('recomputes and replaces a feature cache that is cut short or not one of ours', async () => {
+    const store = await storeWith({ AAA: a });
+    const key = { symbol: 'AAA', timeframe: '1h' as const };
+    const first = await loadMarketData(store, [key]);
+    const [cache] = readdirSync(join(store.dir, 'AAA')).filter((f) => f.includes('.features-'));
+    const path = join(store.dir, 'AAA', cache ?? '');
+    const whole = readFileSync(path);
+    for (const damaged of [whole.subarray(0, whole.length >> 1), Buffer.from('not arrow')]) {
+      writeFileSync(path, damaged);
+      const again = await loadMarketData(store, [key]);
+      expect(again.techArray).toEqual(first.techArray);
+      expect(readFileSync(path).equals(whole)).toBe(true);
+    }
   });
 
   it('loads a time range only', async () => {
