@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import {
 } from './ppo-config.js';
 import { disposePpoNetworks, isPpoAdam } from './ppo-update.js';
 import { PpoTrainer, type PpoUpdateReport } from './ppo.js';
+import { tempDir } from '../../test/support/temp-dir.js';
 
 const SMALL: Partial<PpoConfig> = {
   netDim: 16,
@@ -30,7 +30,7 @@ const SMALL: Partial<PpoConfig> = {
 let dir: string;
 beforeAll(async () => {
   await useBackend('wasm');
-  dir = mkdtempSync(join(tmpdir(), 'tradelab-ppo-'));
+  dir = tempDir('tradelab-ppo-');
 });
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProfileRegistry } from '../profiles/profile-registry.js';
 import { loadConfig, type LoadConfigOptions } from './load-config.js';
 import { SETTINGS } from './settings.js';
 import { errorOf } from '../../test/support/assertions.js';
+import { tempDir } from '../../test/support/temp-dir.js';
 
 const made: string[] = [];
 
@@ -15,7 +15,7 @@ afterEach(() => {
 
 /** A real temporary directory holding `files` (relative path → content); returns its real path. */
 function project(files: Record<string, string> = {}): string {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'tradelab-config-')));
+  const root = realpathSync(tempDir('tradelab-config-'));
   made.push(root);
   for (const [path, content] of Object.entries(files)) {
     const full = join(root, path);

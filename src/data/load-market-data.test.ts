@@ -1,5 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { selectBars, type Bars } from './bars.js';
@@ -8,6 +7,7 @@ import { innerJoin, loadMarketData } from './load-market-data.js';
 import { openDatasetStore, type DatasetStore } from './store/dataset-store.js';
 import { generateSynthetic } from './synth/index.js';
 import type { CalendarName } from './calendar.js';
+import { tempDir } from '../../test/support/temp-dir.js';
 
 const NO_GAPS = { unexpected: 0, missingBars: 0, largest: undefined, closures: 0 };
 
@@ -15,7 +15,7 @@ async function storeWith(
   series: Record<string, Bars>,
   calendar: CalendarName = '24/7',
 ): Promise<DatasetStore> {
-  const store = openDatasetStore(mkdtempSync(join(tmpdir(), 'tradelab-load-')));
+  const store = openDatasetStore(tempDir('tradelab-load-'));
   for (const [symbol, bars] of Object.entries(series)) {
     await store.write({ symbol, timeframe: '1h' }, bars, {
       calendar,

@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './temp-dir.js';
+
+export { tempDir };
 
 /** The repository root (tests run the built CLI from here). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -25,16 +27,6 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** A directory of fake GPU tools put first on PATH. */
   tools?: string;
-}
-
-/**
- * A fresh temporary directory, inside the run's directory when Vitest runs the test (removed when
- * the run ends, however it ends: see test/support/postgres-global-setup.ts).
- */
-export function tempDir(prefix = 'tradelab-test-'): string {
-  const base = process.env.TRADELAB_TEST_RUN_DIR ?? tmpdir();
-  mkdirSync(base, { recursive: true });
-  return mkdtempSync(join(base, prefix));
 }
 
 /** An empty DRM sysfs tree, so the machine's own /sys never leaks into a test. */

@@ -6,13 +6,13 @@ import { errorOfAsync } from '../../../test/support/assertions.js';
  * writes the "foreign" files (every codec, dictionary pages, nulls, v2 pages and encodings, every
  * timestamp unit) that readParquetFile must read to the same values DuckDB reads back.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readParquetFile } from './read-parquet.js';
 import { writeParquetFile } from './write-parquet.js';
+import { tempDir as runTempDir } from '../../../test/support/temp-dir.js';
 
 const made: string[] = [];
 let instance: DuckDBInstance;
@@ -33,7 +33,7 @@ afterEach(() => {
 });
 
 function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tradelab-parquet-duckdb-'));
+  const dir = runTempDir('tradelab-parquet-duckdb-');
   made.push(dir);
   return dir;
 }

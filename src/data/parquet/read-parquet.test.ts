@@ -1,10 +1,10 @@
 import { errorOfAsync } from '../../../test/support/assertions.js';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readParquetFile } from './read-parquet.js';
 import { writeParquetFile } from './write-parquet.js';
+import { tempDir as runTempDir } from '../../../test/support/temp-dir.js';
 
 const made: string[] = [];
 
@@ -13,7 +13,7 @@ afterEach(() => {
 });
 
 function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tradelab-parquet-read-'));
+  const dir = runTempDir('tradelab-parquet-read-');
   made.push(dir);
   return dir;
 }

@@ -1,13 +1,13 @@
 import { Rng } from '../../core/index.js';
 import { errorOfAsync } from '../../../test/support/assertions.js';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ParquetColumnInput } from './parquet-table.js';
 import { parquetMetadata, type FileMetaData } from 'hyparquet';
 import { readParquetFile } from './read-parquet.js';
 import { writeParquetFile } from './write-parquet.js';
+import { tempDir as runTempDir } from '../../../test/support/temp-dir.js';
 
 const made: string[] = [];
 
@@ -16,7 +16,7 @@ afterEach(() => {
 });
 
 function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tradelab-parquet-'));
+  const dir = runTempDir('tradelab-parquet-');
   made.push(dir);
   return dir;
 }

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { detectGpus, type Detection, type ToolReport } from './detect-gpus.js';
 import type { DetectionTool } from './detected-gpu.js';
 import { NVIDIA_SMI_ARGS } from './parse-nvidia-smi.js';
 import { utility } from '../../../test/support/assertions.js';
+import { tempDir } from '../../../test/support/temp-dir.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/detect/', import.meta.url));
 const MIB = 2 ** 20;
@@ -40,7 +40,7 @@ describe('detectGpus with fake tools', () => {
   let env: Record<string, string>;
 
   beforeEach(() => {
-    root = mkdtempSync(join(tmpdir(), 'tradelab-detect-'));
+    root = tempDir('tradelab-detect-');
     bin = join(root, 'bin');
     emptyDrm = join(root, 'drm');
     mkdirSync(bin);

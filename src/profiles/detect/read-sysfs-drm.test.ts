@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DRM_ROOT, readSysfsDrm } from './read-sysfs-drm.js';
+import { tempDir } from '../../../test/support/temp-dir.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/detect/', import.meta.url));
 
@@ -87,7 +87,7 @@ describe('readSysfsDrm on made-up trees', () => {
   let root: string;
 
   beforeEach(() => {
-    root = mkdtempSync(join(tmpdir(), 'tradelab-drm-'));
+    root = tempDir('tradelab-drm-');
   });
   afterEach(() => {
     rmSync(root, { recursive: true, force: true });

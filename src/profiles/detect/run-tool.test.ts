@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runTool, type ToolRun } from './run-tool.js';
 import { utility } from '../../../test/support/assertions.js';
+import { tempDir } from '../../../test/support/temp-dir.js';
 
 const BASH = utility('bash');
 const SLEEP = utility('sleep');
@@ -44,7 +44,7 @@ describe('runTool', () => {
   let env: Record<string, string>;
 
   beforeEach(() => {
-    bin = mkdtempSync(join(tmpdir(), 'tradelab-run-tool-'));
+    bin = tempDir('tradelab-run-tool-');
     // Only the fake tools are on PATH: a real tool installed on this machine must not answer.
     env = { PATH: bin };
   });
