@@ -19,7 +19,7 @@ function csv(start: number, n: number, base = 100): string {
 const cli = (dir: string, ...args: string[]): Promise<CliResult> => runCli(args, { cwd: dir });
 
 describe('data features: the feature cache cannot be written', () => {
-  it('computes the features, warns once and goes on', async () => {
+  it('computes the features, warns once and goes on', { timeout: 300_000 }, async () => {
     const dir = tempDir('tradelab-feature-cache-');
     const storeDir = join(dir, '.tradelab', 'data');
     for (const [symbol, base] of [

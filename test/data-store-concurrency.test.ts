@@ -22,7 +22,9 @@ function csv(start: number, n: number): string {
 describe('data import: concurrent imports into one dataset', () => {
   it(
     'keeps every file: rounds of two imports at once, each exits 0 and all bars and sources stay',
-    { timeout: 120_000 },
+    // 20 CLI processes, about 1.2 s of CPU each: some 15 s on two idle cores, minutes on a
+    // crowded machine. No timing is asserted; the limit only stops a hang.
+    { timeout: 600_000 },
     async () => {
       const dir = tempDir('tradelab-concurrent-import-');
       const rounds = 10;
@@ -98,45 +100,52 @@ describe('data import: an import killed mid-write', () => {
     return written();
   }
 
-  it("the next import and `data rm` remove what a killed import left, not a live writer's temp", async () => {
-    const dir = tempDir('tradelab-killed-import-');
-    mkdirSync(join(dir, 'in'));
-    const path = (k: number): string => join(dir, 'in', `part-${k}.csv`);
-    for (let k = 0; k < 4; k++) writeFileSync(path(k), csv(T0 + k * 2_000 * MIN, 2_000));
-    const first = await runCli(
-      ['data', 'import', path(0), '--symbol', 'BTC', '--timeframe', '1m'],
-      {
-        cwd: dir,
-      },
-    );
-    expect(first.code).toBe(0);
-    const folder = join(dir, '.tradelab', 'data', 'BTC');
-    const store = openDatasetStore(join(dir, '.tradelab', 'data'));
-    const key = { symbol: 'BTC', timeframe: '1m' } as const;
+  it(
+    "the next import and `data rm` remove what a killed import left, not a live writer's temp",
+    { timeout: 300_000 },
+    async () => {
+      const dir = tempDir('tradelab-killed-import-');
+      mkdirSync(join(dir, 'in'));
+      const path = (k: number): string => join(dir, 'in', `part-${k}.csv`);
+      for (let k = 0; k < 4; k++) writeFileSync(path(k), csv(T0 + k * 2_000 * MIN, 2_000));
+      const first = await runCli(
+        ['data', 'import', path(0), '--symbol', 'BTC', '--timeframe', '1m'],
+        {
+          cwd: dir,
+        },
+      );
+      expect(first.code).toBe(0);
+      const folder = join(dir, '.tradelab', 'data', 'BTC');
+      const store = openDatasetStore(join(dir, '.tradelab', 'data'));
+      const key = { symbol: 'BTC', timeframe: '1m' } as const;
 
-    const left = await killMidWrite(dir, path(1));
-    expect(left.length).toBeGreaterThan(0);
-    // A temp of a writer that is alive (this test process): nobody else's to remove.
-    const live = `.1m.0123abcd.parquet.tmp-${process.pid}-live`;
-    writeFileSync(join(folder, live), 'still being written');
+      const left = await killMidWrite(dir, path(1));
+      expect(left.length).toBeGreaterThan(0);
+      // A temp of a writer that is alive (this test process): nobody else's to remove.
+      const live = `.1m.0123abcd.parquet.tmp-${process.pid}-live`;
+      writeFileSync(join(folder, live), 'still being written');
 
-    const next = await runCli(['data', 'import', path(2), '--symbol', 'BTC', '--timeframe', '1m'], {
-      cwd: dir,
-    });
-    expect(next.stderr).toBe('');
-    expect(next.code).toBe(0);
-    const entry = store.require(key);
-    expect(entry.sources.map((s) => s.path)).toEqual([path(0), path(2)]);
-    for (const name of left) expect(existsSync(join(folder, name)), name).toBe(false);
-    expect(readdirSync(folder).sort()).toEqual([live, entry.file.split('/')[1]].sort());
-    expect((await store.read(key)).bars.timestamps.length).toBe(4_000);
+      const next = await runCli(
+        ['data', 'import', path(2), '--symbol', 'BTC', '--timeframe', '1m'],
+        {
+          cwd: dir,
+        },
+      );
+      expect(next.stderr).toBe('');
+      expect(next.code).toBe(0);
+      const entry = store.require(key);
+      expect(entry.sources.map((s) => s.path)).toEqual([path(0), path(2)]);
+      for (const name of left) expect(existsSync(join(folder, name)), name).toBe(false);
+      expect(readdirSync(folder).sort()).toEqual([live, entry.file.split('/')[1]].sort());
+      expect((await store.read(key)).bars.timestamps.length).toBe(4_000);
 
-    const leftAgain = await killMidWrite(dir, path(3));
-    expect(leftAgain.length).toBeGreaterThan(0);
-    const removed = await runCli(['data', 'rm', 'BTC:1m'], { cwd: dir });
-    expect(removed.stderr).toBe('');
-    expect(removed.code).toBe(0);
-    for (const name of leftAgain) expect(existsSync(join(folder, name)), name).toBe(false);
-    expect(readdirSync(folder)).toEqual([live]);
-  });
+      const leftAgain = await killMidWrite(dir, path(3));
+      expect(leftAgain.length).toBeGreaterThan(0);
+      const removed = await runCli(['data', 'rm', 'BTC:1m'], { cwd: dir });
+      expect(removed.stderr).toBe('');
+      expect(removed.code).toBe(0);
+      for (const name of leftAgain) expect(existsSync(join(folder, name)), name).toBe(false);
+      expect(readdirSync(folder)).toEqual([live]);
+    },
+  );
 });
