@@ -17,7 +17,9 @@ export interface FeatureTable {
  * Features of a stored dataset, computed once and kept beside its Parquet file
  * (`TF.<id>.features-<hash>.arrow`), so loading does not recompute them. The name carries the
  * dataset file's id (a rewrite gets a new id, so a cache can never be stale) and a hash of the
- * feature options. A store that cannot be written to just recomputes.
+ * feature options. The cache is optional: one that cannot be read is recomputed, and one that cannot
+ * be written (a read-only store, a full disk, a name in the way) is left unwritten and said in
+ * `unwritable`, for the caller to warn about; the features are returned either way.
  *
  * The cache is an Arrow IPC file with one column, `features`, a fixed-size list of float32 per bar:
  * its buffer is the row-major matrix itself, read in place (one read of the file, then a view) and
@@ -30,7 +32,7 @@ export async function cachedFeatures(
   datasetPath: string,
   bars: Bars,
   options: FeatureOptions = {},
-): Promise<{ table: FeatureTable; cached: boolean }> {
+): Promise<{ table: FeatureTable; cached: boolean; unwritable?: string }> {
   const names = featureNames(options);
   const hash = createHash('sha256')
     .update(JSON.stringify({ names, options }))
@@ -44,10 +46,9 @@ export async function cachedFeatures(
   const width = names.length;
   // Loaded on first use: most commands never touch features.
   const arrow = await import('apache-arrow');
-  if (existsSync(path)) {
-    const cached = readCache(arrow, await readFile(path), rows, width);
-    if (cached !== undefined) return { table: { names, ...cached }, cached: true };
-  }
+  const file = existsSync(path) ? await readFile(path).catch(unusableCache) : undefined;
+  const cached = file === undefined ? undefined : readCache(arrow, file, rows, width);
+  if (cached !== undefined) return { table: { names, ...cached }, cached: true };
   const computed = computeFeatures(bars, options);
   const table: FeatureTable = { names, warmup: computed.warmup, values: computed.values };
   const child = new arrow.Field('value', new arrow.Float32(), false);
@@ -78,17 +79,29 @@ export async function cachedFeatures(
     }),
   );
   // Atomic (a temp file, then a rename) but not fsynced: a cache lost in a crash is recomputed.
-  const temp = `${path}.tmp-${randomBytes(6).toString('hex')}`;
+  // The pid in the name lets the store sweep a killed writer's temp (store/stale-files.ts).
+  const temp = `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
   try {
     await writeFile(temp, arrow.tableToIPC(new arrow.Table(schema, [batch]), 'file'));
     await rename(temp, path);
   } catch (error) {
-    await rm(temp, { force: true });
+    await rm(temp, { force: true }).catch(() => undefined);
     // A read-only store (shared, or on a read-only mount) still loads: it recomputes next time.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EACCES' && code !== 'EROFS' && code !== 'EPERM') throw error;
+    if (!isFileSystemError(error)) throw error;
+    return { table, cached: false, unwritable: `${path}: ${error.message}` };
   }
   return { table, cached: false };
+}
+
+/** A cache file that cannot be read (a folder in its place, unreadable) is recomputed. */
+function unusableCache(error: unknown): undefined {
+  if (isFileSystemError(error)) return undefined;
+  throw error;
+}
+
+/** An error of the file system (EACCES, EROFS, ENOSPC, EISDIR, …), not a bug of ours. */
+function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';
 }
 
 /** The cache's warm-up and matrix, or undefined when the file is not one this version wrote for these bars. */

@@ -75,7 +75,14 @@ export {
   parseSymbol,
   type DatasetKey,
 } from './store/dataset-key.js';
-export { openDatasetStore, type DatasetStore, type DatasetWrite } from './store/dataset-store.js';
+export {
+  openDatasetStore,
+  repairHint,
+  type DatasetFileStatus,
+  type DatasetStore,
+  type DatasetWrite,
+  type LockedWrite,
+} from './store/dataset-store.js';
 export {
   DAY_MS,
   isTimeframe,

@@ -40,6 +40,11 @@ export interface LoadMarketDataOptions {
   ohlcv?: boolean;
   /** Only bars with from <= t < to (ms UTC). */
   range?: { fromMs?: number; toMs?: number };
+  /**
+   * Told once per load when the feature cache could not be written (the features were computed
+   * and are returned all the same). Default: nothing is said.
+   */
+  onWarning?: (message: string) => void;
 }
 
 /**
@@ -83,6 +88,11 @@ export async function loadMarketData(
   const tables = await Promise.all(
     loaded.map((l) => cachedFeatures(join(store.dir, l.entry.file), l.bars, options.features)),
   );
+  const unwritable = tables.flatMap((x) => (x.unwritable === undefined ? [] : [x.unwritable]));
+  if (unwritable.length > 0)
+    options.onWarning?.(
+      `the feature cache could not be written (${unwritable[0] ?? ''}${unwritable.length > 1 ? `; and ${unwritable.length - 1} more` : ''}): the features were computed and are used, and will be computed again next time`,
+    );
   const ranged = loaded.map((l) => rangeOf(l.bars.timestamps, options.range));
   const rowsPerSymbol = innerJoin(
     loaded.map((l, s) => l.bars.timestamps.subarray(ranged[s]?.[0] ?? 0, ranged[s]?.[1] ?? 0)),

@@ -15,7 +15,11 @@ export async function run(context: CommandContext): Promise<void> {
   const { out, options } = context;
   const keys = parseDatasetKeys(context.positionals[0] ?? '');
   const started = performance.now();
-  const data = await loadMarketData(openStore(context), keys);
+  const data = await loadMarketData(openStore(context), keys, {
+    onWarning: (message) => {
+      out.note(`warning: ${message}`);
+    },
+  });
   const seconds = (performance.now() - started) / 1000;
   const assets = data.symbols.length;
   const width = data.featureNames.length;

@@ -78,6 +78,10 @@ export function printSummary(out: Output, name: string, result: ImportResult): v
     );
     return;
   }
+  if (result.rebuilt !== undefined)
+    out.line(
+      `Rebuilt ${name} from its files (${result.rebuilt}); the dataset now holds exactly these files' bars.`,
+    );
   const rate = report.rowsRead / Math.max(result.seconds, 1e-9);
   out.line(
     `Imported ${plural(report.rowsRead, 'row')} into ${name} in ${result.seconds.toFixed(2)} s (${count(rate)} rows/s): ${count(entry.rows)} bars now${result.addedRows !== entry.rows ? ` (${result.addedRows >= 0 ? '+' : ''}${count(result.addedRows)})` : ''}.`,

@@ -1,16 +1,32 @@
-import { formatDatasetKey, type DatasetEntry } from '../../data/index.js';
+import { join } from 'node:path';
+import {
+  formatDatasetKey,
+  type DatasetEntry,
+  type DatasetFileStatus,
+  repairHint,
+} from '../../data/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { count, shortTime } from '../format.js';
 import { openStore } from '../open-store.js';
 import { renderTable } from '../output.js';
 
-/** `tradelab data list`: every dataset in the store. */
+const STATUS_TEXT: Record<DatasetFileStatus, string> = {
+  ok: 'ok',
+  missing: 'file missing',
+  damaged: 'file damaged',
+};
+
+/** `tradelab data list`: every dataset in the store, and which ones' files are missing or damaged. */
 export function run(context: CommandContext): Promise<void> {
   const { out } = context;
   const store = openStore(context);
   const entries = store.list();
+  const status = new Map<DatasetEntry, DatasetFileStatus>(
+    entries.map((e) => [e, store.fileStatus(e)]),
+  );
   if (out.json) {
-    for (const e of entries) out.record({ dataset: formatDatasetKey(e), ...e });
+    for (const e of entries)
+      out.record({ dataset: formatDatasetKey(e), ...e, status: status.get(e) });
     return Promise.resolve();
   }
   if (entries.length === 0) {
@@ -20,6 +36,7 @@ export function run(context: CommandContext): Promise<void> {
     );
     return Promise.resolve();
   }
+  const broken = entries.filter((e) => status.get(e) !== 'ok');
   for (const line of renderTable<DatasetEntry>(entries, [
     { header: 'DATASET', value: (e) => formatDatasetKey(e) },
     { header: 'BARS', value: (e) => count(e.rows), right: true },
@@ -38,9 +55,20 @@ export function run(context: CommandContext): Promise<void> {
       header: 'FROM',
       value: (e) => e.derivedFrom ?? `${e.sources.length} file${e.sources.length === 1 ? '' : 's'}`,
     },
+    // Only when some dataset's file is missing or damaged: a healthy store lists as it always did.
+    ...(broken.length === 0
+      ? []
+      : [{ header: 'STATUS', value: (e: DatasetEntry) => STATUS_TEXT[status.get(e) ?? 'ok'] }]),
   ]))
     out.line(line);
   out.line();
+  for (const e of broken) {
+    const name = formatDatasetKey(e);
+    out.line(
+      `${name}: ${join(store.dir, e.file)} is ${status.get(e) === 'missing' ? 'missing' : 'damaged (not a whole Parquet file)'}; ${repairHint(e, e)}.`,
+    );
+  }
+  if (broken.length > 0) out.line();
   out.line(`Store: ${store.dir}`);
   return Promise.resolve();
 }

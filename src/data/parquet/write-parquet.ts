@@ -282,7 +282,11 @@ function invalid(path: string, message: string, hint?: string): TradelabError {
 
 /** Writes `bytes` to a temp file beside `path`, optionally fsyncs, and renames it into place. */
 async function writeFileAtomically(path: string, bytes: Uint8Array, fsync: boolean): Promise<void> {
-  const tempPath = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(6).toString('hex')}`);
+  // The pid lets the data store tell a killed writer's temp from a live one's (store/stale-files.ts).
+  const tempPath = join(
+    dirname(path),
+    `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`,
+  );
   const handle = await open(tempPath, 'wx');
   try {
     try {

@@ -254,8 +254,11 @@ describe('DatasetStore: missing datasets', () => {
     const entry = await store.write(BTC_1M, randomBars(3, 13), info());
     rmSync(join(store.dir, entry.file));
     const error = await rejection(store.read(BTC_1M));
-    expect(error.message).toContain('which is missing');
+    expect(error.message).toBe(`BTCUSDT:1m's store file ${join(store.dir, entry.file)} is missing`);
     expect(error.hint).toContain('tradelab data rm BTCUSDT:1m');
+    expect(error.hint).toContain(
+      'tradelab data import /data/btc.csv --symbol BTCUSDT --timeframe 1m',
+    );
   });
 });
 
@@ -337,6 +340,56 @@ describe('DatasetStore: a damaged catalog', () => {
     const error = catchError(() => store.get(BTC_1M)) as TradelabError;
     expect(error).toBeInstanceOf(TradelabError);
     expect(error.message).toBe(`${path} has version 2; this tradelab reads version 1`);
+  });
+
+  it.each([
+    [
+      'file is a number',
+      (e: Record<string, unknown>) => (e.file = 42),
+      '.file is 42: expected string',
+    ],
+    [
+      'rows is missing',
+      (e: Record<string, unknown>) => delete e.rows,
+      '.rows is missing (expected number)',
+    ],
+    [
+      'a source has no sha256',
+      (e: Record<string, unknown>) => (e.sources = [{ path: '/x.csv' }]),
+      '.sources[0].sha256 is missing (expected string)',
+    ],
+    [
+      'file leaves the store',
+      (e: Record<string, unknown>) => (e.file = '../../etc/passwd'),
+      '.file is "../../etc/passwd": expected a Parquet file inside the store, such as "BTCUSDT/1m.0123abcd.parquet"',
+    ],
+    [
+      'the entry is of another dataset',
+      (e: Record<string, unknown>) => (e.timeframe = '1h'),
+      ' holds BTCUSDT:1h (its symbol and timeframe must match its key)',
+    ],
+  ])('reports a catalog entry whose %s, naming the file and the field', async (_, edit, what) => {
+    const store = freshStore();
+    await store.write(BTC_1M, randomBars(3, 27), info());
+    const path = join(store.dir, CATALOG_FILE);
+    const catalog = JSON.parse(readFileSync(path, 'utf8')) as {
+      datasets: Record<string, Record<string, unknown>>;
+    };
+    edit(catalog.datasets['BTCUSDT:1m'] ?? {});
+    writeFileSync(path, JSON.stringify(catalog));
+    for (const error of [
+      catchError(() => store.list()),
+      await rejection(store.read(BTC_1M)),
+      await rejection(store.write(BTC_1H, randomBars(3, 28), info())),
+    ]) {
+      expect(error).toBeInstanceOf(TradelabError);
+      const e = error as TradelabError;
+      expect(e.code).toBe('DATA_STORE_INVALID');
+      expect(e.message).toBe(
+        `${path} is not a valid tradelab catalog: datasets["BTCUSDT:1m"]${what}`,
+      );
+      expect(e.hint).toContain(`in ${path}`);
+    }
   });
 
   it.each([

@@ -1,0 +1,180 @@
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openDatasetStore } from '../src/data/store/dataset-store.js';
+import { jsonLines, runCli, tempDir, type CliResult } from './support/run-cli.js';
+
+const MIN = 60_000;
+const T0 = Date.UTC(2024, 0, 1);
+const KEY = { symbol: 'BTC', timeframe: '1m' } as const;
+
+/** A generic CSV of `n` one-minute bars from `start` (epoch ms timestamps). */
+function csv(start: number, n: number, base = 100): string {
+  const lines = ['timestamp,open,high,low,close,volume'];
+  for (let i = 0; i < n; i++) {
+    const open = base + (i % 89) * 0.25;
+    lines.push(`${start + i * MIN},${open},${open + 1},${open - 1},${open + 0.5},${10 + i}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A project with BTC:1m imported from two files (`a.csv`, then `b.csv`), 300 bars each. */
+async function project(): Promise<{ dir: string; a: string; b: string; storeDir: string }> {
+  const dir = tempDir('tradelab-store-repair-');
+  const a = join(dir, 'a.csv');
+  const b = join(dir, 'b.csv');
+  writeFileSync(a, csv(T0, 300));
+  writeFileSync(b, csv(T0 + 300 * MIN, 300, 120));
+  for (const file of [a, b]) {
+    const result = await cli(dir, 'data', 'import', file, '--symbol', 'BTC', '--timeframe', '1m');
+    expect(result.code).toBe(0);
+  }
+  return { dir, a, b, storeDir: join(dir, '.tradelab', 'data') };
+}
+
+const cli = (dir: string, ...args: string[]): Promise<CliResult> => runCli(args, { cwd: dir });
+
+/** The file names in the dataset's folder and the catalog's bytes: what "untouched" compares. */
+function snapshot(storeDir: string): { files: string[]; catalog: string } {
+  return {
+    files: readdirSync(join(storeDir, 'BTC')).sort(),
+    catalog: readFileSync(join(storeDir, 'catalog.json'), 'utf8'),
+  };
+}
+
+describe('a store file deleted by hand', () => {
+  it(
+    'is marked by `data list`, named by the commands that need it, and rebuilt by re-importing its files',
+    { timeout: 300_000 },
+    async () => {
+      const { dir, a, b, storeDir } = await project();
+      const store = openDatasetStore(storeDir);
+      const file = store.require(KEY).file;
+      rmSync(join(storeDir, file));
+
+      const list = await cli(dir, 'data', 'list');
+      expect(list.code).toBe(0);
+      expect(list.stdout).toMatch(/^BTC:1m\s.*\bfile missing$/m);
+      expect(list.stdout).toContain(`BTC:1m: ${join(storeDir, file)} is missing`);
+      expect(list.stdout).toContain('tradelab data rm BTC:1m');
+      const listed = jsonLines((await cli(dir, 'data', 'list', '--json')).stdout);
+      expect(listed[0]).toMatchObject({ dataset: 'BTC:1m', status: 'missing' });
+
+      const show = await cli(dir, 'data', 'show', 'BTC:1m');
+      expect(show.code).toBe(1);
+      expect(show.stderr).toContain('[DATA_STORE_INVALID]');
+      expect(show.stderr).toContain(join(storeDir, file));
+      expect(show.stderr).toContain(a);
+      expect(show.stderr).toContain('tradelab data rm BTC:1m');
+
+      // One of its two files is not enough to rebuild it: an error that says what to do; nothing changes.
+      const before = snapshot(storeDir);
+      const partial = await cli(dir, 'data', 'import', a, '--symbol', 'BTC', '--timeframe', '1m');
+      expect(partial.code).toBe(1);
+      expect(partial.stderr).toContain('[DATA_STORE_INVALID]');
+      expect(partial.stderr).toContain(`${join(storeDir, file)} is missing`);
+      expect(partial.stderr).toContain(b);
+      expect(partial.stderr).toContain('tradelab data rm BTC:1m');
+      expect(snapshot(storeDir)).toEqual(before);
+
+      // Both files: the dataset is rebuilt from them.
+      const rebuilt = await cli(
+        dir,
+        'data',
+        'import',
+        a,
+        b,
+        '--symbol',
+        'BTC',
+        '--timeframe',
+        '1m',
+      );
+      expect(rebuilt.stderr).toBe('');
+      expect(rebuilt.code).toBe(0);
+      expect(rebuilt.stdout).toContain('Rebuilt BTC:1m');
+      const entry = store.require(KEY);
+      expect(entry.sources.map((s) => s.path)).toEqual([a, b]);
+      expect((await store.read(KEY)).bars.timestamps.length).toBe(600);
+      expect(readdirSync(join(storeDir, 'BTC')).filter((n) => n.endsWith('.parquet'))).toEqual([
+        entry.file.split('/')[1],
+      ]);
+      const after = await cli(dir, 'data', 'list');
+      expect(after.stdout).not.toContain('missing');
+    },
+  );
+});
+
+describe('a store file damaged by hand', () => {
+  it(
+    'is marked by `data list` and rebuilt by re-importing its files',
+    { timeout: 300_000 },
+    async () => {
+      const { dir, a, b, storeDir } = await project();
+      const store = openDatasetStore(storeDir);
+      const path = join(storeDir, store.require(KEY).file);
+      writeFileSync(path, readFileSync(path).subarray(0, 100));
+
+      const list = jsonLines((await cli(dir, 'data', 'list', '--json')).stdout);
+      expect(list[0]).toMatchObject({ dataset: 'BTC:1m', status: 'damaged' });
+
+      const before = snapshot(storeDir);
+      const partial = await cli(dir, 'data', 'import', b, '--symbol', 'BTC', '--timeframe', '1m');
+      expect(partial.code).toBe(1);
+      expect(partial.stderr).toContain('[DATA_STORE_INVALID]');
+      expect(partial.stderr).toContain(a);
+      expect(snapshot(storeDir)).toEqual(before);
+
+      const rebuilt = await cli(
+        dir,
+        'data',
+        'import',
+        b,
+        a,
+        '--symbol',
+        'BTC',
+        '--timeframe',
+        '1m',
+      );
+      expect(rebuilt.stderr).toBe('');
+      expect(rebuilt.code).toBe(0);
+      expect(rebuilt.stdout).toContain('Rebuilt BTC:1m');
+      expect((await store.read(KEY)).bars.timestamps.length).toBe(600);
+    },
+  );
+});
+
+describe('a catalog of the wrong shape', () => {
+  let dir = '';
+  let path = '';
+  beforeAll(async () => {
+    const made = await project();
+    dir = made.dir;
+    path = join(made.storeDir, 'catalog.json');
+    const catalog = JSON.parse(readFileSync(path, 'utf8')) as {
+      datasets: Record<string, Record<string, unknown>>;
+    };
+    const entry = catalog.datasets['BTC:1m'];
+    if (entry === undefined) throw new Error('no BTC:1m in the catalog');
+    entry.file = 42;
+    writeFileSync(path, JSON.stringify(catalog));
+  }, 300_000);
+
+  it.each([
+    ['data', 'list'],
+    ['data', 'show', 'BTC:1m'],
+    ['data', 'features', 'BTC:1m'],
+    ['data', 'import', 'a.csv', '--symbol', 'ETH', '--timeframe', '1m'],
+  ])(
+    'is a clear error naming the catalog file and the field: %s %s',
+    { timeout: 120_000 },
+    async (...args) => {
+      const result = await cli(dir, ...args);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('[DATA_STORE_INVALID]');
+      expect(result.stderr).not.toContain('INTERNAL');
+      expect(result.stderr).toContain(path);
+      expect(result.stderr).toContain('datasets["BTC:1m"].file');
+      expect(result.stderr).toMatch(/hint: .*(restore|fix)/);
+    },
+  );
+});
