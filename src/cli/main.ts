@@ -4,7 +4,8 @@ import { closestMatch, TradelabError } from '../core/index.js';
 import { type Project, tradelabVersion } from '../app/index.js';
 import type { CommandSpec } from './command-spec.js';
 import { COMMANDS } from './command-table.js';
-import { commandGroups, commandHelp, GLOBAL_OPTIONS, groupHelp, mainHelp } from './help.js';
+import { GLOBAL_OPTIONS } from './global-options.js';
+import { commandGroups, commandHelp, groupHelp, mainHelp } from './help.js';
 import { createOutput, type OutputStreams } from './output.js';
 import { reportError } from './report-error.js';
 import { colorFlag, colorWanted, createStyle, type Style } from './style.js';
@@ -49,6 +50,7 @@ export async function runCli(argv: readonly string[], io: CliEnvironment): Promi
       options: parsed.values,
       positionals: parsed.positionals,
       cwd: io.cwd,
+      commands: COMMANDS,
       out: createOutput(io, json, errStyle),
       verbose,
       project: () =>
