@@ -43,4 +43,16 @@ describe('tradelab backends', () => {
       /not installed: npm install webgpu|^installed, no adapter: TRADELAB_WEBGPU_ADAPTER=none/,
     );
   });
+
+  it("prints no raw Dawn warning when Vulkan has no driver, and says why in tradelab's words", async () => {
+    // A driver list naming no file: Dawn finds no Vulkan adapter here, on any machine, and its
+    // native code warns on stderr (`Warning: Couldn't load Vulkan …`, `… BackendVk.cpp:368`).
+    const result = await runCli(['backends'], {
+      env: { VK_DRIVER_FILES: '/nonexistent/icd.json', VK_ICD_FILENAMES: '/nonexistent/icd.json' },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('');
+    const webgpu = result.stdout.split('\n').find((l) => l.startsWith('webgpu'));
+    expect(webgpu).toMatch(/^webgpu\s+no\s+(installed, no adapter: \S|.*not installed)/);
+  });
 });

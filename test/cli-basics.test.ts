@@ -80,4 +80,45 @@ describe('tradelab CLI basics', () => {
     const record = result.stderr.split('\n').find((line) => line.startsWith('{'));
     expect(JSON.parse(record ?? '{}')).toMatchObject({ error: { code: 'AMBIGUOUS_PROFILE' } });
   });
+
+  it('prints the version for -V and --version, at the top and after a command', async () => {
+    for (const args of [['-V'], ['--version'], ['data', 'list', '--version'], ['study', '-V']]) {
+      const result = await runCli(args);
+      expect(result.code, args.join(' ')).toBe(0);
+      expect(result.stdout.trim(), args.join(' ')).toMatch(/^\d+\.\d+\.\d+$/);
+    }
+  });
+
+  it('lists --version and --no-color among the global options of every help', async () => {
+    for (const args of [['--help'], ['data', 'import', '--help']]) {
+      const result = await runCli(args);
+      expect(result.stdout).toMatch(/^\s+-V, --version\s+print the version/m);
+      expect(result.stdout).toMatch(/^\s+--no-color\s+/m);
+    }
+  });
+
+  it("prints a group's commands for the group alone, --help or `help GROUP`, exit 0", async () => {
+    for (const args of [['data'], ['data', '--help'], ['help', 'data'], ['data', '-h']]) {
+      const result = await runCli(args);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toContain('Usage: tradelab data <command> [options]');
+      expect(result.stdout).toMatch(/^ {2}data import\s+\S/m);
+      expect(result.stdout).toMatch(/^ {2}data synth\s+\S/m);
+      expect(result.stdout).not.toMatch(/^ {2}study /m);
+      expect(result.stdout).toContain('tradelab data <command> --help');
+    }
+    const train = await runCli(['train']);
+    expect(train.code).toBe(0);
+    expect(train.stdout).toMatch(/^ {2}train ppo\s+\S/m);
+  });
+
+  it('still rejects an unknown command inside a group, and an unknown option on a group', async () => {
+    const result = await runCli(['data', 'frobnicate']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('unknown command "data frobnicate"');
+    const option = await runCli(['data', '--frobnicate']);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain('unknown option --frobnicate');
+  });
 });

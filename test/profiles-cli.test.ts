@@ -45,7 +45,7 @@ describe('tradelab profiles show', () => {
     expect(result.stdout).toContain('display name');
     expect(result.stdout).toContain('NVIDIA RTX 4090');
     expect(result.stdout).toContain('1008 GB/s');
-    expect(result.stdout).toContain('seed 004');
+    expect(result.stdout).toContain('GPU profile guide (PyTorch original)');
   });
 
   it('fails on an unknown name with the known names and the closest one, exit 2', async () => {

@@ -56,6 +56,7 @@ export {
   type ManifestRange,
   type RunEnvOptions,
   type RunManifest,
+  writeRunManifest,
 } from './run-manifest.js';
 export { RolloutBuffer, RolloutCollector, type RolloutStats } from './rollout.js';
 export { writeRunReport } from './run-report.js';

@@ -20,6 +20,8 @@ export interface PositionalSpec {
   required: boolean;
   /** Takes every remaining argument (`FILE...`); only the last positional may. */
   variadic?: boolean;
+  /** The only values it takes, when they are a fixed list (shell completion offers them). */
+  choices?: readonly string[];
 }
 
 /** What a command receives. */
@@ -29,6 +31,8 @@ export interface CommandContext {
   positionals: readonly string[];
   /** The working directory: where relative FILE arguments resolve, as in a shell. */
   cwd: string;
+  /** Every command (for `tradelab completion`, which writes them into a script). */
+  commands: readonly CommandSpec[];
   out: Output;
   verbose: boolean;
   /** Opens the project (loads and validates config and profiles) on first use. */

@@ -4,9 +4,11 @@ import { closestMatch, TradelabError } from '../core/index.js';
 import { type Project, tradelabVersion } from '../app/index.js';
 import type { CommandSpec } from './command-spec.js';
 import { COMMANDS } from './command-table.js';
-import { commandHelp, GLOBAL_OPTIONS, mainHelp } from './help.js';
+import { GLOBAL_OPTIONS } from './global-options.js';
+import { commandGroups, commandHelp, groupHelp, mainHelp } from './help.js';
 import { createOutput, type OutputStreams } from './output.js';
 import { reportError } from './report-error.js';
+import { colorFlag, colorWanted, createStyle, type Style } from './style.js';
 
 /** What the CLI runs against; tests pass their own. */
 export interface CliEnvironment extends OutputStreams {
@@ -18,29 +20,20 @@ export interface CliEnvironment extends OutputStreams {
 export async function runCli(argv: readonly string[], io: CliEnvironment): Promise<number> {
   const verbose = argv.includes('--verbose') || argv.includes('-v');
   const json = argv.includes('--json');
+  const flag = colorFlag(argv);
+  const style = (stream: OutputStreams['stdout']): Style =>
+    createStyle(colorWanted({ isTTY: isTerminal(stream), env: io.env, flag }));
+  const errStyle = style(io.stderr);
   try {
     const { spec, rest } = findCommand(argv);
-    if (spec === undefined) {
-      if (rest.includes('--version')) {
-        io.stdout.write(`${version()}\n`);
-        return 0;
-      }
-      const words = rest.filter((a) => !a.startsWith('-'));
-      if (
-        words.length === 0 ||
-        rest.includes('--help') ||
-        rest.includes('-h') ||
-        words[0] === 'help'
-      ) {
-        const topic = words[0] === 'help' ? findCommand(words.slice(1)).spec : undefined;
-        io.stdout.write(`${topic === undefined ? mainHelp(version()) : commandHelp(topic)}\n`);
-        return 0;
-      }
-      throw unknownCommand(words);
-    }
+    if (spec === undefined) return withoutCommand(rest, io, style(io.stdout));
     const parsed = parseCommandLine(spec, rest);
+    if (parsed.values.version === true) {
+      io.stdout.write(`${version()}\n`);
+      return 0;
+    }
     if (parsed.values.help === true) {
-      io.stdout.write(`${commandHelp(spec)}\n`);
+      io.stdout.write(`${commandHelp(spec, style(io.stdout))}\n`);
       return 0;
     }
     checkPositionals(spec, parsed.positionals);
@@ -57,7 +50,8 @@ export async function runCli(argv: readonly string[], io: CliEnvironment): Promi
       options: parsed.values,
       positionals: parsed.positionals,
       cwd: io.cwd,
-      out: createOutput(io, json),
+      commands: COMMANDS,
+      out: createOutput(io, json, errStyle),
       verbose,
       project: () =>
         (project ??= openProject({
@@ -69,8 +63,53 @@ export async function runCli(argv: readonly string[], io: CliEnvironment): Promi
     });
     return typeof code === 'number' ? code : 0;
   } catch (error) {
-    return reportError(error, { ...io, verbose, json });
+    return reportError(error, { ...io, verbose, json, style: errStyle });
   }
+}
+
+/**
+ * A line naming no command: the version, the main help, a group's help (`tradelab data`), `help
+ * TOPIC`, or an unknown command. Options are checked as on any command line: only the global ones.
+ */
+function withoutCommand(args: readonly string[], io: CliEnvironment, style: Style): number {
+  const leading: string[] = [];
+  for (const arg of args) {
+    if (arg.startsWith('-')) break;
+    leading.push(arg);
+  }
+  // `tradelab frob --x`: the command is what is wrong, whatever its options.
+  if (leading.length > 0 && leading[0] !== 'help' && !commandGroups().includes(leading[0] ?? ''))
+    throw unknownCommand(leading);
+  const { values, positionals: words } = parseArgsOrExplain(
+    args,
+    globalParseOptions(),
+    'tradelab',
+    true,
+  );
+  if (values.version === true) {
+    io.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  const topic = words[0] === 'help' ? words.slice(1) : words;
+  if (topic.length === 0) {
+    io.stdout.write(`${mainHelp(version(), style)}\n`);
+    return 0;
+  }
+  const spec = findCommand(topic).spec;
+  if (spec !== undefined && words[0] !== 'help')
+    // `tradelab --json data list`: the command must come first, as its options follow it.
+    throw new TradelabError('USAGE', `options go after the command: ${args.join(' ')}`, {
+      hint: `e.g. \`tradelab ${spec.words.join(' ')} ${args.filter((a) => !topic.includes(a)).join(' ')}\``,
+    });
+  if (spec !== undefined) {
+    io.stdout.write(`${commandHelp(spec, style)}\n`);
+    return 0;
+  }
+  if (topic.length === 1 && commandGroups().includes(topic[0] ?? '')) {
+    io.stdout.write(`${groupHelp(topic[0] ?? '', style)}\n`);
+    return 0;
+  }
+  throw unknownCommand(topic);
 }
 
 function findCommand(argv: readonly string[]): { spec: CommandSpec | undefined; rest: string[] } {
@@ -87,25 +126,43 @@ function findCommand(argv: readonly string[]): { spec: CommandSpec | undefined; 
   return { spec: best, rest: best === undefined ? [...argv] : argv.slice(best.words.length) };
 }
 
-function parseCommandLine(spec: CommandSpec, args: readonly string[]) {
-  const options: NonNullable<ParseArgsConfig['options']> = {};
+type ParseOptions = NonNullable<ParseArgsConfig['options']>;
+
+/** The global options, as parseArgs takes them. */
+function globalParseOptions(): ParseOptions {
+  const options: ParseOptions = {};
   for (const g of GLOBAL_OPTIONS) {
     options[g.name] = {
-      type: 'value' in g ? 'string' : 'boolean',
-      ...('short' in g ? { short: g.short } : {}),
+      type: g.value === undefined ? 'boolean' : 'string',
+      ...(g.short === undefined ? {} : { short: g.short }),
     };
   }
+  return options;
+}
+
+function parseCommandLine(spec: CommandSpec, args: readonly string[]) {
+  const options = globalParseOptions();
   for (const o of spec.options)
     options[o.name] = { type: o.type, ...(o.short === undefined ? {} : { short: o.short }) };
   for (const name of spec.settings) {
     const s = settingSpec(name);
     options[s.flag] = { type: s.kind === 'boolean' ? 'boolean' : 'string' };
   }
+  return parseArgsOrExplain(args, options, `tradelab ${spec.words.join(' ')}`, true);
+}
+
+/** parseArgs, its errors turned into UNKNOWN_OPTION (with the closest option) or USAGE. */
+function parseArgsOrExplain(
+  args: readonly string[],
+  options: ParseOptions,
+  command: string,
+  allowPositionals: boolean,
+) {
   try {
     const parsed = parseArgs({
       args: [...args],
       options,
-      allowPositionals: true,
+      allowPositionals,
       strict: true,
       allowNegative: true,
     });
@@ -119,20 +176,13 @@ function parseCommandLine(spec: CommandSpec, args: readonly string[]) {
     const unknown = /Unknown option '(--?[^']+)'/.exec(message)?.[1];
     if (unknown !== undefined) {
       const guess = closestMatch(unknown.replace(/^-+/, ''), Object.keys(options));
-      throw new TradelabError(
-        'UNKNOWN_OPTION',
-        `unknown option ${unknown} for \`tradelab ${spec.words.join(' ')}\``,
-        {
-          hint:
-            guess === undefined
-              ? `see \`tradelab ${spec.words.join(' ')} --help\``
-              : `did you mean --${guess}?`,
-          cause,
-        },
-      );
+      throw new TradelabError('UNKNOWN_OPTION', `unknown option ${unknown} for \`${command}\``, {
+        hint: guess === undefined ? `see \`${command} --help\`` : `did you mean --${guess}?`,
+        cause,
+      });
     }
     throw new TradelabError('USAGE', message.split('\n')[0] ?? message, {
-      hint: `see \`tradelab ${spec.words.join(' ')} --help\``,
+      hint: `see \`${command} --help\``,
       cause,
     });
   }
@@ -178,6 +228,11 @@ function unknownCommand(words: readonly string[]): TradelabError {
           ? 'run `tradelab --help` for the list of commands'
           : `did you mean \`tradelab ${guess}\`?`,
   });
+}
+
+/** Whether a stream is a terminal (tests pass plain buffers, which are not). */
+function isTerminal(stream: OutputStreams['stdout']): boolean {
+  return (stream as { isTTY?: boolean }).isTTY === true;
 }
 
 function version(): string {

@@ -1,3 +1,5 @@
+import { PLAIN, type Style } from './style.js';
+
 /** Where a command writes: human text, JSON lines, and notes on stderr. */
 export interface Output {
   /** `--json` was given: data goes out as one JSON object per line. */
@@ -6,7 +8,7 @@ export interface Output {
   line(text?: string): void;
   /** One JSON object on its own line (stdout); ignored outside JSON mode. */
   record(value: unknown): void;
-  /** A note or warning for the human (stderr), in both modes. */
+  /** A note for the human (stderr), in both modes; one starting `warning:` is yellow on a terminal. */
   note(text: string): void;
 }
 
@@ -16,8 +18,8 @@ export interface OutputStreams {
   stderr: { write(text: string): unknown };
 }
 
-/** Creates an output for one command run. */
-export function createOutput(streams: OutputStreams, json: boolean): Output {
+/** Creates an output for one command run; `style` colors its notes (plain by default). */
+export function createOutput(streams: OutputStreams, json: boolean, style: Style = PLAIN): Output {
   return {
     json,
     line(text = '') {
@@ -27,7 +29,8 @@ export function createOutput(streams: OutputStreams, json: boolean): Output {
       if (json) streams.stdout.write(`${JSON.stringify(value)}\n`);
     },
     note(text) {
-      streams.stderr.write(`${text}\n`);
+      const warning = /^warning:/.test(text);
+      streams.stderr.write(`${warning ? style.yellow(text) : text}\n`);
     },
   };
 }

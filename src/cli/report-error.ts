@@ -1,10 +1,13 @@
 import { isTradelabError, TradelabError } from '../core/index.js';
 import type { OutputStreams } from './output.js';
+import { PLAIN, type Style } from './style.js';
 
 /** How to report: `--verbose` adds the stack, `--json` adds a JSON error record on stderr. */
 export interface ReportOptions extends OutputStreams {
   verbose: boolean;
   json: boolean;
+  /** Colors for stderr: the error line red, `hint:` bold. Plain by default. */
+  style?: Style;
 }
 
 /**
@@ -13,10 +16,11 @@ export interface ReportOptions extends OutputStreams {
  */
 export function reportError(thrown: unknown, options: ReportOptions): number {
   const { stderr } = options;
+  const style = options.style ?? PLAIN;
   const error = fileSystemError(thrown) ?? thrown;
   if (isTradelabError(error)) {
-    stderr.write(`error [${error.code}]: ${error.message}\n`);
-    if (error.hint !== undefined) stderr.write(`hint: ${error.hint}\n`);
+    stderr.write(`${style.red(`error [${error.code}]: ${error.message}`)}\n`);
+    if (error.hint !== undefined) stderr.write(`${style.bold('hint:')} ${error.hint}\n`);
     if (options.json) {
       stderr.write(
         `${JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint, details: error.details } })}\n`,
@@ -26,11 +30,11 @@ export function reportError(thrown: unknown, options: ReportOptions): number {
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  stderr.write(`error [INTERNAL]: ${message}\n`);
+  stderr.write(`${style.red(`error [INTERNAL]: ${message}`)}\n`);
   stderr.write(
     options.verbose
       ? `${error instanceof Error ? (error.stack ?? '') : ''}\n${causeChain(error)}`
-      : 'hint: this is a bug in tradelab; rerun with --verbose and report the stack trace\n',
+      : `${style.bold('hint:')} this is a bug in tradelab; rerun with --verbose and report the stack trace\n`,
   );
   return 1;
 }

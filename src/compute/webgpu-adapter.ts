@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { TradelabError } from '../core/index.js';
 
 /*
@@ -122,8 +124,11 @@ const VULKAN_ICD_DIRS = [
   '/etc/vulkan/icd.d',
 ];
 
-/** Why Dawn found no adapter on Linux: no Vulkan loader, no Vulkan driver, or neither of those. */
-function whyNoLinuxAdapter(): string {
+/**
+ * Why Dawn found no adapter on Linux: no Vulkan loader, no Vulkan driver, or neither of those
+ * (then what Dawn said, `said`, is the reason).
+ */
+function whyNoLinuxAdapter(said: readonly string[]): string {
   // dlopen the loader as Dawn does: a library that is not a Node addon loads and then fails
   // "did not self-register", which means it is there; any other failure is the loader's reason.
   try {
@@ -141,13 +146,96 @@ function whyNoLinuxAdapter(): string {
     if (manifests.length === 0)
       return `libvulkan.so.1 is installed but no Vulkan driver is (nothing in ${VULKAN_ICD_DIRS.join(', ')}): install the GPU's driver (NVIDIA: the proprietary driver; AMD/Intel: mesa-vulkan-drivers)`;
   }
-  return "Vulkan is installed but Dawn could use none of its devices (a driver too old for WebGPU, e.g. Mesa before 23; Dawn's warnings on stderr say why)";
+  return `Vulkan is installed but Dawn could use none of its devices (a driver too old for WebGPU, e.g. Mesa before 23, or none installed)${dawnSaid(said)}`;
+}
+
+/*
+ * The adapter is asked for in a child process: Dawn's native code writes its warnings straight to
+ * file descriptor 2 (`Warning: Couldn't load Vulkan: libvulkan.so.1: cannot open shared object
+ * file …` on every machine without Vulkan), which no JavaScript in this process can catch. The
+ * child's stderr is read instead, and what it says becomes part of our reason; the child loads
+ * Dawn by the path this process resolves, and answers one JSON line.
+ */
+const PROBE_CHILD = `
+const [webgpuPath] = process.argv.slice(1);
+const answer = (value) => process.stdout.write(JSON.stringify(value) + '\\n', () => process.exit(0));
+let webgpu;
+try {
+  webgpu = await import(webgpuPath);
+} catch (error) {
+  answer({ loadError: String(error?.message ?? error) });
+}
+if (webgpu !== undefined) {
+  try {
+    const adapter = await webgpu.create([]).requestAdapter({ powerPreference: 'high-performance' });
+    const info = adapter?.info ?? {};
+    answer(adapter === null ? { adapter: null } : { adapter: {
+      vendor: info.vendor, architecture: info.architecture, device: info.device,
+      description: info.description, isFallbackAdapter: info.isFallbackAdapter,
+    } });
+  } catch (error) {
+    answer({ requestError: String(error?.message ?? error) });
+  }
+}
+`;
+
+/** What the probe child answered, and what Dawn said on its stderr. */
+interface ProbeChildResult {
+  answer:
+    | { adapter: GpuAdapterInfoLike | null }
+    | { loadError: string }
+    | { requestError: string }
+    | undefined;
+  /** Dawn's warnings, one line each, without the native source locations under them. */
+  said: string[];
+  timedOut: boolean;
+  exit: string;
+}
+
+function runProbeChild(webgpuPath: string, timeoutMs: number): Promise<ProbeChildResult> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', PROBE_CHILD, pathToFileURL(webgpuPath).href],
+      { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const finish = (exit: string, timedOut: boolean): void => {
+      const line = stdout.split('\n').find((l) => l.startsWith('{'));
+      let answer: ProbeChildResult['answer'];
+      try {
+        answer = line === undefined ? undefined : (JSON.parse(line) as ProbeChildResult['answer']);
+      } catch {
+        answer = undefined;
+      }
+      const said = stderr
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '' && !l.startsWith('at '))
+        .map((l) => l.replace(/^Warning:\s*/, ''));
+      resolvePromise({ answer, said, timedOut, exit });
+    };
+    child.on('error', (error) => {
+      finish(`could not start: ${error.message}`, false);
+    });
+    child.on('close', (code, signal) => {
+      finish(signal === null ? `exit ${code}` : `signal ${signal}`, signal === 'SIGTERM');
+    });
+  });
+}
+
+/** Dawn's own words, for a reason: `; Dawn said: …`, or nothing when it said nothing. */
+function dawnSaid(said: readonly string[]): string {
+  return said.length === 0 ? '' : `; Dawn said: ${[...new Set(said)].join(' / ')}`;
 }
 
 /**
  * Looks for the WebGPU adapter tfjs-backend-webgpu would use (high-performance, as it asks) and
- * describes it, or says why there is none. Keeps no reference to Dawn's objects, so the process
- * can still exit when it is done.
+ * describes it, or says why there is none, in a child process (see above), so that nothing Dawn
+ * prints reaches this process's stderr and this process never loads Dawn for a look.
  */
 export async function probeWebGpuAdapter(options: ProbeWebGpuOptions = {}): Promise<WebGpuProbe> {
   const missing = missingWebGpuPackages();
@@ -162,42 +250,31 @@ export async function probeWebGpuAdapter(options: ProbeWebGpuOptions = {}): Prom
       found: false,
       reason: 'TRADELAB_WEBGPU_ADAPTER=none says to act as if there were none',
     };
-  let webgpu: WebGpuModule;
-  try {
-    webgpu = await loadWebGpu();
-  } catch (error) {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const child = await runProbeChild(require.resolve('webgpu'), timeoutMs);
+  const { answer } = child;
+  if (child.timedOut)
+    return { found: false, reason: `requestAdapter() did not answer in ${timeoutMs} ms` };
+  if (answer === undefined)
     return {
       found: false,
-      reason: `the webgpu package's dawn.node failed to load on ${process.platform}-${process.arch}: ${(error as Error).message}`,
+      reason: `the WebGPU probe process ended (${child.exit}) without an answer${dawnSaid(child.said)}`,
     };
-  }
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => {
-      resolve('timeout');
-    }, timeoutMs);
-    timer.unref();
-  });
-  try {
-    const adapter = await Promise.race([
-      webgpu.create([]).requestAdapter({ powerPreference: 'high-performance' }),
-      timeout,
-    ]);
-    if (adapter === 'timeout')
-      return { found: false, reason: `requestAdapter() did not answer in ${timeoutMs} ms` };
-    if (adapter !== null) return { found: true, adapter: adapterInfo(adapter) };
-  } catch (error) {
-    return { found: false, reason: `requestAdapter() failed: ${(error as Error).message}` };
-  } finally {
-    clearTimeout(timer);
-  }
+  if ('loadError' in answer)
+    return {
+      found: false,
+      reason: `the webgpu package's dawn.node failed to load on ${process.platform}-${process.arch}: ${answer.loadError}`,
+    };
+  if ('requestError' in answer)
+    return { found: false, reason: `requestAdapter() failed: ${answer.requestError}` };
+  if (answer.adapter !== null)
+    return { found: true, adapter: adapterInfo({ info: answer.adapter }) };
   return {
     found: false,
     reason:
       process.platform === 'linux'
-        ? whyNoLinuxAdapter()
-        : `Dawn found no ${process.platform === 'darwin' ? 'Metal' : 'D3D12 or Vulkan'} device`,
+        ? whyNoLinuxAdapter(child.said)
+        : `Dawn found no ${process.platform === 'darwin' ? 'Metal' : 'D3D12 or Vulkan'} device${dawnSaid(child.said)}`,
   };
 }
 

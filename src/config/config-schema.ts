@@ -14,7 +14,12 @@ export const ConfigFileSchema = z.strictObject({
   profilesFile: field('profilesFile'),
   profiles: CustomProfilesSchema.optional(),
   paths: z
-    .strictObject({ data: field('dataDir'), storage: field('storage'), runs: field('runsDir') })
+    .strictObject({
+      data: field('dataDir'),
+      storage: field('storage'),
+      artifacts: field('artifactDir'),
+      runs: field('runsDir'),
+    })
     .optional(),
   planner: z.strictObject({ safetyFactor: field('safetyFactor') }).optional(),
   compute: z.strictObject({ backend: field('backend') }).optional(),

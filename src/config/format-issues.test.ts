@@ -30,7 +30,12 @@ describe('knownKeysAt', () => {
   it('looks through optional wrappers into nested strict objects', () => {
     expect(knownKeysAt(ConfigFileSchema, ['planner'])).toEqual(['safetyFactor']);
     expect(knownKeysAt(ConfigFileSchema, ['detect']).sort()).toEqual(['enabled', 'timeoutMs']);
-    expect(knownKeysAt(ConfigFileSchema, ['paths']).sort()).toEqual(['data', 'runs', 'storage']);
+    expect(knownKeysAt(ConfigFileSchema, ['paths']).sort()).toEqual([
+      'artifacts',
+      'data',
+      'runs',
+      'storage',
+    ]);
   });
 
   it('steps into a record with any key, to the value schema', () => {

@@ -213,6 +213,33 @@ describe('paths', () => {
   });
 });
 
+describe('the config file takes every setting', () => {
+  /** A value each kind of setting accepts. */
+  const SAMPLE: Record<string, unknown> = {
+    string: 'rtx_4090',
+    path: 'somewhere/else',
+    'storage-url': 'memory:',
+    number: 0.5,
+    integer: 1234,
+    boolean: false,
+    enum: 'wasm',
+  };
+
+  for (const spec of SETTINGS) {
+    it(`at ${spec.filePath.join('.')}, as the documentation names it`, () => {
+      const content: Record<string, unknown> = {};
+      let at = content;
+      for (const key of spec.filePath.slice(0, -1))
+        at = (at[key] ??= {}) as Record<string, unknown>;
+      at[spec.filePath.at(-1) ?? ''] = SAMPLE[spec.kind];
+      // The custom profiles file must exist: it is read with the config.
+      const root = project({ [JSON_FILE]: JSON.stringify(content), 'somewhere/else': '{}\n' });
+      const config = load(root);
+      expect(config.sources[spec.name].kind).toBe('file');
+    });
+  }
+});
+
 describe('precedence: flag > environment > .env > file > default', () => {
   const files = {
     [YAML]: 'profile: h100\nplanner:\n  safetyFactor: 0.6\n',

@@ -13,16 +13,17 @@ import type { ProfileSpec } from './profile-schema.js';
  * - tcn: ~12.5 chunks per GB (seed 003's 200 chunks on 16 GB), one run per card.
  */
 
-const SEED_000 = 'seed 000 (RTX 3070 campaign)';
-const OURS_FORECAST = 'ours: seed 004 ladder by memory';
-const OURS_DRL = 'ours: scaled by memory from seeds 000/001';
-const OURS_TCN = 'ours: ~12.5 chunks per GB, as seed 003 on 16 GB';
+const SEED_000 = 'RTX 3070 campaign (PyTorch original)';
+const OURS_FORECAST = 'ours: the GPU profile guide ladder by memory (PyTorch original)';
+const OURS_DRL =
+  'ours: scaled by memory from the RTX 3070 campaign and RX 7900 GRE tuning (PyTorch original)';
+const OURS_TCN = 'ours: ~12.5 chunks per GB, as the TCN benchmarks on 16 GB (PyTorch original)';
 const GEFORCE_BF16 =
   'BF16 is dense with FP32 accumulation, which GeForce cards run at half the FP16-accumulate rate.';
 const DERIVED_BF16 =
   'BF16 figure derived from SMs × 512 FLOP/clock × boost clock (NVIDIA publishes that row only for the 4090 and 5090).';
 const TCN_SAMPLES =
-  'Seed 003 ranked batch sizes in it/s; in chunks/s (the unit that matters) its larger batches were as fast or faster.';
+  'The TCN benchmarks (PyTorch original) ranked batch sizes in it/s; in chunks/s (the unit that matters) its larger batches were as fast or faster.';
 
 /** Built-in profiles by canonical name. */
 export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
@@ -41,7 +42,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     aliases: ['3070', 'geforce rtx 3070'],
     match: ['\\bRTX 3070\\b(?! Ti)'],
     notes: [
-      'The seed 000 campaign card: 1 worker per study, PPO minibatch 32768, netDim capped at 2048.',
+      'The card of the RTX 3070 campaign (PyTorch original): 1 worker per study, PPO minibatch 32768, netDim capped at 2048.',
       GEFORCE_BF16,
       DERIVED_BF16,
     ],
@@ -71,7 +72,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     aliases: ['4070ti', 'geforce rtx 4070 ti'],
     match: ['\\bRTX 4070 Ti\\b(?! SUPER)'],
     notes: [
-      'Listed among seed 004\'s "future profiles"; all workload values are ours.',
+      'Listed among GPU profile guide (PyTorch original)\'s "future profiles"; all workload values are ours.',
       GEFORCE_BF16,
       DERIVED_BF16,
     ],
@@ -101,7 +102,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     aliases: ['4080', 'geforce rtx 4080'],
     match: ['\\bRTX 4080\\b(?! SUPER)'],
     notes: [
-      'Listed among seed 004\'s "future profiles"; all workload values are ours.',
+      'Listed among GPU profile guide (PyTorch original)\'s "future profiles"; all workload values are ours.',
       GEFORCE_BF16,
       DERIVED_BF16,
     ],
@@ -130,13 +131,16 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     hourlyUsd: 0,
     aliases: ['4090', 'geforce rtx 4090'],
     match: ['\\bRTX 4090\\b(?! D\\b)'],
-    notes: ["Seed 004's default profile; its forecast values are from that seed.", GEFORCE_BF16],
+    notes: [
+      'The default profile of the GPU profile guide (PyTorch original); its forecast values are from that guide.',
+      GEFORCE_BF16,
+    ],
     workloads: {
       forecast: {
         batchSize: { '1d': 512, '1h': 768 },
         memoryPerModelGb: { '1d': 6, '1h': 12 },
         maxWorkers: 2,
-        source: 'seed 004',
+        source: 'GPU profile guide (PyTorch original)',
       },
       drl: { batchSize: 32768, netDimMax: 4096, maxWorkers: 16, source: OURS_DRL },
       tcn: { chunksPerBatch: 300, maxWorkers: 1, source: OURS_TCN },
@@ -157,7 +161,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     aliases: ['5080', 'geforce rtx 5080'],
     match: ['\\bRTX 5080\\b'],
     notes: [
-      "Seed 003's local card: 200 chunks per batch, 5.29 it/s, ~10 GB, 155 s per epoch (95 train + 60 validation).",
+      'The local card of the TCN benchmarks (PyTorch original): 200 chunks per batch, 5.29 it/s, ~10 GB, 155 s per epoch (95 train + 60 validation).',
       GEFORCE_BF16,
       DERIVED_BF16,
     ],
@@ -169,7 +173,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
         source: OURS_FORECAST,
       },
       drl: { batchSize: 32768, netDimMax: 4096, maxWorkers: 10, source: OURS_DRL },
-      tcn: { chunksPerBatch: 200, maxWorkers: 1, source: 'seed 003' },
+      tcn: { chunksPerBatch: 200, maxWorkers: 1, source: 'TCN benchmarks (PyTorch original)' },
     },
   },
   rtx_5090: {
@@ -187,8 +191,8 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     aliases: ['5090', 'geforce rtx 5090'],
     match: ['\\bRTX 5090\\b(?! D\\b)'],
     notes: [
-      'Hourly price: seed 003 (RunPod). Forecast values from seed 004 (it says 2-3 workers; we start at 2).',
-      'Seed 003: 400 chunks at 4.74 it/s (~20 GB); 200 chunks at ~15 it/s (~10 GB); ~32 s per epoch either way.',
+      'Hourly price: TCN benchmarks (PyTorch original) (RunPod). Forecast values from GPU profile guide (PyTorch original) (it says 2-3 workers; we start at 2).',
+      'TCN benchmarks (PyTorch original): 400 chunks at 4.74 it/s (~20 GB); 200 chunks at ~15 it/s (~10 GB); ~32 s per epoch either way.',
       GEFORCE_BF16,
     ],
     workloads: {
@@ -196,10 +200,10 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
         batchSize: { '1d': 1024, '1h': 1536 },
         memoryPerModelGb: { '1d': 12, '1h': 16 },
         maxWorkers: 2,
-        source: 'seed 004',
+        source: 'GPU profile guide (PyTorch original)',
       },
       drl: { batchSize: 65536, netDimMax: 4096, maxWorkers: 20, source: OURS_DRL },
-      tcn: { chunksPerBatch: 400, maxWorkers: 1, source: 'seed 003' },
+      tcn: { chunksPerBatch: 400, maxWorkers: 1, source: 'TCN benchmarks (PyTorch original)' },
     },
   },
   rtx_6000_ada: {
@@ -218,7 +222,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     match: ['\\bRTX 6000 Ada'],
     notes: [
       'Not the Turing "Quadro RTX 6000" (24 GB): that card gets a derived profile.',
-      'Listed among seed 004\'s "future profiles"; all workload values are ours.',
+      'Listed among GPU profile guide (PyTorch original)\'s "future profiles"; all workload values are ours.',
     ],
     workloads: {
       forecast: {
@@ -246,8 +250,8 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     aliases: ['l40-s'],
     match: ['\\bL40S\\b'],
     notes: [
-      'A cloud card with no seed price: set hourlyUsd in a custom profile for cost figures.',
-      'Listed among seed 004\'s "future profiles"; all workload values are ours.',
+      'A cloud card with no published price: set hourlyUsd in a custom profile for cost figures.',
+      'Listed among GPU profile guide (PyTorch original)\'s "future profiles"; all workload values are ours.',
     ],
     workloads: {
       forecast: {
@@ -276,14 +280,14 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     match: ['\\bA100\\b.*\\b40GB\\b'],
     notes: [
       'SXM4 figures; the PCIe card has the same memory and compute at 250 W.',
-      'Forecast values from seed 004. No seed price for the 40 GB card: set hourlyUsd in a custom profile.',
+      'Forecast values from GPU profile guide (PyTorch original). No published price for the 40 GB card: set hourlyUsd in a custom profile.',
     ],
     workloads: {
       forecast: {
         batchSize: { '1d': 1024, '1h': 2048 },
         memoryPerModelGb: { '1d': 12, '1h': 20 },
         maxWorkers: 2,
-        source: 'seed 004',
+        source: 'GPU profile guide (PyTorch original)',
       },
       drl: { batchSize: 65536, netDimMax: 4096, maxWorkers: 24, source: OURS_DRL },
       tcn: { chunksPerBatch: 500, maxWorkers: 1, source: OURS_TCN },
@@ -305,8 +309,8 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     match: ['\\bA100\\b.*\\b80GB\\b'],
     notes: [
       'SXM4 figures; the PCIe card has 1935 GB/s at 300 W.',
-      'Hourly price and TCN chunks (1500) from seed 003 (RunPod, 80 GB card); forecast values from seed 004.',
-      'Seed 003: 200 chunks at 8 it/s (~15 GB); 1500 chunks at 1.0 it/s, 1.3 it/s without checkpointing (~60 GB).',
+      'Hourly price and TCN chunks (1500) from TCN benchmarks (PyTorch original) (RunPod, 80 GB card); forecast values from GPU profile guide (PyTorch original).',
+      'TCN benchmarks (PyTorch original): 200 chunks at 8 it/s (~15 GB); 1500 chunks at 1.0 it/s, 1.3 it/s without checkpointing (~60 GB).',
       TCN_SAMPLES,
     ],
     workloads: {
@@ -314,10 +318,10 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
         batchSize: { '1d': 2048, '1h': 4096 },
         memoryPerModelGb: { '1d': 16, '1h': 26 },
         maxWorkers: 3,
-        source: 'seed 004',
+        source: 'GPU profile guide (PyTorch original)',
       },
       drl: { batchSize: 65536, netDimMax: 4096, maxWorkers: 32, source: OURS_DRL },
-      tcn: { chunksPerBatch: 1500, maxWorkers: 1, source: 'seed 003' },
+      tcn: { chunksPerBatch: 1500, maxWorkers: 1, source: 'TCN benchmarks (PyTorch original)' },
     },
   },
   h100: {
@@ -336,8 +340,8 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     match: ['\\bH100\\b(?!.*\\b(PCIe|NVL|94GB)\\b)'],
     notes: [
       'SXM5 figures. The PCIe card (h100_pcie) and the 94 GB NVL card (h100_94gb) have their own profiles.',
-      'Hourly price and TCN chunks (1500) from seed 003 (RunPod); forecast values are ours (as a100_80gb).',
-      'Seed 003: 200 chunks at 10 it/s (2,000 chunks/s, ~15 GB); 1500 chunks at 1.5 it/s (2,250 chunks/s, ~20 GB).',
+      'Hourly price and TCN chunks (1500) from TCN benchmarks (PyTorch original) (RunPod); forecast values are ours (as a100_80gb).',
+      'TCN benchmarks (PyTorch original): 200 chunks at 10 it/s (2,000 chunks/s, ~15 GB); 1500 chunks at 1.5 it/s (2,250 chunks/s, ~20 GB).',
       TCN_SAMPLES,
     ],
     workloads: {
@@ -348,7 +352,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
         source: OURS_FORECAST,
       },
       drl: { batchSize: 65536, netDimMax: 4096, maxWorkers: 32, source: OURS_DRL },
-      tcn: { chunksPerBatch: 1500, maxWorkers: 1, source: 'seed 003' },
+      tcn: { chunksPerBatch: 1500, maxWorkers: 1, source: 'TCN benchmarks (PyTorch original)' },
     },
   },
   h100_pcie: {
@@ -366,8 +370,8 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     aliases: ['h100-pcie', 'h100 pcie 80gb'],
     match: ['\\bH100\\b.*\\bPCIe\\b'],
     notes: [
-      "Ours, beside the seeds' h100: the PCIe card has 60 % of the SXM bandwidth, which projections need.",
-      'No seed price: set hourlyUsd in a custom profile.',
+      "Ours, beside the original's h100 (PyTorch original): the PCIe card has 60 % of the SXM bandwidth, which projections need.",
+      'No published price: set hourlyUsd in a custom profile.',
     ],
     workloads: {
       forecast: {
@@ -377,7 +381,11 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
         source: OURS_FORECAST,
       },
       drl: { batchSize: 65536, netDimMax: 4096, maxWorkers: 32, source: OURS_DRL },
-      tcn: { chunksPerBatch: 1500, maxWorkers: 1, source: 'ours: as h100 (seed 003)' },
+      tcn: {
+        chunksPerBatch: 1500,
+        maxWorkers: 1,
+        source: 'ours: as h100 (TCN benchmarks, PyTorch original)',
+      },
     },
   },
   h100_94gb: {
@@ -395,7 +403,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     aliases: ['h100 nvl', 'h100nvl', 'h100 94gb', 'h100-94'],
     match: ['\\bH100\\b.*\\b(NVL|94GB)\\b'],
     notes: [
-      'Listed among seed 004\'s "future profiles" as H100 94GB. No seed price: set hourlyUsd.',
+      'Listed among GPU profile guide (PyTorch original)\'s "future profiles" as H100 94GB. No published price: set hourlyUsd.',
     ],
     workloads: {
       forecast: {
@@ -422,7 +430,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     hourlyUsd: null,
     aliases: ['h200 sxm', 'h200 141gb'],
     match: ['\\bH200\\b'],
-    notes: ['SXM figures (the NVL card runs at up to 600 W). No seed price: set hourlyUsd.'],
+    notes: ['SXM figures (the NVL card runs at up to 600 W). No published price: set hourlyUsd.'],
     workloads: {
       forecast: {
         batchSize: { '1d': 2048, '1h': 4096 },
@@ -434,7 +442,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
       tcn: {
         chunksPerBatch: 2600,
         maxWorkers: 1,
-        source: "ours: seed 003's h100 value scaled by memory",
+        source: "ours: the TCN benchmarks' h100 value (PyTorch original) scaled by memory",
       },
     },
   },
@@ -453,9 +461,9 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     aliases: ['7900gre', 'rx7900gre', 'radeon rx 7900 gre'],
     match: ['\\b7900 ?GRE\\b'],
     notes: [
-      'Seed 000 quotes 45.0 TFLOPS; AMD publishes 45.98 (dual-issue FP32). AMD publishes no BF16 figure (FP16: 91.96).',
-      'DRL: seed 001 measured minibatches 4096-16384 and 6-10 workers; seed 000 projected netDim up to 4096 and 10 workers.',
-      'Seed 001: GPU 57-59 % busy because the env stepped on the CPU one env at a time (rollout 70 % of the time).',
+      'The RTX 3070 campaign (PyTorch original) quotes 45.0 TFLOPS; AMD publishes 45.98 (dual-issue FP32). AMD publishes no BF16 figure (FP16: 91.96).',
+      'DRL: the RX 7900 GRE tuning (PyTorch original) measured minibatches 4096-16384 and 6-10 workers; the RTX 3070 campaign projected netDim up to 4096 and 10 workers.',
+      'RX 7900 GRE tuning (PyTorch original): GPU 57-59 % busy because the env stepped on the CPU one env at a time (rollout 70 % of the time).',
     ],
     workloads: {
       forecast: {
@@ -464,7 +472,12 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
         maxWorkers: 1,
         source: OURS_FORECAST,
       },
-      drl: { batchSize: 16384, netDimMax: 4096, maxWorkers: 10, source: 'seeds 000 and 001' },
+      drl: {
+        batchSize: 16384,
+        netDimMax: 4096,
+        maxWorkers: 10,
+        source: 'the RTX 3070 campaign and RX 7900 GRE tuning (PyTorch original)',
+      },
       tcn: { chunksPerBatch: 200, maxWorkers: 1, source: OURS_TCN },
     },
   },
@@ -509,8 +522,8 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
     aliases: ['mi300', 'instinct mi300x'],
     match: ['\\bMI300X\\b'],
     notes: [
-      'Seed 003\'s "amd" profile: 3600 chunks, "2.4x H100 capacity", never measured there.',
-      'No seed price: set hourlyUsd in a custom profile.',
+      'The TCN benchmarks\' "amd" profile (PyTorch original): 3600 chunks, "2.4x H100 capacity", never measured there.',
+      'No published price: set hourlyUsd in a custom profile.',
     ],
     workloads: {
       forecast: {
@@ -520,7 +533,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileSpec>> = {
         source: OURS_FORECAST,
       },
       drl: { batchSize: 65536, netDimMax: 4096, maxWorkers: 64, source: OURS_DRL },
-      tcn: { chunksPerBatch: 3600, maxWorkers: 1, source: 'seed 003' },
+      tcn: { chunksPerBatch: 3600, maxWorkers: 1, source: 'TCN benchmarks (PyTorch original)' },
     },
   },
   cpu: {

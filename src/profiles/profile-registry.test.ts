@@ -82,7 +82,7 @@ describe('built-in profiles', () => {
     for (const [name, spec] of Object.entries(BUILTIN_PROFILES)) {
       expect(spec.notes.length, name).toBeGreaterThan(0);
       for (const workload of Object.values(spec.workloads)) {
-        expect(workload.source, name).toMatch(/seed|ours/);
+        expect(workload.source, name).toMatch(/PyTorch original|ours/);
       }
     }
   });

@@ -34,7 +34,7 @@ export function parseCvMethod(text: string, where = '--cv'): CvMethod {
   if (name === 'walk-forward' && numbers.length === 1 && whole(numbers[0], 1))
     return { method: 'walk-forward', folds: numbers[0] };
   throw new TradelabError('INVALID_ARGUMENT', `${where}: "${text}" is not a cross-validation`, {
-    hint: 'use cpcv:N:k (N groups, k tested per split, k < N; seed 000: cpcv:4:2), kfold:K (K ≥ 2) or walk-forward:F (F ≥ 1 folds)',
+    hint: 'use cpcv:N:k (N groups, k tested per split, k < N; cpcv:4:2 gives 6 splits), kfold:K (K ≥ 2) or walk-forward:F (F ≥ 1 folds)',
   });
 }
 

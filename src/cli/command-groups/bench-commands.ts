@@ -11,7 +11,8 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         name: 'rows',
         type: 'string',
         value: 'N',
-        description: "rows of the 1-minute CSV (default 2600000, seed 004's size)",
+        description:
+          'rows of the 1-minute CSV (default 2600000: about five years of 1-minute bars)',
       },
       {
         name: 'repeat',

@@ -40,7 +40,7 @@ const PLAN_OPTIONS: readonly OptionSpec[] = [
     name: 'bars',
     type: 'string',
     value: 'T',
-    description: 'bars in the dataset (default 8615, seed 000 30m)',
+    description: 'bars in the dataset (default 8615: about six months of 30m bars)',
   },
   {
     name: 'lookback',

@@ -1,4 +1,5 @@
 import type { CommandSpec } from '../command-spec.js';
+import { COMPLETION_SHELLS } from '../completion-script.js';
 
 /** The first command a new user runs: the main job on embedded defaults. */
 export const QUICKSTART_COMMAND: CommandSpec = {
@@ -49,5 +50,25 @@ export const SETUP_COMMANDS: readonly CommandSpec[] = [
     ],
     examples: ['tradelab config show', 'TRADELAB_SAFETY_FACTOR=0.9 tradelab config show --json'],
     load: () => import('../commands/config-show.js'),
+  },
+  {
+    words: ['completion'],
+    summary: 'print the shell completion script for bash, zsh or fish (commands, options)',
+    positionals: [
+      {
+        name: 'SHELL',
+        description: COMPLETION_SHELLS.join(', '),
+        required: true,
+        choices: COMPLETION_SHELLS,
+      },
+    ],
+    options: [],
+    settings: [],
+    examples: [
+      'source <(tradelab completion bash)        # in ~/.bashrc',
+      'source <(tradelab completion zsh)         # in ~/.zshrc, after compinit',
+      'tradelab completion fish > ~/.config/fish/completions/tradelab.fish',
+    ],
+    load: () => import('../commands/completion.js'),
   },
 ];

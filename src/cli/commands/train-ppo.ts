@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import {
   trainPpoRun,
   type PpoRunResult,
@@ -7,6 +8,9 @@ import {
   readRunManifest,
   RUN_FILES,
   type RunEnvOptions,
+  type RunManifest,
+  MANIFEST_FILE,
+  writeRunManifest,
 } from '../../agents/index.js';
 import {
   describeBarRange,
@@ -19,11 +23,12 @@ import { TradelabError } from '../../core/index.js';
 import { tradelabVersion, startBackend } from '../../app/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { projectPath } from '../project-path.js';
-import { count, num } from '../format.js';
+import { count, num, shellQuote } from '../format.js';
 import { choiceOption, intOption, numberOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
 import { createProgress } from '../progress.js';
 import { printEvaluation } from '../print-evaluation.js';
+import { onStopSignals, signalExitCode } from '../stop-signals.js';
 
 /**
  * `tradelab train ppo --data SYM[,SYM]:TF --out DIR`: trains PPO on the training range,
@@ -104,6 +109,19 @@ export async function run(context: CommandContext): Promise<number | undefined> 
         },
       );
   }
+  if (previous?.status === 'finished' && !extendsRun(previous, intOption(options, 'steps', 1))) {
+    const { updatesDone, totalUpdates, envSteps } = previous.progress;
+    const message = `nothing left to train: run ${dir} finished ${updatesDone}/${totalUpdates} updates (${count(envSteps)} env steps)`;
+    if (out.json) out.record({ type: 'run', dir, manifest: previous, nothingLeft: true });
+    else {
+      out.line(message);
+      out.line(
+        `  to train longer: --resume --steps N above ${count(previous.ppo.breakStep)}; to evaluate it again: tradelab backtest --model ${shellQuote(options.out)}`,
+      );
+    }
+    return undefined;
+  }
+
   const feeBps = numberOption(options, 'fee-bps', 0, 1000, '10');
   const episodeLength = intOption(options, 'episode-length', 1);
   const reward = choiceOption(options, 'reward', ['value-change', 'excess'] as const);
@@ -131,13 +149,19 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   }
 
   const checkpointEvery = intOption(options, 'checkpoint-every', 1);
-  let stopRequested = false;
-  const onSignal = (): void => {
-    if (stopRequested) process.exit(130);
-    stopRequested = true;
-    process.stderr.write('\nstopping after this update (Ctrl-C again to quit at once)…\n');
-  };
-  process.on('SIGINT', onSignal);
+  const resumeCommand = `tradelab train ppo --out ${shellQuote(options.out)} --resume`;
+  const signals = onStopSignals({
+    requested(signal) {
+      out.note(
+        `\n${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping after this update (Ctrl-C again to quit at once)…`,
+      );
+    },
+    forced(signal) {
+      // Quitting mid-update: the run resumes from its last checkpoint, as after a stop.
+      markInterrupted(dir, out);
+      out.note(`\nquit at once (${signal}); continue with: ${resumeCommand}`);
+    },
+  });
   let progress: ReturnType<typeof createProgress> | undefined;
   let result: PpoRunResult;
   try {
@@ -163,18 +187,19 @@ export async function run(context: CommandContext): Promise<number | undefined> 
           `update ${report.update}/${trainer.totalUpdates}${ret === null ? '' : ` return ${num(ret, 4)}`}`,
         );
       },
-      shouldStop: () => stopRequested,
+      shouldStop: () => signals.received() !== undefined,
     });
   } finally {
     progress?.done();
-    process.off('SIGINT', onSignal);
+    signals.dispose();
   }
   const { manifest, reports } = result;
   if (result.stopped) {
     out.note(
-      `stopped after update ${manifest.progress.updatesDone}; continue with: tradelab train ppo --out ${options.out} --resume`,
+      `stopped after update ${manifest.progress.updatesDone}; continue with: ${resumeCommand}`,
     );
-    return 130; // as a shell reports a command stopped by Ctrl-C
+    // As a shell reports a command ended by that signal: 130 after Ctrl-C, 143 after SIGTERM.
+    return signalExitCode(signals.received() ?? 'SIGINT');
   }
   const report = result.reportPath;
   if (out.json) {
@@ -201,6 +226,31 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   out.line(`model: ${resolve(dir, RUN_FILES.model)}`);
   if (report !== undefined) out.line(`report: ${report}`);
   return undefined;
+}
+
+/** Whether `--steps` asks a finished run for more updates than it ran. */
+function extendsRun(manifest: RunManifest, steps: number | undefined): boolean {
+  return (
+    steps !== undefined &&
+    Math.ceil(steps / manifest.ppo.targetStep) > manifest.progress.updatesDone
+  );
+}
+
+/**
+ * Marks a run that is quitting at once as interrupted, as a stop after an update does, so that
+ * `--resume` continues it from its last checkpoint. Synchronous: the process exits right after.
+ */
+function markInterrupted(dir: string, out: CommandContext['out']): void {
+  // No manifest yet (it is written when training starts): nothing to resume, nothing to mark.
+  if (!existsSync(join(dir, MANIFEST_FILE))) return;
+  try {
+    const manifest = readRunManifest(dir);
+    if (manifest.status !== 'running') return;
+    manifest.status = 'interrupted';
+    writeRunManifest(dir, manifest);
+  } catch (error) {
+    out.note(`could not mark the run interrupted: ${(error as Error).message}`);
+  }
 }
 
 /** --train and --test; by default the first 80% of bars train and the rest test. */

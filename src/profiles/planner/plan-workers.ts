@@ -350,7 +350,7 @@ export const SEED_TCN_MODEL: SizedModel = {
   kind: 'params',
   paramCount: 18_600_000,
   activationsPerSample: 12_500_000,
-  source: 'TCN-12, 512 hidden, seed 003',
+  source: 'TCN-12, 512 hidden (TCN benchmarks, PyTorch original)',
 };
 
 function defaultModel(input: PlanInput): MlpModel | SizedModel | undefined {
