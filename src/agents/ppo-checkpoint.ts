@@ -51,6 +51,8 @@ export interface LoadedPpoModel {
   /** Present when the directory is a checkpoint. */
   optimizer?: tf.Optimizer;
   training?: PpoTrainingCounters;
+  /** What the caller should tell the user: the model loaded, but not everything could be checked or restored. */
+  warnings: string[];
 }
 
 /** Stable names of the networks' variables, in {@link networkTensors} order. */
@@ -198,7 +200,7 @@ export async function loadPpoModel(dir: string): Promise<LoadedPpoModel> {
     }
     for (const t of Object.values(saved)) t.dispose();
     const normalizer = json.normalizer === null ? undefined : Normalizer.fromJSON(json.normalizer);
-    const loaded: LoadedPpoModel = { nets, ppo, normalizer, meta: json.meta };
+    const loaded: LoadedPpoModel = { nets, ppo, normalizer, meta: json.meta, warnings: [] };
     if (json.training !== undefined) {
       const state = readWeights(dir, json.training.optimizerManifest, 'optimizer');
       // The learning rate is the configured one; an annealing trainer sets each update's own.
@@ -210,6 +212,10 @@ export async function loadPpoModel(dir: string): Promise<LoadedPpoModel> {
         })) ?? [],
       );
       for (const t of Object.values(state)) t.dispose();
+      if (!optimizer.restoredExactly)
+        loaded.warnings.push(
+          `${dir} was written by an older tradelab, without Adam's bias-correction products: training continues close to, not exactly like, a run that never stopped`,
+        );
       loaded.optimizer = optimizer;
       loaded.training = {
         updatesDone: json.training.updatesDone,

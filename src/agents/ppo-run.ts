@@ -21,6 +21,7 @@ import {
   readRunManifest,
   RUN_FILES,
   writeRunManifest,
+  type RunBackend,
   type RunEnvOptions,
   type RunManifest,
 } from './run-manifest.js';
@@ -49,10 +50,13 @@ export interface PpoRunOptions {
   checkpointEvery?: number;
   /** Continue the run in `dir` from its last checkpoint (the manifest's settings are used). */
   resume?: boolean;
-  backend: { name: string; matmul: string };
+  /** The backend this process computes on; a resume refuses one other than the run's. */
+  backend: RunBackend;
   tradelabVersion: string;
   command?: string[];
   onUpdate?: (report: PpoUpdateReport, trainer: PpoTrainer) => void;
+  /** Told what the user should know but does not stop the run (an older checkpoint resumed). */
+  onWarning?: (message: string) => void;
   /** Checked after every update; true stops the run (checkpointed, resumable). */
   shouldStop?: () => boolean;
 }
@@ -100,6 +104,7 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
       `the data of ${previous.data.spec} changed since the run started (digest ${previous.data.sha256.slice(0, 12)}…, now ${digest.slice(0, 12)}…)`,
       { hint: 'resume on the same datasets, or start a new run with another --out' },
     );
+  if (previous !== undefined) checkResumeBackend(dir, previous.backend, options.backend);
   const train = previous?.ranges.train.bars ?? options.train;
   const test = previous === undefined ? options.test : (previous.ranges.test?.bars ?? undefined);
   checkRanges(data, train, test);
@@ -138,6 +143,7 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
       throw new TradelabError('MODEL_INVALID', `${checkpointDir} has no optimizer state`, {
         hint: 'the checkpoint is damaged; start a new run with another --out',
       });
+    for (const warning of loaded.warnings) options.onWarning?.(warning);
     trainer = new PpoTrainer(env, ppo, {
       resetEvery: checkpointEvery,
       resume: { nets: loaded.nets, optimizer: loaded.optimizer, ...loaded.training },
@@ -271,6 +277,28 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
   } finally {
     trainer.dispose();
   }
+}
+
+/**
+ * A resumed run continues exactly only on the backend, matmul kernels and threads it ran on: another
+ * GEMM or thread count rounds differently, and the run would end with other weights than one that
+ * never stopped. So a resume on anything else is refused rather than silently inexact.
+ */
+function checkResumeBackend(dir: string, run: RunBackend, now: RunBackend): void {
+  const describe = (b: RunBackend): string =>
+    `${b.name} (${b.matmul}${b.threads === undefined ? '' : `; --threads ${b.threads}`})`;
+  const differs =
+    run.name !== now.name ||
+    run.matmul !== now.matmul ||
+    (run.threads !== undefined && run.threads !== now.threads);
+  if (differs)
+    throw new TradelabError(
+      'BACKEND_UNAVAILABLE',
+      `${dir} was trained on ${describe(run)}; this resume would run on ${describe(now)}, and would not continue the run exactly`,
+      {
+        hint: `resume where the run started, on its backend (--backend ${run.name}, and TRADELAB_MATMUL if it was set)${run.threads === undefined ? '' : ` with --threads ${run.threads}`}, or start a new run with another --out`,
+      },
+    );
 }
 
 /** Drops report rows past `updatesDone` (they are redone after a resume). */
