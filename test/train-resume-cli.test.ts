@@ -7,14 +7,15 @@ import { BIN, jsonLines, runCli, tempDir } from './support/run-cli.js';
 /*
  * `tradelab train ppo --resume` continues a run exactly: a run stopped in the middle — killed
  * with SIGKILL, or stopped with Ctrl-C — and resumed from its last checkpoint ends with the
- * weights.bin of a run that never stopped, byte for byte, and the same test figures. The stop
+ * weights.bin of a run that never stopped, byte for byte, and the same test figures. Each of those
+ * tests runs two training processes, hence its longer time limit on a busy machine. The stop
  * comes after a checkpoint past the first updates (the state of Adam's bias correction after
  * dozens of steps is what a resume used to get wrong), and the resume leaves out --threads,
  * which must not silently switch to this machine's default.
  */
 
 let dir: string;
-const UPDATES = 12;
+const UPDATES = 10;
 const RUN = [
   '--data',
   'SYN0,SYN1:1h',
@@ -23,9 +24,9 @@ const RUN = [
   '--envs',
   '4',
   '--target-step',
-  '256',
-  '--batch-size',
   '128',
+  '--batch-size',
+  '64',
   '--repeat-times',
   '2',
   '--episode-length',
@@ -35,7 +36,7 @@ const RUN = [
   '--seed',
   '5',
   '--steps',
-  String(256 * UPDATES),
+  String(128 * UPDATES),
   '--threads',
   '1',
   '--json',
@@ -127,27 +128,30 @@ describe('tradelab train ppo --resume', () => {
     expect(json('runs/killed/manifest.json').backend).toEqual(
       json('runs/straight/manifest.json').backend,
     );
-  });
+  }, 60_000);
 
-  it('continues a run stopped with Ctrl-C between checkpoints exactly, and refuses other --threads', async () => {
-    const stopped = await stoppedRun('runs/stopped', 9, 'SIGINT');
+  it('continues a run stopped with Ctrl-C between checkpoints exactly', async () => {
+    const stopped = await stoppedRun('runs/stopped', 5, 'SIGINT');
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(json('runs/stopped/manifest.json').status).toBe('interrupted');
     const k = checkpointUpdate('runs/stopped');
-    expect(k).toBeGreaterThanOrEqual(8);
+    expect(k).toBeGreaterThanOrEqual(4);
     expect(k).toBeLessThan(UPDATES);
-    const otherThreads = await runCli(
-      ['train', 'ppo', '--out', 'runs/stopped', '--resume', '--threads', '2'],
-      { cwd: dir },
-    );
-    expect(otherThreads.code).toBe(2);
-    expect(otherThreads.stderr).toMatch(/--threads 2 differs from the run's 1/);
-    expect(otherThreads.stderr).toMatch(/hint: .*leave --threads out/);
     const resumed = await runCli(
       ['train', 'ppo', '--out', 'runs/stopped', '--resume', '--threads', '1', '--json'],
       { cwd: dir },
     );
     expect(resumed.code, resumed.stderr).toBe(0);
     expectSameAsStraight('runs/stopped');
+  }, 60_000);
+
+  it('refuses a resume with other --threads than the run had, saying what to do', async () => {
+    const other = await runCli(
+      ['train', 'ppo', '--out', 'runs/straight', '--resume', '--threads', '2'],
+      { cwd: dir },
+    );
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/--threads 2 differs from the run's 1/);
+    expect(other.stderr).toMatch(/hint: .*leave --threads out/);
   });
 });
