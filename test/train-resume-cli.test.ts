@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, jsonLines, runCli, tempDir } from './support/run-cli.js';
@@ -144,6 +144,33 @@ describe('tradelab train ppo --resume', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expectSameAsStraight('runs/stopped');
   }, 60_000);
+
+  it('resumes from the complete checkpoint a kill between its two renames left beside latest', async () => {
+    // savePpoModel replaces checkpoints/latest by moving it aside and the new one in; a kill
+    // between the two leaves no latest, only latest.old-… and latest.tmp-… (complete: model.json
+    // is written last). The state the kill leaves, made by hand: the kill cannot be timed there.
+    cpSync(join(dir, 'runs/straight'), join(dir, 'runs/swapped'), { recursive: true });
+    const checkpoints = join(dir, 'runs/swapped/checkpoints');
+    renameSync(join(checkpoints, 'latest'), join(checkpoints, 'latest.tmp-4242-abc'));
+    const resumed = await runCli(
+      [
+        'train',
+        'ppo',
+        '--out',
+        'runs/swapped',
+        '--resume',
+        '--steps',
+        String(128 * (UPDATES + 1)),
+        '--json',
+      ],
+      { cwd: dir },
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // Only the one new update ran: the run went on from update 10, not from the start.
+    const rows = jsonLines(resumed.stdout).filter((row) => row.type === 'update');
+    expect(rows.map((row) => row.update)).toEqual([UPDATES + 1]);
+    expect(checkpointUpdate('runs/swapped')).toBe(UPDATES + 1);
+  });
 
   it('refuses a resume with other --threads than the run had, saying what to do', async () => {
     const other = await runCli(

@@ -1,5 +1,5 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { BarRange } from '../data/bar-range.js';
 import { fitNormalizer, type Normalizer } from '../data/features/normalizer.js';
 import type { MarketData } from '../data/load-market-data.js';
@@ -137,10 +137,11 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
   const checkpointDir = join(dir, RUN_FILES.checkpoint);
   let trainer: PpoTrainer;
   let seconds = previous?.progress.seconds ?? 0;
-  if (previous !== undefined && existsSync(join(checkpointDir, 'model.json'))) {
-    const loaded = await loadPpoModel(checkpointDir);
+  const resumeFrom = previous === undefined ? undefined : findCheckpoint(checkpointDir);
+  if (resumeFrom !== undefined) {
+    const loaded = await loadPpoModel(resumeFrom);
     if (loaded.optimizer === undefined || loaded.training === undefined)
-      throw new TradelabError('MODEL_INVALID', `${checkpointDir} has no optimizer state`, {
+      throw new TradelabError('MODEL_INVALID', `${resumeFrom} has no optimizer state`, {
         hint: 'the checkpoint is damaged; start a new run with another --out',
       });
     for (const warning of loaded.warnings) options.onWarning?.(warning);
@@ -299,6 +300,35 @@ function checkResumeBackend(dir: string, run: RunBackend, now: RunBackend): void
         hint: `resume where the run started, on its backend (--backend ${run.name}, and TRADELAB_MATMUL if it was set)${run.threads === undefined ? '' : ` with --threads ${run.threads}`}, or start a new run with another --out`,
       },
     );
+}
+
+/**
+ * The checkpoint to resume from: `latest`, or, when a kill fell between the two renames that
+ * replace it (the old one aside, the new one in), the most advanced complete copy beside it —
+ * `latest.old-…`, or `latest.tmp-…` once its model.json, written last, is there. Undefined when
+ * the run never reached a checkpoint. Whichever it is, loading it checks its checksums.
+ */
+function findCheckpoint(checkpointDir: string): string | undefined {
+  if (existsSync(join(checkpointDir, 'model.json'))) return checkpointDir;
+  const parent = dirname(checkpointDir);
+  if (!existsSync(parent)) return undefined;
+  const name = basename(checkpointDir);
+  let best: { dir: string; updates: number } | undefined;
+  for (const entry of readdirSync(parent)) {
+    if (!entry.startsWith(`${name}.tmp-`) && !entry.startsWith(`${name}.old-`)) continue;
+    const json = join(parent, entry, 'model.json');
+    if (!existsSync(json)) continue;
+    let updates: unknown;
+    try {
+      updates = (JSON.parse(readFileSync(json, 'utf8')) as { training?: { updatesDone?: unknown } })
+        .training?.updatesDone;
+    } catch {
+      continue; // not a complete checkpoint: skipped like a missing one
+    }
+    if (typeof updates === 'number' && (best === undefined || updates > best.updates))
+      best = { dir: join(parent, entry), updates };
+  }
+  return best?.dir;
 }
 
 /** Drops report rows past `updatesDone` (they are redone after a resume). */
