@@ -54,6 +54,7 @@ export {
   readRunManifest,
   RUN_FILES,
   type ManifestRange,
+  type RunBackend,
   type RunEnvOptions,
   type RunManifest,
   writeRunManifest,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -6,6 +7,7 @@ import { TradelabError, writeFileAtomic } from '../core/index.js';
 import { resolveSavedPpoConfig, type PpoConfig } from './ppo-config.js';
 import {
   createPpoNetworks,
+  disposePpoNetworks,
   ppoOptimizer,
   type PpoNetworkConfig,
   type PpoNetworks,
@@ -17,6 +19,11 @@ import {
  * `weights.bin` (tfjs's binary weights format). A checkpoint adds `optimizer.bin` (Adam's state)
  * and the training counters, so training resumes exactly. A directory is written under a
  * temporary name and renamed into place: a crash never leaves a half-written model.
+ *
+ * model.json records a SHA-256 of weights.bin (and of optimizer.bin), written with them in the same
+ * directory rename; every load checks it, so a file damaged or changed after it was saved is
+ * refused instead of giving other numbers. Non-finite weights are refused both ways: a diverged
+ * training run saves nothing, and a model that holds NaN never backtests to "return 0.00 %".
  */
 
 const FORMAT = 'tradelab-ppo';
@@ -38,8 +45,13 @@ export interface PpoModelJson {
   /** The caller's own description (data, env options…). */
   meta: Record<string, unknown>;
   weightsManifest: tf.io.WeightsManifestConfig;
-  /** Present in checkpoints. */
-  training?: PpoTrainingCounters & { optimizerManifest: tf.io.WeightsManifestConfig };
+  /** SHA-256 (hex) of weights.bin; absent in models of older tradelabs. */
+  weightsSha256?: string;
+  /** Present in checkpoints; optimizerSha256 is optimizer.bin's SHA-256 (absent in older ones). */
+  training?: PpoTrainingCounters & {
+    optimizerManifest: tf.io.WeightsManifestConfig;
+    optimizerSha256?: string;
+  };
 }
 
 /** A loaded model. Dispose `nets` (and `optimizer`) when done. */
@@ -51,6 +63,8 @@ export interface LoadedPpoModel {
   /** Present when the directory is a checkpoint. */
   optimizer?: tf.Optimizer;
   training?: PpoTrainingCounters;
+  /** What the caller should tell the user: the model loaded, but not everything could be checked or restored. */
+  warnings: string[];
 }
 
 /** Stable names of the networks' variables, in {@link networkTensors} order. */
@@ -71,6 +85,29 @@ function bytes(data: tf.io.WeightData): Uint8Array {
   return new Uint8Array(tf.io.CompositeArrayBuffer.join(buffers));
 }
 
+function sha256(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/**
+ * The first non-finite float32 value of encoded weights, as "NAME holds NaN (element i of n)", or
+ * undefined when every value is finite. Every tensor here is 4 bytes an element (float32, and
+ * Adam's int32 step count, which cannot be non-finite).
+ */
+function firstNonFinite(data: Uint8Array, specs: tf.io.WeightsManifestEntry[]): string | undefined {
+  let offset = data.byteOffset;
+  for (const spec of specs) {
+    const count = spec.shape.reduce((p, d) => p * d, 1);
+    if (spec.dtype === 'float32') {
+      const values = new Float32Array(data.buffer.slice(offset, offset + count * 4));
+      const at = values.findIndex((v) => !Number.isFinite(v));
+      if (at >= 0) return `${spec.name} holds ${String(values[at])} (element ${at} of ${count})`;
+    }
+    offset += count * 4;
+  }
+  return undefined;
+}
+
 /** Options of {@link savePpoModel}. */
 export interface SavePpoOptions {
   ppo: PpoConfig;
@@ -87,6 +124,8 @@ export async function savePpoModel(
   options: SavePpoOptions,
 ): Promise<void> {
   const weights = await tf.io.encodeWeights(networkTensors(nets));
+  const weightBytes = bytes(weights.data);
+  refuseNonFinite(dir, "the networks' weights", weightBytes, weights.specs);
   const json: PpoModelJson = {
     format: FORMAT,
     version: VERSION,
@@ -95,21 +134,24 @@ export async function savePpoModel(
     normalizer: options.normalizer?.toJSON() ?? null,
     meta: options.meta ?? {},
     weightsManifest: manifest('weights.bin', weights.specs),
+    weightsSha256: sha256(weightBytes),
   };
   let optimizerBytes: Uint8Array | undefined;
   if (options.checkpoint !== undefined) {
     const state = await options.checkpoint.optimizer.getWeights();
     const encoded = await tf.io.encodeWeights(state);
     optimizerBytes = bytes(encoded.data);
+    refuseNonFinite(dir, "Adam's state", optimizerBytes, encoded.specs);
     json.training = {
       ...options.checkpoint.counters,
       optimizerManifest: manifest('optimizer.bin', encoded.specs),
+      optimizerSha256: sha256(optimizerBytes),
     };
   }
   const temp = `${dir}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
   mkdirSync(temp, { recursive: true });
   try {
-    writeFileAtomic(join(temp, 'weights.bin'), bytes(weights.data));
+    writeFileAtomic(join(temp, 'weights.bin'), weightBytes);
     if (optimizerBytes !== undefined) writeFileAtomic(join(temp, 'optimizer.bin'), optimizerBytes);
     writeFileAtomic(join(temp, 'model.json'), `${JSON.stringify(json, null, 2)}\n`);
     replaceDirectory(temp, dir);
@@ -117,6 +159,24 @@ export async function savePpoModel(
     rmSync(temp, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** A model that is not finite is not saved: the one at `dir`, if any, stays as it was. */
+function refuseNonFinite(
+  dir: string,
+  what: string,
+  data: Uint8Array,
+  specs: tf.io.WeightsManifestEntry[],
+): void {
+  const bad = firstNonFinite(data, specs);
+  if (bad !== undefined)
+    throw new TradelabError(
+      'TRAINING_DIVERGED',
+      `${what} are not finite (${bad}): training diverged, so nothing was saved to ${dir}`,
+      {
+        hint: 'train again with a lower learning rate (--lr) or a smaller --ratio-clip; a run keeps its last good checkpoint',
+      },
+    );
 }
 
 /** Moves `temp` to `dir`; an existing `dir` is moved aside first and removed after. */
@@ -132,23 +192,54 @@ function replaceDirectory(temp: string, dir: string): void {
   rmSync(old, { recursive: true, force: true });
 }
 
-function corrupt(path: string, message: string): TradelabError {
+function corrupt(path: string, message: string, hint?: string): TradelabError {
   return new TradelabError('MODEL_INVALID', `${path}: ${message}`, {
-    hint: 'point at a directory written by `tradelab train ppo` (it holds model.json and weights.bin)',
+    hint:
+      hint ??
+      'point at a directory written by `tradelab train ppo` (it holds model.json and weights.bin)',
   });
 }
 
+/** What to do about a model or checkpoint whose files changed after they were saved. */
+function damagedHint(checkpoint: boolean): string {
+  return checkpoint
+    ? 'the checkpoint changed after it was saved (a disk or copy error, or an edit) and cannot be resumed: restore the run directory from a backup, or start a new run with another --out'
+    : 'the model changed after it was saved (a disk or copy error, or an edit): restore its directory from a backup, or train again';
+}
+
+/** Options of {@link loadPpoModel}. */
+export interface LoadPpoOptions {
+  /** How messages name the model's files (`weights.bin of LABEL`); default their paths. */
+  label?: string;
+}
+
+/** Where the model's files are, and how messages name them. */
+interface ModelFiles {
+  dir: string;
+  name(file: string): string;
+  /** A checkpoint (its damage is fixed differently). */
+  checkpoint: boolean;
+  warnings: string[];
+}
+
+/**
+ * Reads and decodes one weights file: its size must match the manifest, its SHA-256 the one
+ * recorded (a file without one, from an older tradelab, loads with a warning), and every value
+ * must be finite.
+ */
 function readWeights(
-  dir: string,
+  files: ModelFiles,
   config: tf.io.WeightsManifestConfig,
   what: string,
+  recordedSha256: string | undefined,
 ): tf.NamedTensorMap {
   const group = config[0];
   const file = group?.paths[0];
   if (group === undefined || file === undefined)
-    throw corrupt(join(dir, 'model.json'), `the ${what} manifest lists no file`);
-  const path = join(dir, file);
-  if (!existsSync(path)) throw corrupt(path, 'is missing');
+    throw corrupt(files.name('model.json'), `the ${what} manifest lists no file`);
+  const path = join(files.dir, file);
+  const name = files.name(file);
+  if (!existsSync(path)) throw corrupt(name, 'is missing');
   const data = readFileSync(path);
   const buffer = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
   const expected = group.weights.reduce(
@@ -156,12 +247,39 @@ function readWeights(
     0,
   );
   if (buffer.byteLength !== expected)
-    throw corrupt(path, `holds ${buffer.byteLength} bytes; the manifest describes ${expected}`);
+    throw corrupt(name, `holds ${buffer.byteLength} bytes; the manifest describes ${expected}`);
+  if (recordedSha256 === undefined)
+    files.warnings.push(
+      `${name} has no checksum (written by an older tradelab), so it cannot be checked for damage`,
+    );
+  else {
+    const actual = sha256(data);
+    if (actual !== recordedSha256)
+      throw corrupt(
+        name,
+        `is corrupted: its SHA-256 is ${actual.slice(0, 12)}…, model.json recorded ${recordedSha256.slice(0, 12)}… when it was saved`,
+        damagedHint(files.checkpoint),
+      );
+  }
+  const bad = firstNonFinite(data, group.weights);
+  if (bad !== undefined)
+    throw corrupt(
+      name,
+      `${bad}: a model that is not finite cannot be used`,
+      damagedHint(files.checkpoint),
+    );
   return tf.io.decodeWeights(buffer, group.weights);
 }
 
-/** Reads a model directory written by {@link savePpoModel}. */
-export async function loadPpoModel(dir: string): Promise<LoadedPpoModel> {
+/**
+ * Reads a model directory written by {@link savePpoModel}, checking its files against the
+ * checksums model.json recorded. Every loader of weights (backtests, trial models, resumed runs)
+ * comes through here.
+ */
+export async function loadPpoModel(
+  dir: string,
+  options: LoadPpoOptions = {},
+): Promise<LoadedPpoModel> {
   const jsonPath = join(dir, 'model.json');
   if (!existsSync(jsonPath))
     throw new TradelabError('MODEL_NOT_FOUND', `no model at ${dir}: ${jsonPath} does not exist`, {
@@ -182,9 +300,16 @@ export async function loadPpoModel(dir: string): Promise<LoadedPpoModel> {
     );
   const json = raw as unknown as PpoModelJson;
   const ppo = resolveSavedPpoConfig(json.ppo);
+  const label = options.label;
+  const files: ModelFiles = {
+    dir,
+    name: (file) => (label === undefined ? join(dir, file) : `${file} of ${label}`),
+    checkpoint: json.training !== undefined,
+    warnings: [],
+  };
   const nets = createPpoNetworks(json.network);
   try {
-    const saved = readWeights(dir, json.weightsManifest, 'weights');
+    const saved = readWeights(files, json.weightsManifest, 'weights', json.weightsSha256);
     const targets = networkTensors(nets);
     for (const [name, variable] of Object.entries(targets)) {
       const value = saved[name];
@@ -198,9 +323,20 @@ export async function loadPpoModel(dir: string): Promise<LoadedPpoModel> {
     }
     for (const t of Object.values(saved)) t.dispose();
     const normalizer = json.normalizer === null ? undefined : Normalizer.fromJSON(json.normalizer);
-    const loaded: LoadedPpoModel = { nets, ppo, normalizer, meta: json.meta };
+    const loaded: LoadedPpoModel = {
+      nets,
+      ppo,
+      normalizer,
+      meta: json.meta,
+      warnings: files.warnings,
+    };
     if (json.training !== undefined) {
-      const state = readWeights(dir, json.training.optimizerManifest, 'optimizer');
+      const state = readWeights(
+        files,
+        json.training.optimizerManifest,
+        'optimizer',
+        json.training.optimizerSha256,
+      );
       // The learning rate is the configured one; an annealing trainer sets each update's own.
       const optimizer = ppoOptimizer(ppo.learningRate, ppo.adamEpsilon);
       await optimizer.setWeights(
@@ -210,6 +346,10 @@ export async function loadPpoModel(dir: string): Promise<LoadedPpoModel> {
         })) ?? [],
       );
       for (const t of Object.values(state)) t.dispose();
+      if (!optimizer.restoredExactly)
+        loaded.warnings.push(
+          `${label ?? dir} was written by an older tradelab, without Adam's bias-correction products: training continues close to, not exactly like, a run that never stopped`,
+        );
       loaded.optimizer = optimizer;
       loaded.training = {
         updatesDone: json.training.updatesDone,
@@ -218,9 +358,7 @@ export async function loadPpoModel(dir: string): Promise<LoadedPpoModel> {
     }
     return loaded;
   } catch (error) {
-    nets.actor.dispose();
-    nets.critic.dispose();
-    nets.logStd.dispose();
+    disposePpoNetworks(nets);
     throw error;
   }
 }

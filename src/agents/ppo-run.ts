@@ -1,5 +1,5 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { BarRange } from '../data/bar-range.js';
 import { fitNormalizer, type Normalizer } from '../data/features/normalizer.js';
 import type { MarketData } from '../data/load-market-data.js';
@@ -21,6 +21,7 @@ import {
   readRunManifest,
   RUN_FILES,
   writeRunManifest,
+  type RunBackend,
   type RunEnvOptions,
   type RunManifest,
 } from './run-manifest.js';
@@ -49,10 +50,13 @@ export interface PpoRunOptions {
   checkpointEvery?: number;
   /** Continue the run in `dir` from its last checkpoint (the manifest's settings are used). */
   resume?: boolean;
-  backend: { name: string; matmul: string };
+  /** The backend this process computes on; a resume refuses one other than the run's. */
+  backend: RunBackend;
   tradelabVersion: string;
   command?: string[];
   onUpdate?: (report: PpoUpdateReport, trainer: PpoTrainer) => void;
+  /** Told what the user should know but does not stop the run (an older checkpoint resumed). */
+  onWarning?: (message: string) => void;
   /** Checked after every update; true stops the run (checkpointed, resumable). */
   shouldStop?: () => boolean;
 }
@@ -100,6 +104,7 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
       `the data of ${previous.data.spec} changed since the run started (digest ${previous.data.sha256.slice(0, 12)}…, now ${digest.slice(0, 12)}…)`,
       { hint: 'resume on the same datasets, or start a new run with another --out' },
     );
+  if (previous !== undefined) checkResumeBackend(dir, previous.backend, options.backend);
   const train = previous?.ranges.train.bars ?? options.train;
   const test = previous === undefined ? options.test : (previous.ranges.test?.bars ?? undefined);
   checkRanges(data, train, test);
@@ -132,12 +137,14 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
   const checkpointDir = join(dir, RUN_FILES.checkpoint);
   let trainer: PpoTrainer;
   let seconds = previous?.progress.seconds ?? 0;
-  if (previous !== undefined && existsSync(join(checkpointDir, 'model.json'))) {
-    const loaded = await loadPpoModel(checkpointDir);
+  const resumeFrom = previous === undefined ? undefined : findCheckpoint(checkpointDir);
+  if (resumeFrom !== undefined) {
+    const loaded = await loadPpoModel(resumeFrom);
     if (loaded.optimizer === undefined || loaded.training === undefined)
-      throw new TradelabError('MODEL_INVALID', `${checkpointDir} has no optimizer state`, {
+      throw new TradelabError('MODEL_INVALID', `${resumeFrom} has no optimizer state`, {
         hint: 'the checkpoint is damaged; start a new run with another --out',
       });
+    for (const warning of loaded.warnings) options.onWarning?.(warning);
     trainer = new PpoTrainer(env, ppo, {
       resetEvery: checkpointEvery,
       resume: { nets: loaded.nets, optimizer: loaded.optimizer, ...loaded.training },
@@ -271,6 +278,57 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
   } finally {
     trainer.dispose();
   }
+}
+
+/**
+ * A resumed run continues exactly only on the backend, matmul kernels and threads it ran on: another
+ * GEMM or thread count rounds differently, and the run would end with other weights than one that
+ * never stopped. So a resume on anything else is refused rather than silently inexact.
+ */
+function checkResumeBackend(dir: string, run: RunBackend, now: RunBackend): void {
+  const describe = (b: RunBackend): string =>
+    `${b.name} (${b.matmul}${b.threads === undefined ? '' : `; --threads ${b.threads}`})`;
+  const differs =
+    run.name !== now.name ||
+    run.matmul !== now.matmul ||
+    (run.threads !== undefined && run.threads !== now.threads);
+  if (differs)
+    throw new TradelabError(
+      'BACKEND_UNAVAILABLE',
+      `${dir} was trained on ${describe(run)}; this resume would run on ${describe(now)}, and would not continue the run exactly`,
+      {
+        hint: `resume where the run started, on its backend (--backend ${run.name}, and TRADELAB_MATMUL if it was set)${run.threads === undefined ? '' : ` with --threads ${run.threads}`}, or start a new run with another --out`,
+      },
+    );
+}
+
+/**
+ * The checkpoint to resume from: `latest`, or, when a kill fell between the two renames that
+ * replace it (the old one aside, the new one in), the most advanced complete copy beside it —
+ * `latest.old-…`, or `latest.tmp-…` once its model.json, written last, is there. Undefined when
+ * the run never reached a checkpoint. Whichever it is, loading it checks its checksums.
+ */
+function findCheckpoint(checkpointDir: string): string | undefined {
+  if (existsSync(join(checkpointDir, 'model.json'))) return checkpointDir;
+  const parent = dirname(checkpointDir);
+  if (!existsSync(parent)) return undefined;
+  const name = basename(checkpointDir);
+  let best: { dir: string; updates: number } | undefined;
+  for (const entry of readdirSync(parent)) {
+    if (!entry.startsWith(`${name}.tmp-`) && !entry.startsWith(`${name}.old-`)) continue;
+    const json = join(parent, entry, 'model.json');
+    if (!existsSync(json)) continue;
+    let updates: unknown;
+    try {
+      updates = (JSON.parse(readFileSync(json, 'utf8')) as { training?: { updatesDone?: unknown } })
+        .training?.updatesDone;
+    } catch {
+      continue; // not a complete checkpoint: skipped like a missing one
+    }
+    if (typeof updates === 'number' && (best === undefined || updates > best.updates))
+      best = { dir: join(parent, entry), updates };
+  }
+  return best?.dir;
 }
 
 /** Drops report rows past `updatesDone` (they are redone after a resume). */

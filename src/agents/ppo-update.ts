@@ -315,11 +315,30 @@ export function disposeMinibatch(batch: PpoMinibatch): void {
   batch.oldValues?.dispose();
 }
 
+/** Names of Adam's bias-correction products in {@link PpoAdam.getWeights}. */
+const ACC_BETAS = ['accBeta1', 'accBeta2'] as const;
+
+/** A named tensor of an optimizer's state (tfjs does not export the type). */
+type OptimizerWeight = Awaited<ReturnType<tf.Optimizer['getWeights']>>[number];
+
+/** tfjs's Adam keeps β₁ᵗ⁺¹ and β₂ᵗ⁺¹ in private variables; PpoAdam saves and restores them. */
+interface AdamProducts {
+  accBeta1: tf.Variable;
+  accBeta2: tf.Variable;
+}
+
 /**
- * Adam whose learning rate can change between steps (annealing). tfjs's Adam reads its rate at
- * every step but offers no setter; a subclass may set the protected field.
+ * Adam whose learning rate can change between steps (annealing), and whose saved state restores
+ * exactly. tfjs's Adam reads its rate at every step but offers no setter; a subclass may set the
+ * protected field. Its setWeights rebuilds the bias-correction products as pow(β, t + 1), where
+ * training built them by t float32 multiplications: they differ in the last bit at many t (β₂ at
+ * t = 2, 5, 18…), and a resumed run drifts from an uninterrupted one from its first step. So the
+ * products themselves are saved (after tfjs's own weights) and put back as they were.
  */
 export class PpoAdam extends tf.AdamOptimizer {
+  /** Whether the last setWeights found the saved products (false: an older checkpoint's, rebuilt). */
+  restoredExactly = true;
+
   /** The learning rate the next steps use. */
   get rate(): number {
     return this.learningRate;
@@ -328,6 +347,27 @@ export class PpoAdam extends tf.AdamOptimizer {
   /** Sets the learning rate of the next steps. */
   setLearningRate(learningRate: number): void {
     this.learningRate = learningRate;
+  }
+
+  /** tfjs's state (iterations, moments), then the bias-correction products. */
+  override async getWeights(): Promise<OptimizerWeight[]> {
+    const products = this as unknown as AdamProducts;
+    return [
+      ...(await super.getWeights()),
+      ...ACC_BETAS.map((name) => ({ name, tensor: products[name] })),
+    ];
+  }
+
+  /** Restores what {@link getWeights} gave; without the products (older files), tfjs's rebuild. */
+  override async setWeights(weights: OptimizerWeight[]): Promise<void> {
+    const isProduct = (w: OptimizerWeight): boolean =>
+      (ACC_BETAS as readonly string[]).includes(w.name);
+    await super.setWeights(weights.filter((w) => !isProduct(w)));
+    const saved = weights.filter(isProduct);
+    this.restoredExactly = saved.length === ACC_BETAS.length;
+    const products = this as unknown as AdamProducts;
+    for (const { name, tensor } of saved)
+      products[name as (typeof ACC_BETAS)[number]].assign(tensor);
   }
 }
 

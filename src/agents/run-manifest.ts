@@ -45,6 +45,15 @@ export interface ManifestRange {
   to: string;
 }
 
+/** The backend a run computes on: all of it shapes the numbers, so a resume must match it. */
+export interface RunBackend {
+  name: string;
+  /** How matrix products run, e.g. "OpenBLAS sgemm (SkylakeX kernels, 1 thread)". */
+  matmul: string;
+  /** Threads of the native GEMM the run asked for (`--threads`, `all` resolved); absent in older runs. */
+  threads?: number;
+}
+
 /** What `manifest.json` holds. */
 export interface RunManifest {
   format: typeof FORMAT;
@@ -69,7 +78,7 @@ export interface RunManifest {
   ppo: PpoConfig;
   env: RunEnvOptions;
   checkpointEvery: number;
-  backend: { name: string; matmul: string };
+  backend: RunBackend;
   machine: {
     cpu: string;
     cores: number;

@@ -34,6 +34,8 @@ export const ERROR_CODES = {
   MODEL_NOT_FOUND: 'usage',
   // A damaged model is found at run time, like damaged data; it is not configuration.
   MODEL_INVALID: 'runtime',
+  // Training produced weights that are not finite (NaN, ±Infinity); they are not saved.
+  TRAINING_DIVERGED: 'runtime',
   OUT_OF_MEMORY: 'runtime',
   // Something named on the command line is not there, or is already there.
   FILE_NOT_FOUND: 'usage',

@@ -117,6 +117,15 @@ describe('the DRL objective', () => {
     const holdout = await evaluateTrialModel(s.storage, spec(), trial, data);
     expect(holdout.range).toEqual(holdoutRange(spec()));
     expect(Number.isFinite(holdout.metrics.sharpe)).toBe(true);
+
+    // A kept model damaged in the storage is refused, named as the trial's.
+    const weights = await s.storage.getArtifact(trial.id, DRL_ARTIFACTS.modelWeights);
+    const damaged = Uint8Array.from(weights);
+    damaged[8] = (damaged[8] as number) ^ 0x01;
+    await s.storage.putArtifact(trial.id, DRL_ARTIFACTS.modelWeights, damaged);
+    await expect(loadTrialModel(s.storage, trial)).rejects.toThrow(
+      `weights.bin of trial ${trial.number}'s kept model: is corrupted`,
+    );
   });
 
   it('is pruned by fold: a pruner may stop a trial after its first split', async () => {

@@ -34,7 +34,7 @@ export async function loadTrialModel(
   try {
     for (const name of [DRL_ARTIFACTS.modelJson, DRL_ARTIFACTS.modelWeights])
       writeFileSync(join(dir, name), await storage.getArtifact(trial.id, name));
-    return await loadPpoModel(dir);
+    return await loadPpoModel(dir, { label: `trial ${trial.number}'s kept model` });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

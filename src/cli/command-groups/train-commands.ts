@@ -147,7 +147,8 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
         name: 'threads',
         type: 'string',
         value: 'N|all',
-        description: 'OpenBLAS threads of the native GEMM (default all cores)',
+        description:
+          "OpenBLAS threads of the native GEMM (default all cores; --resume keeps the run's)",
       },
       {
         name: 'resume',

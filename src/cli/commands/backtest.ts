@@ -41,6 +41,7 @@ export async function run(context: CommandContext): Promise<void> {
   const backend = await startBackend(project);
   const source = await modelSource(context);
   const { model } = source;
+  for (const warning of model.warnings) out.note(`warning: ${warning}`);
   try {
     const meta = modelMeta(model);
     const spec = typeof options.data === 'string' ? options.data : meta.data?.spec;

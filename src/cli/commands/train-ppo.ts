@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   trainPpoRun,
@@ -58,9 +59,10 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       },
     );
 
-  const backend = await startBackend(project, {
-    nativeThreads: threadsOption(options.threads),
-  });
+  const threads = runThreads(options.threads, previous?.backend.threads);
+  if (previous?.backend.threads !== undefined && options.threads === undefined)
+    out.note(`resuming with the run's --threads ${threads}`);
+  const backend = await startBackend(project, { nativeThreads: threads });
   const data = await loadMarketData(openStore(context), parseDatasetKeys(spec));
   const bars = data.timestamps.length;
   const lookback = intOption(options, 'lookback', 1) ?? 1;
@@ -175,7 +177,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       env,
       resume,
       ...(checkpointEvery === undefined ? {} : { checkpointEvery }),
-      backend: { name: backend.name, matmul: backend.matmul },
+      backend: { name: backend.name, matmul: backend.matmul, threads },
       tradelabVersion: tradelabVersion(),
       command: process.argv.slice(2),
       onUpdate: (report, trainer) => {
@@ -186,6 +188,9 @@ export async function run(context: CommandContext): Promise<number | undefined> 
           report.envSteps,
           `update ${report.update}/${trainer.totalUpdates}${ret === null ? '' : ` return ${num(ret, 4)}`}`,
         );
+      },
+      onWarning: (message) => {
+        out.note(`warning: ${message}`);
       },
       shouldStop: () => signals.received() !== undefined,
     });
@@ -269,6 +274,25 @@ function ranges(
   if (typeof options.test === 'string') test = parseBarRange(options.test, timestamps, '--test');
   else if (options['no-test'] !== true && bars - train[1] >= 2) test = [train[1], bars];
   return { train, test };
+}
+
+/**
+ * The native GEMM threads of a run: --threads (default all cores), or a resumed run's own. Another
+ * count rounds differently, so a resume keeps the run's; a --threads that differs is refused.
+ */
+function runThreads(raw: string | boolean | undefined, recorded: number | undefined): number {
+  const asked = threadsOption(raw);
+  const count = asked === 'all' ? availableParallelism() : asked;
+  if (recorded === undefined || raw === undefined) return recorded ?? count;
+  if (count !== recorded)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `--threads ${String(raw)}${asked === 'all' ? ` (${count})` : ''} differs from the run's ${recorded}: the resumed run would round differently from one that never stopped`,
+      {
+        hint: `leave --threads out to use the run's ${recorded}, or start a new run with another --out`,
+      },
+    );
+  return count;
 }
 
 /** --threads N|all: OpenBLAS threads for the native GEMM; a single training run uses every core. */

@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { jsonLines, runCli, tempDir } from './support/run-cli.js';
+
+/*
+ * A model or checkpoint damaged after it was saved is refused, never used: `backtest` of a
+ * weights.bin with one flipped bit, or of weights that are all NaN, fails naming the file (it used
+ * to print other figures, or "return 0.00 %, Sharpe 0.00"), and `train ppo --resume` from a damaged
+ * checkpoint fails instead of training on. A model from an older tradelab, with no checksum, still
+ * backtests, with a warning.
+ */
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = tempDir('tradelab-integrity-');
+  const made = await runCli(
+    ['data', 'synth', '--symbols', '2', '--bars', '1500', '--signal', '0.2', '--seed', '3'],
+    { cwd: dir },
+  );
+  expect(made.code, made.stderr).toBe(0);
+  const trained = await runCli(
+    [
+      'train',
+      'ppo',
+      '--data',
+      'SYN0,SYN1:1h',
+      '--net-dim',
+      '16',
+      '--envs',
+      '4',
+      '--target-step',
+      '256',
+      '--batch-size',
+      '128',
+      '--repeat-times',
+      '1',
+      '--steps',
+      '512',
+      '--checkpoint-every',
+      '1',
+      '--threads',
+      '1',
+      '--out',
+      'runs/m',
+    ],
+    { cwd: dir },
+  );
+  expect(trained.code, trained.stderr).toBe(0);
+}, 60_000);
+
+/** A copy of the trained run, to damage. */
+function copyRun(name: string): string {
+  cpSync(join(dir, 'runs/m'), join(dir, name), { recursive: true });
+  return join(dir, name);
+}
+
+/** Flips one bit in the middle of `file`. */
+function flipBit(file: string): void {
+  const bytes = readFileSync(file);
+  const at = Math.floor(bytes.length / 2);
+  bytes[at] = (bytes[at] as number) ^ 0x01;
+  writeFileSync(file, bytes);
+}
+
+/** Rewrites `model.json` of the model directory `model` with `edit`. */
+function editModelJson(model: string, edit: (json: Record<string, unknown>) => void): void {
+  const path = join(model, 'model.json');
+  const json = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  edit(json);
+  writeFileSync(path, JSON.stringify(json));
+}
+
+describe('model and checkpoint integrity', () => {
+  it('refuses to backtest a model whose weights.bin changed after it was saved', async () => {
+    const run = copyRun('runs/flipped');
+    flipBit(join(run, 'model/weights.bin'));
+    const result = await runCli(['backtest', '--model', 'runs/flipped'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error [MODEL_INVALID]');
+    expect(result.stderr).toContain(join(run, 'model/weights.bin'));
+    expect(result.stderr).toMatch(/is corrupted: its SHA-256 is/);
+    expect(result.stderr).toMatch(/hint: .*restore its directory from a backup, or train again/);
+  });
+
+  it('refuses to backtest weights that are not finite, even when the checksum matches them', async () => {
+    const run = copyRun('runs/nan');
+    const file = join(run, 'model/weights.bin');
+    const nan = new Float32Array(readFileSync(file).length / 4).fill(Number.NaN);
+    writeFileSync(file, new Uint8Array(nan.buffer));
+    editModelJson(join(run, 'model'), (json) => {
+      json.weightsSha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
+    });
+    const result = await runCli(['backtest', '--model', 'runs/nan'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error [MODEL_INVALID]');
+    expect(result.stderr).toMatch(/weights\.bin: actor\/\S+ holds NaN/);
+    expect(result.stdout).not.toMatch(/Sharpe/);
+  });
+
+  it('refuses to resume from a checkpoint whose optimizer.bin changed after it was saved', async () => {
+    const run = copyRun('runs/damaged-checkpoint');
+    flipBit(join(run, 'checkpoints/latest/optimizer.bin'));
+    // --steps extends the finished run, so the resume has updates left to train.
+    const result = await runCli(
+      ['train', 'ppo', '--out', 'runs/damaged-checkpoint', '--resume', '--steps', '1024'],
+      { cwd: dir },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error [MODEL_INVALID]');
+    expect(result.stderr).toContain(join(run, 'checkpoints/latest/optimizer.bin'));
+    expect(result.stderr).toMatch(/is corrupted/);
+    expect(result.stderr).toMatch(/hint: .*cannot be resumed/);
+  });
+
+  it('backtests a model of an older tradelab, which has no checksum, with a warning', async () => {
+    const run = copyRun('runs/older');
+    editModelJson(join(run, 'model'), (json) => {
+      delete json.weightsSha256;
+    });
+    const result = await runCli(['backtest', '--model', 'runs/older', '--json'], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      /warning: .*model\/weights\.bin has no checksum \(written by an older tradelab\), so it cannot be checked for damage/,
+    );
+    // The figures of the run's own evaluation on the same (test) range.
+    const manifest = JSON.parse(readFileSync(join(dir, 'runs/m/manifest.json'), 'utf8')) as {
+      evaluation: { metrics: unknown; benchmarkMetrics: unknown };
+    };
+    const [row] = jsonLines(result.stdout);
+    expect(row?.metrics).toEqual(manifest.evaluation.metrics);
+    expect(row?.benchmarkMetrics).toEqual(manifest.evaluation.benchmarkMetrics);
+  });
+});

@@ -1,0 +1,184 @@
+import { spawn } from 'node:child_process';
+import { cpSync, readFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, jsonLines, runCli, tempDir } from './support/run-cli.js';
+
+/*
+ * `tradelab train ppo --resume` continues a run exactly: a run stopped in the middle — killed
+ * with SIGKILL, or stopped with Ctrl-C — and resumed from its last checkpoint ends with the
+ * weights.bin of a run that never stopped, byte for byte, and the same test figures. Each of those
+ * tests runs two training processes, hence its longer time limit on a busy machine. The stop
+ * comes after a checkpoint past the first updates (the state of Adam's bias correction after
+ * dozens of steps is what a resume used to get wrong), and the resume leaves out --threads,
+ * which must not silently switch to this machine's default.
+ */
+
+let dir: string;
+const UPDATES = 10;
+const RUN = [
+  '--data',
+  'SYN0,SYN1:1h',
+  '--net-dim',
+  '16',
+  '--envs',
+  '4',
+  '--target-step',
+  '128',
+  '--batch-size',
+  '64',
+  '--repeat-times',
+  '2',
+  '--episode-length',
+  '64',
+  '--checkpoint-every',
+  '2',
+  '--seed',
+  '5',
+  '--steps',
+  String(128 * UPDATES),
+  '--threads',
+  '1',
+  '--json',
+];
+
+beforeAll(async () => {
+  dir = tempDir('tradelab-resume-');
+  const made = await runCli(
+    ['data', 'synth', '--symbols', '2', '--bars', '1500', '--signal', '0.2', '--seed', '3'],
+    { cwd: dir },
+  );
+  expect(made.code, made.stderr).toBe(0);
+  const straight = await runCli(['train', 'ppo', ...RUN, '--out', 'runs/straight'], { cwd: dir });
+  expect(straight.code, straight.stderr).toBe(0);
+}, 60_000);
+
+const read = (path: string): string => readFileSync(join(dir, path), 'utf8');
+const json = (path: string): Record<string, unknown> =>
+  JSON.parse(read(path)) as Record<string, unknown>;
+
+/**
+ * Starts `train ppo` and sends `signal` once the row of update `after` is out: by then the
+ * checkpoint of update after − 1 is on disk (every second update is checkpointed).
+ */
+function stoppedRun(
+  out: string,
+  after: number,
+  signal: NodeJS.Signals,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'train', 'ppo', ...RUN, '--out', out], {
+      cwd: dir,
+      env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
+    });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (!sent && stdout.includes(`"type":"update","update":${after},`)) {
+        sent = true;
+        child.kill(signal);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code, received) => {
+      resolve({ code, signal: received, stderr });
+    });
+  });
+}
+
+/** The update the run's checkpoint was written after. */
+function checkpointUpdate(run: string): number {
+  const model = json(`${run}/checkpoints/latest/model.json`) as {
+    training: { updatesDone: number };
+  };
+  return model.training.updatesDone;
+}
+
+/** Asserts `run` finished with the straight run's weights, updates and test figures. */
+function expectSameAsStraight(run: string): void {
+  expect(json(`${run}/manifest.json`).status).toBe('finished');
+  expect(readFileSync(join(dir, `${run}/model/weights.bin`))).toEqual(
+    readFileSync(join(dir, 'runs/straight/model/weights.bin')),
+  );
+  expect(json(`${run}/manifest.json`).evaluation).toEqual(
+    json('runs/straight/manifest.json').evaluation,
+  );
+  const updates = jsonLines(read(`${run}/updates.jsonl`)).map((u) => u.update);
+  expect(updates).toEqual(Array.from({ length: UPDATES }, (_, i) => i + 1));
+}
+
+describe('tradelab train ppo --resume', () => {
+  it('continues a run killed with SIGKILL after a mid-run checkpoint to exactly the weights of one that never stopped', async () => {
+    const killed = await stoppedRun('runs/killed', 7, 'SIGKILL');
+    expect(killed.signal).toBe('SIGKILL');
+    const k = checkpointUpdate('runs/killed');
+    expect(k).toBeGreaterThanOrEqual(6);
+    expect(k).toBeLessThan(UPDATES);
+    expect(json('runs/killed/manifest.json').status).toBe('running');
+    // No --threads: the run's 1 thread, not this machine's default.
+    const resumed = await runCli(['train', 'ppo', '--out', 'runs/killed', '--resume', '--json'], {
+      cwd: dir,
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expectSameAsStraight('runs/killed');
+    expect(resumed.stderr).toMatch(/the run's --threads 1/);
+    expect(json('runs/killed/manifest.json').backend).toEqual(
+      json('runs/straight/manifest.json').backend,
+    );
+  }, 60_000);
+
+  it('continues a run stopped with Ctrl-C between checkpoints exactly', async () => {
+    const stopped = await stoppedRun('runs/stopped', 5, 'SIGINT');
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(json('runs/stopped/manifest.json').status).toBe('interrupted');
+    const k = checkpointUpdate('runs/stopped');
+    expect(k).toBeGreaterThanOrEqual(4);
+    expect(k).toBeLessThan(UPDATES);
+    const resumed = await runCli(
+      ['train', 'ppo', '--out', 'runs/stopped', '--resume', '--threads', '1', '--json'],
+      { cwd: dir },
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expectSameAsStraight('runs/stopped');
+  }, 60_000);
+
+  it('resumes from the complete checkpoint a kill between its two renames left beside latest', async () => {
+    // savePpoModel replaces checkpoints/latest by moving it aside and the new one in; a kill
+    // between the two leaves no latest, only latest.old-… and latest.tmp-… (complete: model.json
+    // is written last). The state the kill leaves, made by hand: the kill cannot be timed there.
+    cpSync(join(dir, 'runs/straight'), join(dir, 'runs/swapped'), { recursive: true });
+    const checkpoints = join(dir, 'runs/swapped/checkpoints');
+    renameSync(join(checkpoints, 'latest'), join(checkpoints, 'latest.tmp-4242-abc'));
+    const resumed = await runCli(
+      [
+        'train',
+        'ppo',
+        '--out',
+        'runs/swapped',
+        '--resume',
+        '--steps',
+        String(128 * (UPDATES + 1)),
+        '--json',
+      ],
+      { cwd: dir },
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // Only the one new update ran: the run went on from update 10, not from the start.
+    const rows = jsonLines(resumed.stdout).filter((row) => row.type === 'update');
+    expect(rows.map((row) => row.update)).toEqual([UPDATES + 1]);
+    expect(checkpointUpdate('runs/swapped')).toBe(UPDATES + 1);
+  });
+
+  it('refuses a resume with other --threads than the run had, saying what to do', async () => {
+    const other = await runCli(
+      ['train', 'ppo', '--out', 'runs/straight', '--resume', '--threads', '2'],
+      { cwd: dir },
+    );
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/--threads 2 differs from the run's 1/);
+    expect(other.stderr).toMatch(/hint: .*leave --threads out/);
+  });
+});
