@@ -15,6 +15,7 @@ import {
 import { parseBarsParquet } from './parquet-rows.js';
 import { UTC_OFFSET, zoneOffsetFor } from './parse-timestamp.js';
 import { expandInputs, readSource } from './source-files.js';
+import { checkCsvInput } from './text-input.js';
 
 /** Options for {@link importFiles}. */
 export interface ImportOptions {
@@ -129,11 +130,13 @@ export async function importFiles(
           `${path} is a Parquet file, not ${requested} CSV`,
           { hint: 'use --format auto or --format parquet' },
         );
+      checkCsvInput(source);
       if (requested === 'auto') {
         const sniffed = sniffCsvFormat(source.bytes);
         if (sniffed === undefined) {
-          const firstLine =
-            new TextDecoder().decode(source.bytes.subarray(0, 200)).split('\n')[0] ?? '';
+          const firstLine = (
+            new TextDecoder().decode(source.bytes.subarray(0, 200)).split('\n')[0] ?? ''
+          ).replace(/\r$/, '');
           throw new TradelabError(
             'FORMAT_UNSUPPORTED',
             `${path}: cannot tell its format from the first line: ${JSON.stringify(firstLine)}`,
