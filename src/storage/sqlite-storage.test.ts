@@ -52,6 +52,28 @@ describe('SQLite storage', () => {
     expect(error.message).toContain(path);
   });
 
+  it('opens read-only for reading: a missing file is not created, and a write says read-only', async () => {
+    const missing = join(dir, 'nothing-here.db');
+    const empty = openSqliteStorage(missing, {}, `sqlite:${missing}`, 'read-only');
+    expect(await empty.listStudies()).toEqual([]);
+    await empty.close();
+    expect(existsSync(missing)).toBe(false);
+
+    const path = freshPath();
+    const writer = openSqliteStorage(path);
+    const study = await writer.createStudy({ name: 'kept', direction: 'minimize' });
+    await writer.close();
+    const reader = openSqliteStorage(path, {}, `sqlite:${path}`, 'read-only');
+    expect((await reader.getStudy('kept')).id).toBe(study.id);
+    const refused = await reader.createStudy({ name: 'new', direction: 'minimize' }).then(
+      () => undefined,
+      (error: unknown) => error as TradelabError,
+    );
+    await reader.close();
+    expect(refused?.code).toBe('STORAGE_UNAVAILABLE');
+    expect(refused?.message).toContain(`${path} is read-only`);
+  });
+
   it('keeps large artifacts as files in artifactDir, and refuses them without one', async () => {
     const artifactDir = join(dir, 'artifacts');
     const storage = openSqliteStorage(freshPath(), { artifactDir, maxInlineArtifactBytes: 100 });
