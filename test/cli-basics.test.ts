@@ -59,6 +59,26 @@ describe('tradelab CLI basics', () => {
     );
   });
 
+  it('reads a negative number after an option as its value, and says why it is not allowed', async () => {
+    for (const args of [
+      ['study', 'run', 'nowhere', '--trials', '-5'],
+      ['study', 'run', 'nowhere', '--trials=-5'],
+    ]) {
+      const result = await runCli(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain(
+        '--trials: "-5" is not allowed: expected a whole number >= 1',
+      );
+      expect(result.stderr).not.toContain('ambiguous');
+    }
+    // An option name after an option that takes a value is still the next option, not its value.
+    const missing = await runCli(['study', 'run', 'nowhere', '--trials', '--workers', '2']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('error [USAGE]: --trials needs a value');
+    const last = await runCli(['study', 'run', 'nowhere', '--trials']);
+    expect(last.stderr).toContain('error [USAGE]: --trials needs a value');
+  });
+
   it('requires the positional argument', async () => {
     const result = await runCli(['study', 'show']);
     expect(result.code).toBe(2);

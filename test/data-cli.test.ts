@@ -349,6 +349,99 @@ describe('malformed files: exit 1 (bad data, not bad usage), the specified messa
         'hint: the download may be truncated',
       ],
     },
+    {
+      name: 'a semicolon-delimited file with decimal commas',
+      file: 'semi.csv',
+      content: `${HEADER.replaceAll(',', ';')}\n${at};100,5;102,25;100;101;12\n`,
+      messages: (p) => [
+        `error [FORMAT_UNSUPPORTED]: ${p}:1: the columns are separated by semicolons (;), and the numbers use decimal commas (100,5); tradelab reads comma-separated files with decimal points`,
+        `hint: convert it, e.g. sed -e 's/,/./g' -e 's/;/,/g' ${p} > ${p.replace(/\.csv$/, '-comma.csv')}`,
+      ],
+    },
+    {
+      name: 'a semicolon-delimited file read as --format generic',
+      file: 'semi.csv',
+      content: `${HEADER.replaceAll(',', ';')}\n${at};100.5;102;100;101;12\n`,
+      args: ['--timeframe', '1m', '--format', 'generic'],
+      messages: (p) => [
+        `error [FORMAT_UNSUPPORTED]: ${p}:1: the columns are separated by semicolons (;); tradelab reads comma-separated files`,
+        `hint: convert it, e.g. sed -e 's/;/,/g' ${p} > ${p.replace(/\.csv$/, '-comma.csv')}`,
+      ],
+    },
+    {
+      name: 'a tab-separated file',
+      file: 'tabs.tsv',
+      content: `${HEADER.replaceAll(',', '\t')}\n${at}\t100.5\t102\t100\t101\t12\n`,
+      messages: (p) => [
+        `error [FORMAT_UNSUPPORTED]: ${p}:1: the columns are separated by tabs; tradelab reads comma-separated files`,
+        `hint: convert it, e.g. tr '\\t' , < ${p} > ${p.replace(/\.tsv$/, '-comma.tsv')}`,
+      ],
+    },
+    {
+      name: 'quoted decimal commas in a comma-separated file',
+      file: 'bad.csv',
+      content: withRow(`${at},"100,5",102,100,101,12`),
+      messages: (p) => [
+        `${p}:3:2 (open): "100,5" is not a number`,
+        'hint: "100,5" looks like a decimal comma: tradelab reads decimal points (100.5)',
+      ],
+    },
+    {
+      name: 'an empty file',
+      file: 'empty.csv',
+      content: '',
+      messages: (p) => [`error [DATA_INVALID]: ${p} is empty (0 bytes)`],
+    },
+    {
+      name: 'a file of blank lines',
+      file: 'blank.csv',
+      content: '\n\n  \n',
+      messages: (p) => [`error [DATA_INVALID]: ${p} is empty (only blank lines)`],
+    },
+    {
+      name: 'an empty gzip file',
+      file: 'empty.csv.gz',
+      content: gzipSync(''),
+      messages: (p) => [`error [DATA_INVALID]: ${p} is empty once gunzipped (0 bytes)`],
+    },
+    {
+      name: 'a UTF-16 file',
+      file: 'wide.csv',
+      content: Buffer.concat([
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from(csv(rows(DAY2, 3)), 'utf16le'),
+      ]),
+      messages: (p) => [
+        `error [FORMAT_UNSUPPORTED]: ${p} is UTF-16 (little-endian) text; tradelab reads UTF-8`,
+        `hint: convert it, e.g. iconv -f UTF-16 -t UTF-8 ${p} > ${p.replace(/\.csv$/, '-utf8.csv')}`,
+      ],
+    },
+    {
+      name: 'a UTF-16 file without a byte-order mark',
+      file: 'wide.csv',
+      content: Buffer.from(csv(rows(DAY2, 3)), 'utf16le'),
+      messages: (p) => [
+        `error [FORMAT_UNSUPPORTED]: ${p} is UTF-16 (little-endian) text; tradelab reads UTF-8`,
+      ],
+    },
+    {
+      name: 'a binary file named .gz that is not gzip',
+      file: 'btc.csv.gz',
+      content: Uint8Array.from({ length: 300 }, (_, i) => (i * 37 + 11) % 256),
+      messages: (p) => [
+        `error [FORMAT_UNSUPPORTED]: ${p} is named .gz but is not gzip-compressed, and it is not text (it starts with bytes 0b 30 55 7a 9f c4 e9 0e)`,
+        `hint: the download may be damaged; fetch it again (\`file ${p}\` says what it holds)`,
+      ],
+    },
+    {
+      name: 'a ZIP archive',
+      file: 'btc.csv',
+      content: Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(60, 7)]),
+      messages: (p) => [
+        `error [FORMAT_UNSUPPORTED]: ${p} is a ZIP archive, not a CSV file`,
+        'hint: unzip it and import the CSV inside',
+      ],
+    },
   ];
 
   it.each(cases)('rejects $name', async ({ file, content, args, messages }) => {
@@ -367,6 +460,12 @@ describe('malformed files: exit 1 (bad data, not bad usage), the specified messa
     );
     expect(result.code).toBe(1);
     for (const message of messages(path)) expect(result.stderr).toContain(message);
+    // Never raw bytes of a file on the terminal: no control characters, no replacement characters.
+    const raw = Array.from(result.stderr.matchAll(/\p{Cc}|\ufffd/gu), (m) => m[0]).filter(
+      (c) => c !== '\n',
+    );
+    expect(raw).toEqual([]);
+    expect(result.stderr).not.toContain('\\u00');
     expect(result.stdout).toBe('');
     expect(storeSnapshot(dir)).toEqual(before);
   });

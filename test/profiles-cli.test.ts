@@ -154,6 +154,27 @@ describe('tradelab profiles detect', () => {
   });
 });
 
+describe('GPU_PROFILE and TRADELAB_PROFILE both set', () => {
+  it('uses GPU_PROFILE, and says that TRADELAB_PROFILE was ignored', async () => {
+    const env = { GPU_PROFILE: 'l40s', TRADELAB_PROFILE: 'h200' };
+    const show = await runCli(['profiles', 'show'], { env });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(
+      /^Profile in use: l40s, named by GPU_PROFILE \(TRADELAB_PROFILE=h200 is ignored: GPU_PROFILE comes first\)\n/,
+    );
+    const plan = await runCli(['profiles', 'plan', '--no-detect'], { env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(
+      /GPU: using profile 'NVIDIA L40S' \(48 GB VRAM\) from GPU_PROFILE \(TRADELAB_PROFILE=h200 ignored\); workers: /,
+    );
+    const json = await runCli(['profiles', 'show', '--json'], { env });
+    expect(jsonLines(json.stdout)[0]).toMatchObject({
+      profileOrigin: 'GPU_PROFILE',
+      profileIgnored: ['TRADELAB_PROFILE=h200'],
+    });
+  });
+});
+
 describe('tradelab profiles plan', () => {
   it("logs the seeds' GPU line and the breakdown for a profile from GPU_PROFILE", async () => {
     const result = await runCli(

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage, type StudyStorage, type TrialRecord } from '../src/storage/index.js';
@@ -467,6 +467,88 @@ describe('study run, list, show, trials, export, rm', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no objective named "quadratc"');
     expect(unknown.stderr).toContain('did you mean quadratic?');
+  });
+});
+
+describe('a study storage that cannot be written', () => {
+  /** Root writes read-only files anyway: as root, the reading runs as nobody. */
+  const reader =
+    process.getuid?.() === 0 ? { user: { uid: 65534, gid: 65534 } } : ({} as Record<string, never>);
+
+  it('lists, shows and prints the trials of a read-only file in a read-only directory', async () => {
+    const dir = project();
+    expect((await cli(dir, 'study', 'create', 'ro', '--direction', 'min')).code).toBe(0);
+    const ran = await cli(dir, 'study', 'run', 'ro', '--objective', 'quadratic', '--trials', '3');
+    expect(ran.code, ran.stderr).toBe(0);
+    chmodSync(join(dir, 'tradelab.db'), 0o444);
+    chmodSync(dir, 0o555);
+    try {
+      const as = (...args: string[]): Promise<CliResult> =>
+        runCli(args, { cwd: dir, env: environment(20), ...reader });
+      const list = await as('study', 'list', '--json');
+      expect(list.code, list.stderr).toBe(0);
+      expect(jsonLines(list.stdout).map((s) => [s.name, s.trials])).toEqual([['ro', 3]]);
+      const show = await as('study', 'show', 'ro');
+      expect(show.code, show.stderr).toBe(0);
+      expect(show.stdout).toContain('complete');
+      const trials = await as('study', 'trials', 'ro', '--json');
+      expect(trials.code, trials.stderr).toBe(0);
+      expect(jsonLines(trials.stdout)).toHaveLength(3);
+      // Nothing was written beside it (no -wal or -shm left in the directory).
+      expect(readdirSync(dir)).toEqual(['tradelab.db']);
+      // A command that writes says the file is read-only, not "disk I/O error".
+      const write = await as('study', 'run', 'ro', '--objective', 'quadratic', '--trials', '1');
+      expect(write.code).toBe(1);
+      expect(write.stderr).toContain(`${join(dir, 'tradelab.db')} is read-only`);
+      expect(write.stderr).not.toContain('disk I/O error');
+    } finally {
+      chmodSync(dir, 0o755);
+      chmodSync(join(dir, 'tradelab.db'), 0o644);
+    }
+  });
+
+  // A real full disk: a 512 KiB tmpfs, where the system lets this test mount one (root on Linux).
+  const mountable = ((): boolean => {
+    if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
+    const probe = project();
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe]);
+    if (mounted.status !== 0) return false;
+    spawnSync('umount', [probe]);
+    return true;
+  })();
+
+  it.runIf(mountable)('says the disk is full when it is, at open and while writing', async () => {
+    const dir = project();
+    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=512k', 'tmpfs', dir]).status).toBe(0);
+    try {
+      expect((await cli(dir, 'study', 'create', 'full', '--direction', 'min')).code).toBe(0);
+      // Leave about 80 KiB: the first trials fit, the rest do not.
+      writeFileSync(join(dir, 'filler'), Buffer.alloc(400 * 1024));
+      const run = await cli(
+        dir,
+        'study',
+        'run',
+        'full',
+        '--objective',
+        'quadratic',
+        '--trials',
+        '400',
+      );
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`the disk holding ${join(dir, 'tradelab.db')} is full`);
+      // Not a byte left: SQLite fails opening the file with "disk I/O error".
+      spawnSync('dd', ['if=/dev/zero', `of=${join(dir, 'filler2')}`, 'bs=4k']);
+      const open = await cli(dir, 'study', 'create', 'more', '--direction', 'min');
+      expect(open.code).toBe(1);
+      expect(open.stderr).toContain(`the disk holding ${join(dir, 'tradelab.db')} is full`);
+      expect(open.stderr).toMatch(/hint: free space on .*df -h/);
+      // Reading needs no room: the study is still listed.
+      const list = await cli(dir, 'study', 'list', '--json');
+      expect(list.code, list.stderr).toBe(0);
+      expect(jsonLines(list.stdout).map((s) => s.name)).toEqual(['full']);
+    } finally {
+      spawnSync('umount', [dir]);
+    }
   });
 });
 

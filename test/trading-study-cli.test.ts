@@ -127,6 +127,20 @@ describe('a trading study from the command line', () => {
     expect(bad.stderr).toMatch(
       /bad\.yaml:3:3: "gama" is not a study parameter \(did you mean "gamma"\?\)/,
     );
+    // Values outside a parameter's domain would fail every trial: refused now, each at file:line.
+    writeFileSync(
+      join(dir, 'bad-values.yaml'),
+      'data: SYN0,SYN1:1h\nparams:\n  breakStep: -5\n  gamma: 1.5\n  batchSize: "big"\n',
+    );
+    const values = await cli('study', 'create', 'bad', '--file', 'bad-values.yaml');
+    expect(values.code, values.stderr).toBe(2);
+    expect(values.stderr).toMatch(
+      /bad-values\.yaml:3:14: breakStep: must be an integer ≥ 1, got -5/,
+    );
+    expect(values.stderr).toMatch(/bad-values\.yaml:4:10: gamma: must be in \[0, 1\], got 1\.5/);
+    expect(values.stderr).toMatch(
+      /bad-values\.yaml:5:14: batchSize: must be an integer ≥ 1, got "big"/,
+    );
     const cv = await cli('study', 'create', 'bad', '--data', 'SYN0,SYN1:1h', '--cv', 'cpcv:4');
     expect(cv.code).toBe(2);
     expect(cv.stderr).toContain('"cpcv:4" is not a cross-validation');

@@ -136,31 +136,103 @@ function invalid(field: string, message: string, hint: string): TradelabError {
   return new TradelabError('INVALID_ARGUMENT', `ppo ${field}: ${message}`, { hint });
 }
 
-function integer(config: PpoConfig, field: keyof PpoConfig, min: number): void {
-  const value = config[field] as number;
-  if (!Number.isSafeInteger(value) || value < min)
-    throw invalid(
-      field,
-      `must be an integer ≥ ${min}, got ${value}`,
-      `e.g. ${field}: ${PPO_DEFAULTS[field] as number}`,
-    );
+/** What is wrong with one value, and an example of a good one. */
+export interface ValueProblem {
+  message: string;
+  hint: string;
 }
 
-function inRange(
-  config: PpoConfig,
-  field: keyof PpoConfig,
-  low: number,
-  high: number,
-  lowOpen: boolean,
-): void {
-  const value = config[field] as number;
-  const ok = Number.isFinite(value) && (lowOpen ? value > low : value >= low) && value <= high;
-  if (!ok)
-    throw invalid(
-      field,
-      `must be in ${lowOpen ? '(' : '['}${low}, ${high}], got ${value}`,
-      `e.g. ${field}: ${PPO_DEFAULTS[field] as number}`,
-    );
+/** A value as a message shows it: strings quoted, so `"big"` is not read as a number. */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+type FieldCheck = (value: unknown, field: keyof PpoConfig) => ValueProblem | undefined;
+
+function integer(min: number): FieldCheck {
+  return (value, field) =>
+    typeof value === 'number' && Number.isSafeInteger(value) && value >= min
+      ? undefined
+      : {
+          message: `must be an integer ≥ ${min}, got ${shown(value)}`,
+          hint: `e.g. ${field}: ${PPO_DEFAULTS[field] as number}`,
+        };
+}
+
+function inRange(low: number, high: number, lowOpen: boolean): FieldCheck {
+  return (value, field) =>
+    typeof value === 'number' &&
+    Number.isFinite(value) &&
+    (lowOpen ? value > low : value >= low) &&
+    value <= high
+      ? undefined
+      : {
+          message: `must be in ${lowOpen ? '(' : '['}${low}, ${high}], got ${shown(value)}`,
+          hint: `e.g. ${field}: ${PPO_DEFAULTS[field] as number}`,
+        };
+}
+
+function oneOf(choices: readonly string[]): FieldCheck {
+  return (value) =>
+    typeof value === 'string' && choices.includes(value)
+      ? undefined
+      : { message: `unknown ${shown(value)}`, hint: `use ${choices.join(' or ')}` };
+}
+
+const boolean: FieldCheck = (value, field) =>
+  typeof value === 'boolean'
+    ? undefined
+    : {
+        message: `must be true or false, got ${JSON.stringify(value)}`,
+        hint: `e.g. ${field}: ${String(PPO_DEFAULTS[field])}`,
+      };
+
+/**
+ * The values each hyperparameter may take on its own: the one place PPO's domains are written.
+ * {@link resolvePpoConfig} checks a config with it, and a study checks its fixed values, choices
+ * and range bounds with {@link ppoValueProblem} before any trial runs.
+ */
+const FIELD_CHECKS: Record<keyof PpoConfig, FieldCheck> = {
+  policy: oneOf(POLICY_NETWORKS),
+  netDim: integer(1),
+  layers: integer(1),
+  activation: oneOf(['relu', 'tanh']),
+  meanSquash: oneOf(['tanh', 'clip']),
+  initLogStd: inRange(-10, 2, false),
+  nEnvs: integer(1),
+  targetStep: integer(1),
+  batchSize: integer(1),
+  repeatTimes: integer(1),
+  breakStep: integer(1),
+  learningRate: inRange(0, 1, true),
+  gamma: inRange(0, 1, false),
+  lambdaGae: inRange(0, 1, false),
+  ratioClip: inRange(0, 1, true),
+  lambdaEntropy: inRange(0, 1, false),
+  valueCoef: inRange(0, 100, false),
+  maxGradNorm: inRange(0, 1e6, true),
+  normalizeAdvantages: boolean,
+  normalizeAdvantagesOver: oneOf(ADVANTAGE_SCOPES),
+  clipValueLoss: boolean,
+  annealLr: boolean,
+  targetKl: (value) =>
+    value === null || (typeof value === 'number' && Number.isFinite(value) && value > 0)
+      ? undefined
+      : {
+          message: `must be a number > 0 or null (no early stop), got ${JSON.stringify(value)}`,
+          hint: 'e.g. targetKl: 0.02, or null to never stop early',
+        },
+  // tfjs adds epsilon to sqrt(v) in float32: 1e-7 is its own default, far below it is lost.
+  adamEpsilon: inRange(0, 1, true),
+  seed: integer(0),
+};
+
+/**
+ * What is wrong with `value` for hyperparameter `field` on its own, or undefined when it is
+ * allowed (rules between fields, such as targetStep a multiple of nEnvs, are not checked here).
+ */
+export function ppoValueProblem(field: keyof PpoConfig, value: unknown): ValueProblem | undefined {
+  return FIELD_CHECKS[field](value, field);
 }
 
 /** Fills in the defaults and checks every field (a clear error naming the field otherwise). */
@@ -173,14 +245,10 @@ export function resolvePpoConfig(partial: Partial<PpoConfig> = {}): PpoConfig {
   // Values may come from untyped JSON or CLI flags: undefined means "the default".
   for (const [key, value] of Object.entries(partial as Record<string, unknown>))
     if (value !== undefined) (config as unknown as Record<string, unknown>)[key] = value;
-  integer(config, 'netDim', 1);
-  integer(config, 'layers', 1);
-  integer(config, 'nEnvs', 1);
-  integer(config, 'targetStep', 1);
-  integer(config, 'batchSize', 1);
-  integer(config, 'repeatTimes', 1);
-  integer(config, 'breakStep', 1);
-  integer(config, 'seed', 0);
+  for (const field of Object.keys(FIELD_CHECKS) as (keyof PpoConfig)[]) {
+    const problem = ppoValueProblem(field, config[field]);
+    if (problem !== undefined) throw invalid(field, problem.message, problem.hint);
+  }
   if (config.targetStep % config.nEnvs !== 0)
     throw invalid(
       'targetStep',
@@ -193,48 +261,6 @@ export function resolvePpoConfig(partial: Partial<PpoConfig> = {}): PpoConfig {
       `${config.batchSize} is larger than targetStep ${config.targetStep}, the samples per update`,
       `use at most ${config.targetStep}`,
     );
-  inRange(config, 'learningRate', 0, 1, true);
-  inRange(config, 'gamma', 0, 1, false);
-  inRange(config, 'lambdaGae', 0, 1, false);
-  inRange(config, 'ratioClip', 0, 1, true);
-  inRange(config, 'lambdaEntropy', 0, 1, false);
-  inRange(config, 'valueCoef', 0, 100, false);
-  inRange(config, 'maxGradNorm', 0, 1e6, true);
-  inRange(config, 'initLogStd', -10, 2, false);
-  const policy: string = config.policy;
-  if (!(POLICY_NETWORKS as readonly string[]).includes(policy))
-    throw invalid('policy', `unknown "${policy}"`, `use ${POLICY_NETWORKS.join(' or ')}`);
-  const activation: string = config.activation;
-  if (activation !== 'relu' && activation !== 'tanh')
-    throw invalid('activation', `unknown "${activation}"`, 'use relu or tanh');
-  const meanSquash: string = config.meanSquash;
-  if (meanSquash !== 'tanh' && meanSquash !== 'clip')
-    throw invalid('meanSquash', `unknown "${meanSquash}"`, 'use tanh or clip');
-  for (const field of ['normalizeAdvantages', 'clipValueLoss', 'annealLr'] as const)
-    if (typeof config[field] !== 'boolean')
-      throw invalid(
-        field,
-        `must be true or false, got ${JSON.stringify(config[field])}`,
-        `e.g. ${field}: ${PPO_DEFAULTS[field]}`,
-      );
-  const scope: string = config.normalizeAdvantagesOver;
-  if (!(ADVANTAGE_SCOPES as readonly string[]).includes(scope))
-    throw invalid(
-      'normalizeAdvantagesOver',
-      `unknown "${scope}"`,
-      `use ${ADVANTAGE_SCOPES.join(' or ')}`,
-    );
-  if (config.targetKl !== null) {
-    const kl: unknown = config.targetKl;
-    if (typeof kl !== 'number' || !Number.isFinite(kl) || kl <= 0)
-      throw invalid(
-        'targetKl',
-        `must be a number > 0 or null (no early stop), got ${JSON.stringify(kl)}`,
-        'e.g. targetKl: 0.02, or null to never stop early',
-      );
-  }
-  // tfjs adds epsilon to sqrt(v) in float32: 1e-7 is its own default, far below it is lost.
-  inRange(config, 'adamEpsilon', 0, 1, true);
   return config;
 }
 

@@ -54,5 +54,10 @@ function requestedProfile(config: Config): RequestedProfile | undefined {
   if (name === undefined) return undefined;
   const source = config.sources.profile;
   if (source.kind !== 'flag' && source.kind !== 'env' && source.kind !== 'file') return undefined;
-  return { name, source: source.kind, origin: source.origin };
+  return {
+    name,
+    source: source.kind,
+    origin: source.origin,
+    ...(source.ignored === undefined ? {} : { ignored: source.ignored }),
+  };
 }

@@ -39,7 +39,5 @@ export function num(x: number, digits = 6): string {
   return Number(x.toPrecision(digits)).toString();
 }
 
-/** `text` quoted for a POSIX shell when it needs quoting, so a printed command can be pasted. */
-export function shellQuote(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
-}
+/** Hints in every layer quote paths and names the same way (`data/` and `cli/` both print them). */
+export { shellQuote } from '../core/index.js';

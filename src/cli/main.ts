@@ -160,7 +160,7 @@ function parseArgsOrExplain(
 ) {
   try {
     const parsed = parseArgs({
-      args: [...args],
+      args: negativeValuesJoined(args, options),
       options,
       allowPositionals,
       strict: true,
@@ -181,11 +181,53 @@ function parseArgsOrExplain(
         cause,
       });
     }
+    // "Option '--trials' argument is ambiguous" / "Option '-n, --trials <value>' argument missing".
+    const valueless =
+      /^Option '(?:-\w, )?(--?[\w-]+)(?: <value>)?' argument (?:is ambiguous|missing)/.exec(
+        message,
+      )?.[1];
+    if (valueless !== undefined)
+      throw new TradelabError('USAGE', `${valueless} needs a value`, {
+        hint: `e.g. ${valueless} VALUE (a value that starts with a dash: ${valueless}=-VALUE); see \`${command} --help\``,
+        cause,
+      });
     throw new TradelabError('USAGE', message.split('\n')[0] ?? message, {
       hint: `see \`${command} --help\``,
       cause,
     });
   }
+}
+
+/**
+ * `--trials -5` as `--trials=-5`: parseArgs takes a value after an option only when it does not
+ * start with a dash, and calls a negative number "ambiguous"; joined, the value reaches the
+ * option's own check, which says what is allowed. Nothing after `--` is touched.
+ */
+function negativeValuesJoined(
+  args: readonly string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+): string[] {
+  const takesValue = new Map<string, string>();
+  for (const [name, option] of Object.entries(options)) {
+    if (option.type !== 'string') continue;
+    takesValue.set(`--${name}`, name);
+    if (option.short !== undefined) takesValue.set(`-${option.short}`, name);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    const name = takesValue.get(arg);
+    const next = args[i + 1];
+    if (name !== undefined && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(`--${name}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 function checkPositionals(spec: CommandSpec, positionals: readonly string[]): void {

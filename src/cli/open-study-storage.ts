@@ -12,7 +12,11 @@ export function storageUrl(context: CommandContext): string {
  * is: a relative `sqlite:` path is relative to the project root, and made absolute, so messages
  * name the file wherever the command ran.
  */
-export function openStorageAt(context: CommandContext, url: string): Promise<StudyStorage> {
+export function openStorageAt(
+  context: CommandContext,
+  url: string,
+  access: { readOnly?: boolean } = {},
+): Promise<StudyStorage> {
   const { projectRoot: root, settings } = context.project().config;
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined;
   const absolute =
@@ -23,21 +27,39 @@ export function openStorageAt(context: CommandContext, url: string): Promise<Stu
     isAbsolute(path)
       ? url
       : `sqlite:${resolve(root, path)}`;
-  return openStorage(absolute, { baseDir: root, artifactDir: settings.artifactDir });
+  return openStorage(absolute, {
+    baseDir: root,
+    artifactDir: settings.artifactDir,
+    ...(access.readOnly === true ? { readOnly: true } : {}),
+  });
 }
 
 /**
  * Runs `use` with the project's study storage open, and closes it afterwards, also when `use`
  * throws (a SQLite file left open keeps its WAL; a PostgreSQL pool keeps the process alive).
+ * `readOnly` for commands that only read: a read-only SQLite file or directory can be read then.
  */
 export async function withStudyStorage<T>(
   context: CommandContext,
   use: (storage: StudyStorage) => Promise<T>,
+  access: { readOnly?: boolean } = {},
 ): Promise<T> {
-  const storage = await openStorageAt(context, storageUrl(context));
+  const storage = await openStorageAt(context, storageUrl(context), access);
   try {
     return await use(storage);
   } finally {
     await storage.close();
   }
+}
+
+/**
+ * {@link withStudyStorage} for commands that only read (`study list`, `show`, `trials`…): a SQLite
+ * file is opened read-only, so a read-only file in a read-only directory can be read, and a
+ * missing one is not created.
+ */
+export function readStudyStorage<T>(
+  context: CommandContext,
+  use: (storage: StudyStorage) => Promise<T>,
+): Promise<T> {
+  return withStudyStorage(context, use, { readOnly: true });
 }

@@ -21,5 +21,9 @@ export function profileBanner(
     detected: `detected by ${choice.origin}`,
     default: `by default (${choice.origin})`,
   }[choice.source];
-  return `GPU: using profile '${profile.displayName}' (${memory}) ${from}; workers: ${workers}`;
+  const ignored =
+    choice.ignored === undefined || choice.ignored.length === 0
+      ? ''
+      : ` (${choice.ignored.join(', ')} ignored)`;
+  return `GPU: using profile '${profile.displayName}' (${memory}) ${from}${ignored}; workers: ${workers}`;
 }

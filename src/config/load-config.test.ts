@@ -317,6 +317,14 @@ describe('precedence: flag > environment > .env > file > default', () => {
     const both = load(root, { env: { TRADELAB_PROFILE: 'h200', GPU_PROFILE: 'l40s' } });
     expect(both.settings.profile).toBe('l40s');
     expect(both.sources.profile.origin).toBe('GPU_PROFILE');
+    expect(both.sources.profile.ignored).toEqual(['TRADELAB_PROFILE=h200']);
+    // Names first, then the real environment before .env: GPU_PROFILE in .env still comes first.
+    const dotEnv = load(project({ '.env': 'GPU_PROFILE=l40s\n' }), {
+      env: { TRADELAB_PROFILE: 'h200' },
+    });
+    expect(dotEnv.settings.profile).toBe('l40s');
+    expect(dotEnv.sources.profile.ignored).toEqual(['TRADELAB_PROFILE=h200']);
+    expect(load(root, { env: { GPU_PROFILE: 'l40s' } }).sources.profile.ignored).toBeUndefined();
   });
 
   it('reads the profile from TRADELAB_PROFILE in .env', () => {

@@ -23,6 +23,11 @@ export interface SettingSource {
   kind: SettingSourceKind;
   /** The flag, variable or file position that set it; "built-in default" for defaults. */
   origin: string;
+  /**
+   * Other environment variables of the setting that were set too and lost to `origin`
+   * (`TRADELAB_PROFILE=h200` when GPU_PROFILE won), so a command can say it ignored them.
+   */
+  ignored?: string[];
 }
 
 /** A custom profile definition with a way to say where each of its fields was written. */
@@ -128,13 +133,22 @@ function resolveSetting(
       source: { kind: 'flag', origin },
     };
   }
-  for (const name of spec.env) {
+  // Variables in the order of spec.env; for each, the real environment before .env.
+  for (const [i, name] of spec.env.entries()) {
+    const ignored = spec.env
+      .slice(i + 1)
+      .map((other) => {
+        const value = nonEmpty(inputs.env[other]) ?? nonEmpty(inputs.envFile?.values[other]);
+        return value === undefined ? undefined : `${other}=${value}`;
+      })
+      .filter((text) => text !== undefined);
+    const also = ignored.length === 0 ? {} : { ignored };
     const real = nonEmpty(inputs.env[name]);
     if (real !== undefined) {
       const origin = `environment variable ${name}`;
       return {
         value: checked(spec, parseSettingString(spec, real), origin),
-        source: { kind: 'env', origin: name },
+        source: { kind: 'env', origin: name, ...also },
       };
     }
     const fromFile = nonEmpty(inputs.envFile?.values[name]);
@@ -142,7 +156,7 @@ function resolveSetting(
       const where = `${inputs.envFile.path}:${inputs.envFile.lineOf(name) ?? '?'}`;
       return {
         value: checked(spec, parseSettingString(spec, fromFile), `${name} in ${where}`),
-        source: { kind: 'env', origin: `${name} (${where})` },
+        source: { kind: 'env', origin: `${name} (${where})`, ...also },
       };
     }
   }

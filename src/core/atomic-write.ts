@@ -5,7 +5,11 @@ export function writeFileAtomic(path: string, content: string | Uint8Array): voi
   const temp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
   const fd = openSync(temp, 'w');
   try {
-    writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content);
+    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+    // writeSync may write less than asked (a disk filling up): loop, so the next write throws
+    // ENOSPC instead of a short file being renamed into place.
+    for (let done = 0; done < bytes.byteLength;)
+      done += writeSync(fd, bytes, done, bytes.byteLength - done);
     fsyncSync(fd);
   } catch (error) {
     closeSync(fd);

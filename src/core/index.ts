@@ -10,3 +10,4 @@ export { closestMatch, editDistance } from './closest-match.js';
 export { writeFileAtomic } from './atomic-write.js';
 export { Rng } from './random.js';
 export { compiledPath } from './compiled-path.js';
+export { shellQuote } from './shell-quote.js';

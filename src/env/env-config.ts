@@ -112,26 +112,112 @@ function invalid(message: string, hint: string): TradelabError {
   return new TradelabError('INVALID_ARGUMENT', `env: ${message}`, { hint });
 }
 
-/** Whether a value (possibly from untyped JSON) is one of `allowed`. */
-function oneOf(value: string, allowed: readonly string[]): boolean {
-  return allowed.includes(value);
+/** What is wrong with one setting's value, and an example of a good one. */
+export interface EnvValueProblem {
+  message: string;
+  hint: string;
 }
 
-function positiveInt(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw invalid(`${name} must be a positive integer, got ${value}`, `e.g. ${name}: 1`);
-  return value;
+/** A value as a message shows it: strings quoted, so `"1"` is not read as a number. */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
-function nonNegative(name: string, value: number): number {
-  if (!Number.isFinite(value) || value < 0)
-    throw invalid(`${name} must be a finite number ≥ 0, got ${value}`, `e.g. ${name}: 0`);
-  return value;
+type FieldCheck = (value: unknown, name: string) => EnvValueProblem | undefined;
+
+const positiveInt: FieldCheck = (value, name) =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 1
+    ? undefined
+    : { message: `must be a positive integer, got ${shown(value)}`, hint: `e.g. ${name}: 1` };
+
+const nonNegative: FieldCheck = (value, name) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0
+    ? undefined
+    : { message: `must be a finite number ≥ 0, got ${shown(value)}`, hint: `e.g. ${name}: 0` };
+
+const positive: FieldCheck = (value, name) =>
+  typeof value === 'number' && Number.isFinite(value) && value > 0
+    ? undefined
+    : { message: `must be a finite number > 0, got ${shown(value)}`, hint: `e.g. ${name}: 1` };
+
+const boolean: FieldCheck = (value, name) =>
+  typeof value === 'boolean'
+    ? undefined
+    : { message: `must be true or false, got ${shown(value)}`, hint: `e.g. ${name}: false` };
+
+function oneOf(choices: readonly string[]): FieldCheck {
+  return (value) =>
+    typeof value === 'string' && choices.includes(value)
+      ? undefined
+      : { message: `unknown ${shown(value)}`, hint: `use ${choices.join(' or ')}` };
 }
 
-function positive(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0)
-    throw invalid(`${name} must be a finite number > 0, got ${value}`, `e.g. ${name}: 1`);
+/**
+ * The values each setting may take on its own: the one place the env's domains are written.
+ * {@link resolveEnvOptions} checks options with it, and a study checks its fixed values, choices
+ * and range bounds with {@link envValueProblem} before any trial runs. Rules between settings
+ * (maxTradeFraction ≤ 1 with fraction scaling, ranges within the data) are resolveEnvOptions's.
+ */
+const FIELD_CHECKS: { [K in Exclude<keyof TradingEnvOptions, 'ranges'>]-?: FieldCheck } = {
+  nEnvs: positiveInt,
+  lookback: positiveInt,
+  initialCash: positive,
+  cashScale: nonNegative,
+  holdingsScale: nonNegative,
+  actionScaling: oneOf(['fraction', 'units']),
+  maxTradeFraction: positive,
+  minOrderValue: nonNegative,
+  buyFeeBps: nonNegative,
+  sellFeeBps: nonNegative,
+  slippageBps: nonNegative,
+  executionPrice: oneOf(['close', 'open']),
+  reward: oneOf(['value-change', 'excess']),
+  rewardScale: (value, name) =>
+    typeof value === 'number' && Number.isFinite(value)
+      ? undefined
+      : { message: `must be finite, got ${shown(value)}`, hint: `e.g. ${name}: 1e-6` },
+  drawdownPenalty: nonNegative,
+  turnoverPenalty: nonNegative,
+  episodeLength: positiveInt,
+  randomStart: boolean,
+  terminationThreshold: (value, name) =>
+    nonNegative(value, name) ??
+    ((value as number) < 1
+      ? undefined
+      : {
+          message: `${shown(value)} would end every episode at once`,
+          hint: 'use a fraction of the initial value below 1, e.g. 0.1',
+        }),
+  includePositionWeights: boolean,
+  includeTimeFeature: boolean,
+  seed: (value) =>
+    typeof value === 'number' && Number.isSafeInteger(value)
+      ? undefined
+      : { message: `must be an integer, got ${shown(value)}`, hint: 'e.g. 42' },
+  allowShort: (value) =>
+    value === false
+      ? undefined
+      : { message: 'is not implemented yet', hint: 'leave allowShort false (the default)' },
+};
+
+/**
+ * What is wrong with `value` for env setting `name` on its own, or undefined when it is allowed
+ * (or `name` is not a setting checked one value at a time).
+ */
+export function envValueProblem(name: string, value: unknown): EnvValueProblem | undefined {
+  const check = (FIELD_CHECKS as Record<string, FieldCheck | undefined>)[name];
+  return check?.(value, name);
+}
+
+/** `options[name]`, or `fallback` when it is not given; checked against the setting's domain. */
+function checked<K extends Exclude<keyof TradingEnvOptions, 'ranges'>>(
+  options: TradingEnvOptions,
+  name: K,
+  fallback: NonNullable<TradingEnvOptions[K]>,
+): NonNullable<TradingEnvOptions[K]> {
+  const value = options[name] ?? fallback;
+  const problem = envValueProblem(name, value);
+  if (problem !== undefined) throw invalid(`${name} ${problem.message}`, problem.hint);
   return value;
 }
 
@@ -141,70 +227,51 @@ export function resolveEnvOptions(
   bars: number,
   hasOpen: boolean,
 ): ResolvedEnvOptions {
-  const nEnvs = positiveInt('nEnvs', options.nEnvs ?? 1);
-  const lookback = positiveInt('lookback', options.lookback ?? 1);
-  const initialCash = positive('initialCash', options.initialCash ?? 1e6);
+  const nEnvs = checked(options, 'nEnvs', 1);
+  const lookback = checked(options, 'lookback', 1);
+  const initialCash = checked(options, 'initialCash', 1e6);
   const ranges = checkRanges(options.ranges ?? [[lookback - 1, bars]], bars, lookback);
-  const actionScaling = options.actionScaling ?? 'fraction';
-  if (!oneOf(actionScaling, ['fraction', 'units']))
-    throw invalid(`unknown actionScaling "${actionScaling}"`, 'use fraction or units');
-  const maxTradeFraction = positive('maxTradeFraction', options.maxTradeFraction ?? 1);
+  const actionScaling = checked(options, 'actionScaling', 'fraction');
+  const maxTradeFraction = checked(options, 'maxTradeFraction', 1);
   if (actionScaling === 'fraction' && maxTradeFraction > 1)
     throw invalid(
       `maxTradeFraction ${maxTradeFraction} is above 1 with fraction scaling`,
       'use a share of portfolio value in (0, 1]',
     );
-  const executionPrice = options.executionPrice ?? 'close';
-  if (!oneOf(executionPrice, ['close', 'open']))
-    throw invalid(`unknown executionPrice "${executionPrice}"`, 'use close or open');
+  const executionPrice = checked(options, 'executionPrice', 'close');
   if (executionPrice === 'open' && !hasOpen)
     throw invalid(
       'executionPrice "open" needs open prices, and the market data has none',
       'load the data with ohlcv (the default), or use executionPrice "close"',
     );
-  const reward = options.reward ?? 'value-change';
-  if (!oneOf(reward, ['value-change', 'excess']))
-    throw invalid(`unknown reward "${reward}"`, 'use value-change or excess');
-  const episodeLength = options.episodeLength ?? 0;
-  if (options.episodeLength !== undefined) positiveInt('episodeLength', episodeLength);
-  const threshold = nonNegative('terminationThreshold', options.terminationThreshold ?? 0.1);
-  if (threshold >= 1)
-    throw invalid(
-      `terminationThreshold ${threshold} would end every episode at once`,
-      'use a fraction of the initial value below 1, e.g. 0.1',
-    );
-  const seed = options.seed ?? 0;
-  if (!Number.isSafeInteger(seed)) throw invalid(`seed must be an integer, got ${seed}`, 'e.g. 42');
-  if (options.allowShort === true)
-    throw invalid('allowShort is not implemented yet', 'leave allowShort false (the default)');
-  const rewardScale = options.rewardScale ?? 1 / initialCash;
-  if (!Number.isFinite(rewardScale))
-    throw invalid(`rewardScale must be finite, got ${rewardScale}`, 'e.g. 1e-6');
+  // 0: to the range's end (the default, which a user cannot write).
+  const episodeLength =
+    options.episodeLength === undefined ? 0 : checked(options, 'episodeLength', 0);
   return {
     nEnvs,
     lookback,
     ranges,
     initialCash,
-    cashScale: nonNegative('cashScale', options.cashScale ?? 1 / initialCash),
-    holdingsScale: nonNegative('holdingsScale', options.holdingsScale ?? 1 / initialCash),
+    cashScale: checked(options, 'cashScale', 1 / initialCash),
+    holdingsScale: checked(options, 'holdingsScale', 1 / initialCash),
     actionScaling,
     maxTradeFraction,
-    minOrderValue: nonNegative('minOrderValue', options.minOrderValue ?? 0),
-    buyFeeBps: nonNegative('buyFeeBps', options.buyFeeBps ?? 10),
-    sellFeeBps: nonNegative('sellFeeBps', options.sellFeeBps ?? 10),
-    slippageBps: nonNegative('slippageBps', options.slippageBps ?? 0),
+    minOrderValue: checked(options, 'minOrderValue', 0),
+    buyFeeBps: checked(options, 'buyFeeBps', 10),
+    sellFeeBps: checked(options, 'sellFeeBps', 10),
+    slippageBps: checked(options, 'slippageBps', 0),
     executionPrice,
-    reward,
-    rewardScale,
-    drawdownPenalty: nonNegative('drawdownPenalty', options.drawdownPenalty ?? 0),
-    turnoverPenalty: nonNegative('turnoverPenalty', options.turnoverPenalty ?? 0),
+    reward: checked(options, 'reward', 'value-change'),
+    rewardScale: checked(options, 'rewardScale', 1 / initialCash),
+    drawdownPenalty: checked(options, 'drawdownPenalty', 0),
+    turnoverPenalty: checked(options, 'turnoverPenalty', 0),
     episodeLength,
-    randomStart: options.randomStart ?? true,
-    terminationThreshold: threshold,
-    includePositionWeights: options.includePositionWeights ?? false,
-    includeTimeFeature: options.includeTimeFeature ?? false,
-    seed,
-    allowShort: false,
+    randomStart: checked(options, 'randomStart', true),
+    terminationThreshold: checked(options, 'terminationThreshold', 0.1),
+    includePositionWeights: checked(options, 'includePositionWeights', false),
+    includeTimeFeature: checked(options, 'includeTimeFeature', false),
+    seed: checked(options, 'seed', 0),
+    allowShort: checked(options, 'allowShort', false),
   };
 }
 

@@ -14,6 +14,8 @@ export interface RequestedProfile {
   source: 'flag' | 'env' | 'file';
   /** e.g. `--profile`, `GPU_PROFILE`, `tradelab.config.yaml:3:10`. */
   origin: string;
+  /** Other variables that named a profile and lost to `origin` (`TRADELAB_PROFILE=h200`). */
+  ignored?: string[];
 }
 
 /** The profile a run uses, and why. */
@@ -32,6 +34,8 @@ export interface ProfileChoice {
   freeBytes: number | undefined;
   /** Set when the user chose a profile other than the hardware detected here. */
   mismatch: string | undefined;
+  /** Other variables that named a profile and were ignored, as `NAME=value`. */
+  ignored?: string[];
 }
 
 /**
@@ -58,11 +62,13 @@ export function chooseProfile(
       primary === undefined || card !== undefined
         ? undefined
         : `profile ${profile.name} (from ${requested.origin}) is not this machine's ${primary.gpu.name} (${primary.profile.name}); planning for ${profile.name}, detected free memory not applied`;
+    const ignored = requested.ignored ?? [];
     return {
       profile,
       source: requested.source,
       origin: requested.origin,
-      reason: `named by ${requested.origin}${requested.name === profile.name ? '' : ` as "${requested.name}"`}`,
+      reason: `named by ${requested.origin}${requested.name === profile.name ? '' : ` as "${requested.name}"`}${ignored.length === 0 ? '' : ` (${ignored.join(', ')} ${ignored.length === 1 ? 'is' : 'are'} ignored: ${requested.origin.split(' ')[0] ?? ''} comes first)`}`,
+      ...(ignored.length === 0 ? {} : { ignored }),
       matched,
       gpu: card?.gpu,
       freeBytes: card === undefined ? undefined : freeMemoryBytes(card.gpu),

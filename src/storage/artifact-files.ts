@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { TradelabError } from '../core/index.js';
+import { TradelabError, writeFileAtomic } from '../core/index.js';
 import { DEFAULT_MAX_INLINE_ARTIFACT_BYTES, type StorageOptions } from './storage-options.js';
 
 /*
@@ -48,9 +48,8 @@ export function writeArtifactFile(
 ): string {
   const path = join(dir, String(studyId), String(trialNumber), `${randomUUID()}-${name}`);
   mkdirSync(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(temp, bytes);
-  renameSync(temp, path);
+  // Atomic, and a write that fails (a full disk) removes its temp file rather than leaving it.
+  writeFileAtomic(path, bytes);
   return path;
 }
 

@@ -12,6 +12,12 @@ export const DEFAULT_STORAGE_URL = 'sqlite:./tradelab.db';
 export interface OpenStorageOptions extends StorageOptions {
   /** Relative `sqlite:` paths resolve against this directory (the project root). Default: cwd. */
   baseDir?: string;
+  /**
+   * For commands that only read: a SQLite file is opened read-only (so a read-only file or
+   * directory can be read) and never created. Memory and PostgreSQL storages ignore it. Default
+   * false.
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -23,14 +29,19 @@ export async function openStorage(
   url: string,
   options: OpenStorageOptions = {},
 ): Promise<StudyStorage> {
-  const { baseDir, ...storageOptions } = options;
+  const { baseDir, readOnly, ...storageOptions } = options;
   if (url === 'memory:') return openMemoryStorage();
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (path === '') throw badUrl(url, 'the SQLite file path is missing');
     const absolute =
       path === ':memory:' || isAbsolute(path) ? path : resolve(baseDir ?? process.cwd(), path);
-    return openSqliteStorage(absolute, storageOptions, url);
+    return openSqliteStorage(
+      absolute,
+      storageOptions,
+      url,
+      readOnly === true ? 'read-only' : 'read-write',
+    );
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const { openPostgresStorage } = await import('./postgres-storage.js');

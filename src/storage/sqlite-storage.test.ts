@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -51,6 +52,68 @@ describe('SQLite storage', () => {
     expect(error.code).toBe('STORAGE_UNAVAILABLE');
     expect(error.message).toContain(path);
   });
+
+  it('opens read-only for reading: a missing file is not created, and a write says read-only', async () => {
+    const missing = join(dir, 'nothing-here.db');
+    const empty = openSqliteStorage(missing, {}, `sqlite:${missing}`, 'read-only');
+    expect(await empty.listStudies()).toEqual([]);
+    await empty.close();
+    expect(existsSync(missing)).toBe(false);
+
+    const path = freshPath();
+    const writer = openSqliteStorage(path);
+    const study = await writer.createStudy({ name: 'kept', direction: 'minimize' });
+    await writer.close();
+    const reader = openSqliteStorage(path, {}, `sqlite:${path}`, 'read-only');
+    expect((await reader.getStudy('kept')).id).toBe(study.id);
+    const refused = await reader.createStudy({ name: 'new', direction: 'minimize' }).then(
+      () => undefined,
+      (error: unknown) => error as TradelabError,
+    );
+    await reader.close();
+    expect(refused?.code).toBe('STORAGE_UNAVAILABLE');
+    expect(refused?.message).toContain(`${path} is read-only`);
+  });
+
+  // A real full disk for artifact files: a 256 KiB tmpfs, where this test may mount one (root).
+  const mountable = ((): boolean => {
+    if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
+    const probe = tempDir('tradelab-mount-');
+    if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe]).status !== 0)
+      return false;
+    spawnSync('umount', [probe]);
+    return true;
+  })();
+
+  it.runIf(mountable)(
+    'says the disk is full when an artifact file does not fit, and leaves no partial file',
+    async () => {
+      const artifactDir = tempDir('tradelab-full-artifacts-');
+      expect(
+        spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', artifactDir]).status,
+      ).toBe(0);
+      try {
+        const storage = openSqliteStorage(freshPath(), {
+          artifactDir,
+          maxInlineArtifactBytes: 100,
+        });
+        const study = await storage.createStudy({ name: 'full', direction: 'minimize' });
+        const trial = await storage.claimTrial(study.id, 'w');
+        const error = await storage
+          .putArtifact(trial.id, 'model.bin', new Uint8Array(512 * 1024))
+          .then(
+            () => undefined,
+            (e: unknown) => e as TradelabError,
+          );
+        await storage.close();
+        expect(error?.code).toBe('STORAGE_UNAVAILABLE');
+        expect(error?.message).toContain('is full (ENOSPC');
+        expect(readdirSync(join(artifactDir, String(study.id), '0'))).toEqual([]);
+      } finally {
+        spawnSync('umount', [artifactDir]);
+      }
+    },
+  );
 
   it('keeps large artifacts as files in artifactDir, and refuses them without one', async () => {
     const artifactDir = join(dir, 'artifacts');

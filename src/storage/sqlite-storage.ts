@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { TradelabError } from '../core/index.js';
@@ -12,6 +12,7 @@ import {
   studyNotFound,
   trialNotFound,
 } from './storage-errors.js';
+import { isDiskFull, sqliteFailure } from './sqlite-errors.js';
 import {
   checkArtifactName,
   readArtifactFile,
@@ -188,12 +189,25 @@ function trialFromRow(row: TrialRow): TrialRecord {
   };
 }
 
-/** Opens (creating if needed) the SQLite study storage at `path` (`:memory:` for a private one). */
+/** How {@link openSqliteStorage} opens the file. */
+export type SqliteAccess = 'read-write' | 'read-only';
+
+/**
+ * Opens (creating if needed) the SQLite study storage at `path` (`:memory:` for a private one).
+ * `read-only` (for commands that only read) never writes: not the file, not its directory (no
+ * -wal or -shm made), and a missing file reads as an empty storage instead of being created.
+ */
 export function openSqliteStorage(
   path: string,
   options: StorageOptions = {},
   url = `sqlite:${path}`,
+  access: SqliteAccess = 'read-write',
 ): StudyStorage {
+  if (access === 'read-only' && path !== ':memory:') {
+    const db = openReadOnly(path);
+    if (db !== undefined) return new SqliteStorage(db, url, options, `sqlite:${path}`, path);
+    // An older schema: opened as usual, so it is migrated (which needs write access).
+  }
   let db: Database.Database | undefined;
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -207,17 +221,83 @@ export function openSqliteStorage(
     });
   } catch (error) {
     if (db !== undefined && db.open) db.close();
-    if (error instanceof TradelabError) throw error;
-    throw new TradelabError(
-      'STORAGE_UNAVAILABLE',
-      `cannot open the SQLite study storage ${path}: ${(error as Error).message}`,
-      {
-        hint: 'check the path is a SQLite file written by tradelab (or a new file) in a writable directory',
-        cause: error,
-      },
-    );
+    throw sqliteFailure(error, path, 'open');
   }
-  return new SqliteStorage(db, url, options, path === ':memory:' ? undefined : `sqlite:${path}`);
+  return new SqliteStorage(
+    db,
+    url,
+    options,
+    path === ':memory:' ? undefined : `sqlite:${path}`,
+    path,
+  );
+}
+
+/**
+ * The file opened read-only; an empty in-memory storage when there is no file; undefined when its
+ * schema is older than this code's (the caller migrates it). In a read-only directory (or on a
+ * full disk) SQLite cannot make the -shm file a WAL database needs to be read, so the file is read
+ * into memory instead (marked as a rollback-journal database there, which SQLite can read without
+ * -shm).
+ */
+function openReadOnly(path: string): Database.Database | undefined {
+  if (!existsSync(path)) {
+    const empty = new Database(':memory:');
+    migrate(empty, path);
+    return empty;
+  }
+  let db: Database.Database | undefined;
+  try {
+    try {
+      db = new Database(path, { readonly: true, fileMustExist: true, timeout: 0 });
+      retryBusy(() => db?.prepare('SELECT 1 FROM sqlite_schema LIMIT 1').get());
+    } catch (error) {
+      db?.close();
+      db = undefined;
+      const code = (error as { code?: unknown }).code;
+      const noShm =
+        code === 'SQLITE_READONLY_DIRECTORY' ||
+        code === 'SQLITE_CANTOPEN' ||
+        isDiskFull(error, path);
+      if (!noShm) throw error;
+      db = snapshot(path, error);
+    }
+    const version = schemaVersion(db, path);
+    if (version === SQLITE_SCHEMA_VERSION) return db;
+    db.close();
+    return undefined;
+  } catch (error) {
+    if (db?.open === true) db.close();
+    throw sqliteFailure(error, path, 'open');
+  }
+}
+
+/** The database file in memory, read-only, for a WAL file whose directory cannot be written. */
+function snapshot(path: string, cause: unknown): Database.Database {
+  const wal = `${path}-wal`;
+  // Commits not yet checkpointed live in the -wal file, which only a -shm file can index.
+  if (existsSync(wal) && statSync(wal).size > 0) throw cause;
+  const bytes = readFileSync(path);
+  // Header bytes 18 and 19: file format 2 is WAL, 1 the rollback journal an in-memory copy uses.
+  if (bytes.length >= 100 && bytes[18] === 2 && bytes[19] === 2) bytes.fill(1, 18, 20);
+  return new Database(bytes, { readonly: true });
+}
+
+/** The schema version stored in `db` (0 for a file tradelab never wrote to). */
+function schemaVersion(db: Database.Database, path: string): number {
+  const table = db
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name = 'tradelab_schema'")
+    .get();
+  if (table === undefined) return 0;
+  const row = db.prepare('SELECT version FROM tradelab_schema').get() as
+    { version: number } | undefined;
+  const version = row?.version ?? 0;
+  if (version > SQLITE_SCHEMA_VERSION)
+    throw new TradelabError(
+      'STORAGE_SCHEMA',
+      `${path} was written by a newer tradelab (schema ${version}, this one knows ${SQLITE_SCHEMA_VERSION})`,
+      { hint: 'upgrade tradelab on this machine', details: { version } },
+    );
+  return version;
 }
 
 function migrate(db: Database.Database, path: string): void {
@@ -248,6 +328,8 @@ class SqliteStorage implements StudyStorage {
     private readonly options: StorageOptions,
     /** The URL other processes open it with (absolute path); undefined for `:memory:`. */
     private readonly shareableUrl: string | undefined,
+    /** The file, for messages (`:memory:` for a private one). */
+    private readonly path: string,
   ) {
     const p = (sql: string): Database.Statement => db.prepare(sql);
     this.statements = {
@@ -357,7 +439,7 @@ class SqliteStorage implements StudyStorage {
   }
 
   createStudy(study: NewStudy): Promise<StudyRecord> {
-    return settle(() =>
+    return this.settle(() =>
       this.write(() => {
         if (this.statements.studyByName.get(study.name) !== undefined)
           throw studyExists(study.name);
@@ -376,15 +458,15 @@ class SqliteStorage implements StudyStorage {
   }
 
   getStudy(name: string): Promise<StudyRecord> {
-    return settle(() => studyFromRow(this.studyRow(name)));
+    return this.settle(() => studyFromRow(this.studyRow(name)));
   }
 
   listStudies(): Promise<StudyRecord[]> {
-    return settle(() => (this.statements.studies.all() as StudyRow[]).map(studyFromRow));
+    return this.settle(() => (this.statements.studies.all() as StudyRow[]).map(studyFromRow));
   }
 
   deleteStudy(name: string): Promise<void> {
-    return settle(() => {
+    return this.settle(() => {
       const files = this.write(() => {
         const id = this.studyRow(name).id;
         const paths = (this.statements.artifactFiles.all(id) as { path: string }[]).map(
@@ -398,7 +480,7 @@ class SqliteStorage implements StudyStorage {
   }
 
   setStudyUserAttrs(studyId: number, attrs: Attributes): Promise<void> {
-    return settle(() => {
+    return this.settle(() => {
       this.write(() => {
         const row = this.statements.studyById.get(studyId) as StudyRow | undefined;
         if (row === undefined) throw studyNotFound(`#${studyId}`, []);
@@ -436,11 +518,11 @@ class SqliteStorage implements StudyStorage {
   }
 
   enqueueTrial(studyId: number, trial: NewWaitingTrial): Promise<TrialRecord> {
-    return settle(() => this.write(() => this.insertTrial(studyId, 'waiting', trial, null)));
+    return this.settle(() => this.write(() => this.insertTrial(studyId, 'waiting', trial, null)));
   }
 
   claimTrial(studyId: number, workerId: string): Promise<TrialRecord> {
-    return settle(() =>
+    return this.settle(() =>
       this.write(() => {
         const waiting = this.statements.oldestWaiting.get(studyId) as TrialRow | undefined;
         if (waiting === undefined)
@@ -457,7 +539,7 @@ class SqliteStorage implements StudyStorage {
     distribution: Distribution,
     value: ParamValue,
   ): Promise<void> {
-    return settle(() => {
+    return this.settle(() => {
       this.write(() => {
         const trial = this.trialIn(trialId, `set parameter "${name}" of`, ['running']);
         if (Object.hasOwn(trial.params, name)) {
@@ -477,7 +559,7 @@ class SqliteStorage implements StudyStorage {
   }
 
   reportIntermediate(trialId: number, step: number, value: number): Promise<void> {
-    return settle(() => {
+    return this.settle(() => {
       checkReport(step, value);
       this.write(() => {
         const trial = this.trialIn(trialId, 'report to', ['running']);
@@ -488,7 +570,7 @@ class SqliteStorage implements StudyStorage {
   }
 
   setTrialUserAttrs(trialId: number, attrs: Attributes): Promise<void> {
-    return settle(() => {
+    return this.settle(() => {
       this.write(() => {
         const trial = this.trialIn(trialId, 'set attributes of', ['waiting', 'running']);
         this.statements.setTrialAttrs.run(
@@ -500,14 +582,14 @@ class SqliteStorage implements StudyStorage {
   }
 
   heartbeat(trialId: number): Promise<void> {
-    return settle(() => {
+    return this.settle(() => {
       const changed = this.statements.heartbeat.run(Date.now(), trialId).changes;
       if (changed === 0) this.trialIn(trialId, 'heartbeat', ['running']);
     });
   }
 
   finishTrial(trialId: number, outcome: TrialOutcome): Promise<TrialRecord> {
-    return settle(() => {
+    return this.settle(() => {
       checkOutcome(outcome);
       return this.write(() => {
         this.trialIn(trialId, `end (${outcome.state})`, ['running']);
@@ -529,7 +611,7 @@ class SqliteStorage implements StudyStorage {
     graceMs: number,
     policy: RetryPolicy & { reason?: string; workerId?: string },
   ): Promise<StaleResult> {
-    return settle(() =>
+    return this.settle(() =>
       this.write(() => {
         const now = Date.now();
         const workerId = policy.workerId ?? null;
@@ -586,7 +668,7 @@ class SqliteStorage implements StudyStorage {
   }
 
   importStudy(study: StudyRecord, trials: readonly TrialRecord[]): Promise<StudyRecord> {
-    return settle(() =>
+    return this.settle(() =>
       this.write(() => {
         if (this.statements.studyByName.get(study.name) !== undefined)
           throw studyExists(study.name);
@@ -623,11 +705,11 @@ class SqliteStorage implements StudyStorage {
   }
 
   getTrial(trialId: number): Promise<TrialRecord> {
-    return settle(() => trialFromRow(this.trialRow(trialId)));
+    return this.settle(() => trialFromRow(this.trialRow(trialId)));
   }
 
   getTrials(studyId: number, states?: readonly TrialState[]): Promise<TrialRecord[]> {
-    return settle(() => {
+    return this.settle(() => {
       this.studyById(studyId);
       const rows = (this.statements.trials.all(studyId) as TrialRow[]).map(trialFromRow);
       return states === undefined ? rows : rows.filter((t) => states.includes(t.state));
@@ -639,7 +721,7 @@ class SqliteStorage implements StudyStorage {
     fromNumber: number,
     numbers: readonly number[],
   ): Promise<TrialRecord[]> {
-    return settle(() => {
+    return this.settle(() => {
       this.studyById(studyId);
       return (
         this.statements.refresh.all({
@@ -652,7 +734,7 @@ class SqliteStorage implements StudyStorage {
   }
 
   putArtifact(trialId: number, name: string, bytes: Uint8Array): Promise<void> {
-    return settle(() => {
+    return this.settle(() => {
       checkArtifactName(name);
       const trial = trialFromRow(this.trialRow(trialId));
       const dir = this.options.artifactDir;
@@ -684,7 +766,7 @@ class SqliteStorage implements StudyStorage {
   }
 
   getArtifact(trialId: number, name: string): Promise<Uint8Array> {
-    return settle(() => {
+    return this.settle(() => {
       this.trialRow(trialId);
       const row = this.statements.artifact.get(trialId, name) as
         { bytes: Buffer | null; path: string | null } | undefined;
@@ -696,33 +778,27 @@ class SqliteStorage implements StudyStorage {
   }
 
   listArtifacts(trialId: number): Promise<string[]> {
-    return settle(() => {
+    return this.settle(() => {
       this.trialRow(trialId);
       return (this.statements.artifactNames.all(trialId) as { name: string }[]).map((r) => r.name);
     });
   }
 
   close(): Promise<void> {
-    return settle(() => {
+    return this.settle(() => {
       if (this.db.open) this.db.close();
     });
   }
-}
 
-/**
- * Runs synchronous database work as a promise, so callers handle SQLite like PostgreSQL, and turns
- * a SQLite failure (a full disk, a corrupt file) into STORAGE_UNAVAILABLE.
- */
-function settle<T>(fn: () => T): Promise<T> {
-  try {
-    return Promise.resolve(retryBusy(fn));
-  } catch (error) {
-    if (error instanceof TradelabError) return Promise.reject(error);
-    return Promise.reject(
-      new TradelabError('STORAGE_UNAVAILABLE', `SQLite: ${(error as Error).message}`, {
-        hint: 'check the disk has space and the file is not damaged (`sqlite3 FILE "PRAGMA integrity_check"`)',
-        cause: error,
-      }),
-    );
+  /**
+   * Runs synchronous database work as a promise, so callers handle SQLite like PostgreSQL, and
+   * turns a SQLite failure (a full disk, a read-only or damaged file) into a clear TradelabError.
+   */
+  private settle<T>(fn: () => T): Promise<T> {
+    try {
+      return Promise.resolve(retryBusy(fn));
+    } catch (error) {
+      return Promise.reject(sqliteFailure(error, this.path, 'use'));
+    }
   }
 }

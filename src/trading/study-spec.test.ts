@@ -113,6 +113,56 @@ describe('trading study settings', () => {
     );
   });
 
+  it('checks fixed values, choices and range bounds against each parameter domain, at file:line', () => {
+    const bad = join(dir, 'bad-values.yaml');
+    writeFileSync(
+      bad,
+      [
+        'params:',
+        '  breakStep: -5',
+        '  gamma: 1.5',
+        '  batchSize: "big"',
+        '  netDim: [64, 0]',
+        '  learningRate: { low: 0, high: 0.01 }',
+        '  normalizeAdvantages: "yes"',
+        '  buyFeeBps: -1',
+        '  reward: sharpe',
+        '  episodeLength: { low: 0, high: 64 }',
+        '',
+      ].join('\n'),
+    );
+    const error = errorOf(() => readCheckedFile(bad, StudyFileSchema, 'study file'));
+    expect(error.code).toBe('CONFIG_INVALID');
+    const lines = error.message.split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /bad-values\.yaml:2:14: breakStep: must be an integer ≥ 1, got -5 \(e\.g\. breakStep: 200000\)$/,
+      ),
+      expect.stringMatching(/bad-values\.yaml:3:10: gamma: must be in \[0, 1\], got 1\.5 /),
+      expect.stringMatching(/bad-values\.yaml:4:14: batchSize: must be an integer ≥ 1, got "big" /),
+      expect.stringMatching(/bad-values\.yaml:5:16: netDim: must be an integer ≥ 1, got 0 /),
+      expect.stringMatching(/bad-values\.yaml:6:24: learningRate: must be in \(0, 1\], got 0 /),
+      expect.stringMatching(
+        /bad-values\.yaml:7:24: normalizeAdvantages: must be true or false, got "yes" /,
+      ),
+      expect.stringMatching(
+        /bad-values\.yaml:8:14: buyFeeBps: must be a finite number ≥ 0, got -1 /,
+      ),
+      expect.stringMatching(
+        /bad-values\.yaml:9:11: reward: unknown "sharpe" \(use value-change or excess\)$/,
+      ),
+      expect.stringMatching(
+        /bad-values\.yaml:10:25: episodeLength: must be a positive integer, got 0 /,
+      ),
+    ]);
+    // The same values given in code (no file) are named by their key path.
+    expect(() =>
+      resolveDrlStudy({ dataSpec: 'A,B:1h', market, params: { gamma: 1.5 } }, undefined),
+    ).toThrow(/params\.gamma: gamma: must be in \[0, 1\], got 1\.5/);
+    // Every shipped preset passes the same check.
+    for (const name of listPresets()) expect(() => loadPreset(name)).not.toThrow();
+  });
+
   it('lets a study name the indicator groups its agents see', () => {
     const preset = loadPreset('ensemble_balanced');
     const spec = resolveDrlStudy(

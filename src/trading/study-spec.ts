@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { POLICY_NETWORKS, type PolicyNetwork } from '../agents/ppo-config.js';
+import {
+  POLICY_NETWORKS,
+  ppoValueProblem,
+  type PolicyNetwork,
+  type PpoConfig,
+} from '../agents/ppo-config.js';
+import { envValueProblem } from '../env/env-config.js';
 import { readLocatedFile, type LocatedFile } from '../config/config-file.js';
 import { describeIssue } from '../config/format-issues.js';
 import type { Timeframe } from '../data/timeframe.js';
@@ -12,7 +18,13 @@ import {
   type CvMethod,
   type HoldoutSpec,
 } from './cv-spec.js';
-import { isIntegerParam, isRange, STUDY_PARAMS, type ParamSpec } from './search-space.js';
+import {
+  isIntegerParam,
+  isRange,
+  PPO_PARAMS,
+  STUDY_PARAMS,
+  type ParamSpec,
+} from './search-space.js';
 import { checkFeatureGroups } from './feature-groups.js';
 
 /*
@@ -146,33 +158,79 @@ export function readCheckedFile<T>(
   return { file, content: parsed.data };
 }
 
-/** Checks parameter names and ranges; `file` locates the problem when there is one. */
+/**
+ * Checks parameter names, ranges, and every value a trial could be given against the parameter's
+ * domain (a fixed value, each choice of a list, both bounds of a range), so a study whose trials
+ * would all fail is refused at creation. `file` locates each problem; all of them are reported.
+ */
 export function checkParams(
   content: { params?: Record<string, ParamSpec> },
   file?: LocatedFile,
 ): void {
+  const problems: { line: string; hint: string }[] = [];
   for (const [name, spec] of Object.entries(content.params ?? {})) {
-    const where = file === undefined ? `params.${name}` : file.locate(['params', name], 'key');
-    const fail = (message: string, hint: string): never => {
-      throw new TradelabError('CONFIG_INVALID', `${where}: ${message}`, { hint });
+    const where = (path: (string | number)[], at: 'key' | 'value' = 'value'): string =>
+      file === undefined
+        ? ['params', name, ...path].join('.')
+        : file.locate(['params', name, ...path], at);
+    const fail = (line: string, hint: string): void => {
+      problems.push({ line, hint });
     };
     if (!STUDY_PARAMS.includes(name)) {
       const near = closestMatch(name, STUDY_PARAMS);
       fail(
-        `"${name}" is not a study parameter${near === undefined ? '' : ` (did you mean "${near}"?)`}`,
+        `${where([], 'key')}: "${name}" is not a study parameter${near === undefined ? '' : ` (did you mean "${near}"?)`}`,
         `parameters: ${STUDY_PARAMS.join(', ')}`,
       );
+      continue;
     }
-    if (!isRange(spec)) continue;
+    const inDomain = (value: unknown, path: (string | number)[]): void => {
+      const problem = paramValueProblem(name, value);
+      if (problem !== undefined)
+        fail(`${where(path)}: ${name}: ${problem.message} (${problem.hint})`, problem.hint);
+    };
+    if (Array.isArray(spec)) {
+      spec.forEach((choice, i) => {
+        inDomain(choice, [i]);
+      });
+      continue;
+    }
+    if (!isRange(spec)) {
+      inDomain(spec, []);
+      continue;
+    }
+    const at = where([], 'key');
     if (!(spec.low < spec.high))
-      fail(`low ${spec.low} is not below high ${spec.high}`, 'swap them');
-    if (spec.log === true && spec.low <= 0)
-      fail(`a log range needs low > 0, got ${spec.low}`, 'raise low, or drop log');
-    if (spec.log === true && spec.step !== undefined)
-      fail('log and step exclude each other', 'keep one of them');
-    if (isIntegerParam(name) && (!Number.isInteger(spec.low) || !Number.isInteger(spec.high)))
-      fail(`${name} takes whole numbers; got ${spec.low}..${spec.high}`, 'use whole bounds');
+      fail(`${at}: low ${spec.low} is not below high ${spec.high}`, 'swap them');
+    else if (spec.log === true && spec.low <= 0)
+      fail(`${at}: a log range needs low > 0, got ${spec.low}`, 'raise low, or drop log');
+    else if (spec.log === true && spec.step !== undefined)
+      fail(`${at}: log and step exclude each other`, 'keep one of them');
+    else if (isIntegerParam(name) && (!Number.isInteger(spec.low) || !Number.isInteger(spec.high)))
+      fail(`${at}: ${name} takes whole numbers; got ${spec.low}..${spec.high}`, 'use whole bounds');
+    else {
+      // Every domain is an interval, so a range is inside it when both bounds are.
+      inDomain(spec.low, ['low']);
+      inDomain(spec.high, ['high']);
+    }
   }
+  const first = problems[0];
+  if (first === undefined) return;
+  const lines = problems.map((p) => p.line);
+  throw new TradelabError('CONFIG_INVALID', lines.join('\n'), {
+    hint: problems.length === 1 ? first.hint : 'fix each parameter named above',
+    details: { ...(file === undefined ? {} : { file: file.path }), problems: lines },
+  });
+}
+
+/** What is wrong with one value of study parameter `name` (PPO's or the env's domain), if anything. */
+function paramValueProblem(
+  name: string,
+  value: unknown,
+): { message: string; hint: string } | undefined {
+  return (PPO_PARAMS as readonly string[]).includes(name)
+    ? ppoValueProblem(name as keyof PpoConfig, value)
+    : envValueProblem(name, value);
 }
 
 /** What `study create` resolves into a {@link DrlStudySpec}; flags and a study file both give it. */

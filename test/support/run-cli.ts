@@ -27,6 +27,8 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** A directory of fake GPU tools put first on PATH. */
   tools?: string;
+  /** Run as this user (only root may): permission tests, which root itself would pass by fiat. */
+  user?: { uid: number; gid: number };
 }
 
 /** An empty DRM sysfs tree, so the machine's own /sys never leaks into a test. */
@@ -46,7 +48,11 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
     ...options.env,
   };
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? tempDir(), env });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? tempDir(),
+      env,
+      ...(options.user === undefined ? {} : { uid: options.user.uid, gid: options.user.gid }),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -25,7 +25,7 @@ import { tradelabVersion, startBackend } from '../../app/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { projectPath } from '../project-path.js';
 import { intOption, numberOption } from '../option-values.js';
-import { withStudyStorage } from '../open-study-storage.js';
+import { readStudyStorage } from '../open-study-storage.js';
 import { drlSpecOf, holdoutRange, loadTrialModel } from '../../trading/index.js';
 import { openStore } from '../open-store.js';
 import { printEvaluation } from '../print-evaluation.js';
@@ -146,7 +146,7 @@ async function modelSource(context: CommandContext): Promise<ModelSource> {
         hint: `e.g. tradelab backtest --study ${options.study} --trial 12 (see \`tradelab study show ${options.study}\`)`,
       });
     const name = options.study;
-    return withStudyStorage(context, async (storage) => {
+    return readStudyStorage(context, async (storage) => {
       const study = await storage.getStudy(name);
       const spec = drlSpecOf(study);
       const trial = (await storage.getTrials(study.id)).find((t) => t.number === trialNumber);

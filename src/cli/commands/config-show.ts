@@ -27,6 +27,7 @@ export function run(context: CommandContext): Promise<void> {
         value: r.value ?? null,
         source: r.source.kind,
         origin: r.source.origin,
+        ...(r.source.ignored === undefined ? {} : { ignored: r.source.ignored }),
       });
     for (const p of config.customProfiles)
       out.record({ type: 'custom-profile', name: p.name, at: p.locate([]) });
@@ -44,7 +45,9 @@ export function run(context: CommandContext): Promise<void> {
     {
       header: 'FROM',
       value: (r) =>
-        r.source.kind === 'default' ? 'default' : `${r.source.kind}: ${r.source.origin}`,
+        r.source.kind === 'default'
+          ? 'default'
+          : `${r.source.kind}: ${r.source.origin}${r.source.ignored === undefined ? '' : ` (${r.source.ignored.join(', ')} ignored)`}`,
     },
     { header: 'ENV', value: (r) => r.env },
     { header: 'FLAG', value: (r) => r.flag },
@@ -55,6 +58,8 @@ export function run(context: CommandContext): Promise<void> {
     out.line(`custom profiles: ${config.customProfiles.map((p) => p.name).join(', ')}`);
   }
   out.line();
-  out.line('Precedence: flag > environment (and .env) > config file > detected > default.');
+  out.line(
+    'Precedence: flag > environment (and .env) > config file > detected > default; of two variables for one setting, the first in ENV wins (GPU_PROFILE before TRADELAB_PROFILE), each from the environment before .env.',
+  );
   return Promise.resolve();
 }

@@ -15,7 +15,12 @@ export async function run(context: CommandContext): Promise<void> {
     out.record(
       choice === undefined
         ? profile
-        : { ...profile, profileSource: choice.source, profileOrigin: choice.origin },
+        : {
+            ...profile,
+            profileSource: choice.source,
+            profileOrigin: choice.origin,
+            ...(choice.ignored === undefined ? {} : { profileIgnored: choice.ignored }),
+          },
     );
     return;
   }

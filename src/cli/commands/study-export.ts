@@ -2,7 +2,7 @@ import { TradelabError } from '../../core/index.js';
 import type { StudyStorage, TrialRecord } from '../../storage/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { plural } from '../format.js';
-import { openStorageAt, withStudyStorage } from '../open-study-storage.js';
+import { openStorageAt, readStudyStorage } from '../open-study-storage.js';
 import { countStates, TRIAL_STATES } from '../study-summary.js';
 
 /** `tradelab study export NAME --to URL`: copies a study with its trials into another storage. */
@@ -14,7 +14,7 @@ export async function run(context: CommandContext): Promise<void> {
     throw new TradelabError('USAGE', '--to is required', {
       hint: `e.g. tradelab study export ${name} --to sqlite:./copy.db (or postgres://user:password@host:5432/db)`,
     });
-  await withStudyStorage(context, async (source) => {
+  await readStudyStorage(context, async (source) => {
     const study = await source.getStudy(name);
     const trials = await source.getTrials(study.id);
     const target = await openStorageAt(context, to);

@@ -1,7 +1,7 @@
 import type { StudyRecord } from '../../storage/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { count, shortTime } from '../format.js';
-import { withStudyStorage } from '../open-study-storage.js';
+import { readStudyStorage } from '../open-study-storage.js';
 import { renderTable } from '../output.js';
 import {
   describeComponents,
@@ -19,7 +19,7 @@ interface Row {
 /** `tradelab study list`: every study in the storage, with its trials by state and best value. */
 export async function run(context: CommandContext): Promise<void> {
   const { out } = context;
-  await withStudyStorage(context, async (storage) => {
+  await readStudyStorage(context, async (storage) => {
     const rows: Row[] = [];
     for (const study of await storage.listStudies()) {
       const summary = summarizeStudy(study.direction, await storage.getTrials(study.id));

@@ -2,14 +2,14 @@ import { studyPbo } from '../../trading/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { count, num } from '../format.js';
 import { intOption } from '../option-values.js';
-import { withStudyStorage } from '../open-study-storage.js';
+import { readStudyStorage } from '../open-study-storage.js';
 
 /** `tradelab study pbo NAME [--blocks S]`: probability of backtest overfitting by CSCV. */
 export async function run(context: CommandContext): Promise<void> {
   const { out, options } = context;
   const name = context.positionals[0] ?? '';
   const blocks = intOption(options, 'blocks', 2);
-  await withStudyStorage(context, async (storage) => {
+  await readStudyStorage(context, async (storage) => {
     const study = await storage.getStudy(name);
     const { result, trials, bars } = await studyPbo(
       storage,

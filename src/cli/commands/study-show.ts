@@ -7,7 +7,7 @@ import {
   tradingStudyRows,
 } from '../print-trading-study.js';
 import { isoTime, plural } from '../format.js';
-import { withStudyStorage } from '../open-study-storage.js';
+import { readStudyStorage } from '../open-study-storage.js';
 import {
   describeComponents,
   formatDuration,
@@ -22,7 +22,7 @@ import {
 export async function run(context: CommandContext): Promise<void> {
   const { out, options } = context;
   const name = context.positionals[0] ?? '';
-  await withStudyStorage(context, async (storage) => {
+  await readStudyStorage(context, async (storage) => {
     const study = await storage.getStudy(name);
     const trials = await storage.getTrials(study.id);
     const summary = summarizeStudy(study.direction, trials);

@@ -1,7 +1,7 @@
 import { TradelabError } from '../../core/index.js';
 import type { TrialRecord } from '../../storage/index.js';
 import type { CommandContext } from '../command-spec.js';
-import { withStudyStorage } from '../open-study-storage.js';
+import { readStudyStorage } from '../open-study-storage.js';
 import { renderTable, type Column } from '../output.js';
 import {
   csvLine,
@@ -21,7 +21,7 @@ export async function run(context: CommandContext): Promise<void> {
     throw new TradelabError('USAGE', '--csv and --json exclude each other', {
       hint: 'pick one: --csv for spreadsheets and pandas, --json for one object per trial',
     });
-  await withStudyStorage(context, async (storage) => {
+  await readStudyStorage(context, async (storage) => {
     const study = await storage.getStudy(name);
     const trials = await storage.getTrials(study.id);
     const params = paramNames(trials);

@@ -207,11 +207,16 @@ export function cleanBars(
   }
   const problemCount = sum(fieldProblems) + sum(valueProblems);
   if (policy === 'error' && problemCount > 0) {
+    // A quoted "100,5" is a locale's decimal comma, not a bad value: say so, or every row "is bad".
+    const comma = files
+      .flatMap((f) => f.problems)
+      .find((p) => p.kind === 'unparsable' && /^\s*[-+]?\d+,\d+\s*$/.test(p.text))
+      ?.text.trim();
     throw new TradelabError(
       'DATA_INVALID',
       `${problemCount} bad value${problemCount === 1 ? '' : 's'} in the input:\n  ${examples.join('\n  ')}${problemCount > examples.length ? `\n  … and ${problemCount - examples.length} more` : ''}`,
       {
-        hint: 'fix the file, or rerun with --on-bad drop (skip bad rows) or --on-bad repair (forward-fill bad values, clamp high/low); nothing was imported',
+        hint: `${comma === undefined ? '' : `"${comma}" looks like a decimal comma: tradelab reads decimal points (${comma.replace(',', '.')}); convert the numbers, then import again. Otherwise `}fix the file, or rerun with --on-bad drop (skip bad rows) or --on-bad repair (forward-fill bad values, clamp high/low); nothing was imported`,
         details: { fieldProblems, valueProblems },
       },
     );

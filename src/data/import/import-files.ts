@@ -16,6 +16,7 @@ import {
 import { parseBarsParquet } from './parquet-rows.js';
 import { UTC_OFFSET, zoneOffsetFor } from './parse-timestamp.js';
 import { expandInputs, readSource, type SourceFile } from './source-files.js';
+import { checkCsvInput } from './text-input.js';
 
 /** Options for {@link importFiles}. */
 export interface ImportOptions {
@@ -282,13 +283,15 @@ async function parseSource(
     throw new TradelabError('INVALID_ARGUMENT', `${path} is a Parquet file, not ${requested} CSV`, {
       hint: 'use --format auto or --format parquet',
     });
+  checkCsvInput(source);
   let format: CsvFormat;
   let reason: string;
   if (requested === 'auto') {
     const sniffed = sniffCsvFormat(source.bytes);
     if (sniffed === undefined) {
-      const firstLine =
-        new TextDecoder().decode(source.bytes.subarray(0, 200)).split('\n')[0] ?? '';
+      const firstLine = (
+        new TextDecoder().decode(source.bytes.subarray(0, 200)).split('\n')[0] ?? ''
+      ).replace(/\r$/, '');
       throw new TradelabError(
         'FORMAT_UNSUPPORTED',
         `${path}: cannot tell its format from the first line: ${JSON.stringify(firstLine)}`,
