@@ -75,10 +75,31 @@ function interruptedRun(
 describe('tradelab train ppo', () => {
   it('trains, checkpoints, writes the model, and evaluates on the held-out bars', async () => {
     const result = await runCli(
-      ['train', 'ppo', ...SMALL, '--steps', '2048', '--out', 'runs/a', '--json'],
+      [
+        'train',
+        'ppo',
+        ...SMALL,
+        '--steps',
+        '2048',
+        '--out',
+        'runs/a',
+        '--json',
+        '--progress-interval',
+        '0',
+      ],
       { cwd: dir },
     );
     expect(result.code, result.stderr).toBe(0);
+    // stderr is a pipe here, as in a CI log: plain progress lines (a line per update with
+    // --progress-interval 0), never a carriage-return bar.
+    expect(result.stderr).not.toContain('\r');
+    const lines = result.stderr.split('\n').filter((l) => l.startsWith('progress: '));
+    expect(lines.map((l) => l.replace(/\), .* env steps\/s, ETA [^,]+, /, ') … '))).toEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8].map(
+        (u) =>
+          `progress: ${Math.round((u * 100) / 8)}% (${(u * 256).toLocaleString('en-US')}/2,048 env steps) … update ${u}/8${lines[u - 1]?.match(/ return [-\d.e]+$/)?.[0] ?? ''}`,
+      ),
+    );
     const rows = jsonLines(result.stdout);
     const updates = rows.filter((r) => r.type === 'update');
     expect(updates.map((u) => u.update)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);

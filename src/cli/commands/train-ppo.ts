@@ -22,7 +22,7 @@ import { projectPath } from '../project-path.js';
 import { count, num } from '../format.js';
 import { choiceOption, intOption, numberOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
-import { createProgress } from '../progress.js';
+import { createProgress, progressIntervalOption } from '../progress.js';
 import { printEvaluation } from '../print-evaluation.js';
 
 /**
@@ -38,6 +38,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     });
   const dir = projectPath(context, options.out);
   const resume = options.resume === true;
+  const progressInterval = progressIntervalOption(options);
   const previous = resume ? readRunManifest(dir) : undefined;
   const spec = previous?.data.spec ?? (typeof options.data === 'string' ? options.data : undefined);
   if (spec === undefined)
@@ -139,6 +140,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   };
   process.on('SIGINT', onSignal);
   let progress: ReturnType<typeof createProgress> | undefined;
+  let progressFrom: number | undefined;
   let result: PpoRunResult;
   try {
     result = await trainPpoRun({
@@ -156,10 +158,18 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       command: process.argv.slice(2),
       onUpdate: (report, trainer) => {
         if (out.json) out.record({ type: 'update', ...report });
-        progress ??= createProgress({ total: trainer.config.breakStep, unit: 'steps' });
+        // Counted from where this process started (a resumed run's earlier steps took no time here).
+        const first = report.envSteps - trainer.config.targetStep;
+        progressFrom ??= first;
+        progress ??= createProgress({
+          total: trainer.totalUpdates * trainer.config.targetStep - progressFrom,
+          unit: 'env steps',
+          one: 'env step',
+          plainIntervalS: progressInterval,
+        });
         const ret = report.meanEpisodeReturn;
         progress.update(
-          report.envSteps,
+          report.envSteps - progressFrom,
           `update ${report.update}/${trainer.totalUpdates}${ret === null ? '' : ` return ${num(ret, 4)}`}`,
         );
       },
