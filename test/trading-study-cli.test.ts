@@ -120,6 +120,45 @@ describe('a trading study from the command line', () => {
     expect(first.params).toEqual(show.best.params);
   }, 240_000);
 
+  it('shows progress within a trial (split i of n, env steps) on a piped stderr, before the trial ends', async () => {
+    // 8 updates a split, so that each split outlasts the workers' 100 ms between progress messages.
+    writeFileSync(
+      join(dir, 'progress.yaml'),
+      STUDY_FILE.replace('breakStep: 512', 'breakStep: 2048'),
+    );
+    const created = await cli('study', 'create', 'prog', '--file', 'progress.yaml');
+    expect(created.code, created.stderr).toBe(0);
+    // --progress-interval 0: a plain line at every progress message (the default is every 30 s).
+    const ran = await cli(
+      'study',
+      'run',
+      'prog',
+      '--trials',
+      '1',
+      '--workers',
+      '1',
+      '--progress-interval',
+      '0',
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr).not.toContain('\r');
+    const lines = ran.stderr.split('\n').filter((l) => l.startsWith('progress: '));
+    const end = lines.findIndex((l) => l.includes(': 1 complete, 0 pruned, 0 failed'));
+    expect(end, ran.stderr).toBeGreaterThan(0);
+    const during = lines.slice(0, end);
+    // Every line before the end is of the running trial; each split shows its env steps.
+    const pattern =
+      /^progress: (0|0\.\d|1)\/1 trials done \(\d+%\): 0 complete, 0 pruned, 0 failed, best -; .*\/trial, ETA [^;]+; running: trial 0 \((starting|split ([1-3])\/3: (starting|([\d,]+)\/2,048 env steps, [\d,]+ env steps\/s))\)$/;
+    for (const line of during) expect(line).toMatch(pattern);
+    const splits = during.map((l) => Number(pattern.exec(l)?.[3] ?? 0));
+    expect(splits).toEqual([...splits].sort((a, b) => a - b));
+    for (const split of [1, 2, 3])
+      expect(during.join('\n')).toMatch(
+        new RegExp(`split ${split}/3: [\\d,]+/2,048 env steps, [\\d,]+ env steps/s`),
+      );
+    expect(ran.stdout).toMatch(/Finished 1 trial in [\d.]+ s \([^)]+ s\/trial\)/);
+  }, 120_000);
+
   it('says what is wrong with a bad study file or flag, and stores nothing', async () => {
     writeFileSync(join(dir, 'bad.yaml'), 'data: SYN0,SYN1:1h\nparams:\n  gama: 0.9\n');
     const bad = await cli('study', 'create', 'bad', '--file', 'bad.yaml');
