@@ -196,16 +196,40 @@ describe('tradelab backtest', () => {
     expect(row?.benchmarkMetrics).toEqual(evaluation.benchmarkMetrics);
     expect(read('runs/a/bt/equity.csv')).toBe(read('runs/a/test-equity.csv'));
     expect(read('runs/a/bt/report.html')).toContain('<svg');
+    // Out of sample: no warning, nothing shaded.
+    expect(result.stderr).not.toMatch(/trained on/);
+    expect(row?.inSample).toEqual([]);
+    expect(read('runs/a/bt/report.html')).not.toContain('tradelab-shade');
   });
 
   it('evaluates another range and higher fees', async () => {
     const result = await runCli(
-      ['backtest', '--model', 'runs/a', '--range', '100..400', '--fee-bps', '50', '--json'],
+      [
+        'backtest',
+        '--model',
+        'runs/a',
+        '--range',
+        '100..400',
+        '--fee-bps',
+        '50',
+        '--json',
+        '--out',
+        'runs/a/bt-in-sample',
+      ],
       { cwd: dir },
     );
     expect(result.code, result.stderr).toBe(0);
     const [row] = jsonLines(result.stdout);
     expect(row?.range).toEqual([100, 400]);
+    // The run trained on the first 80 % of the bars: all of 100..400 is in-sample, and it says so.
+    expect(result.stderr).toMatch(
+      /warning: the backtest range bars 100\.\.400 \([^)]+\) overlaps the bars this model trained on, bars 0\.\.\d+ \([^)]+\): 300 of 300 bars are in-sample/,
+    );
+    expect(row?.inSample).toEqual([[100, 400]]);
+    const html = read('runs/a/bt-in-sample/report.html');
+    // Shaded in both charts (equity and drawdown), and said in words.
+    expect(html.match(/<rect class="tradelab-shade"/g)).toHaveLength(2);
+    expect(html).toContain('in-sample');
     // 300 bars: the start and 299 fills, so 299 per-bar returns.
     expect((row?.metrics as { bars: number }).bars).toBe(299);
   });

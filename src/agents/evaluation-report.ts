@@ -6,6 +6,7 @@ import {
   type ReportSection,
   type ReportTable,
 } from '../report/index.js';
+import type { BarRange } from '../data/bar-range.js';
 import type { RangeEvaluation } from '../eval/evaluate.js';
 import type { TradingMetrics } from '../eval/metrics.js';
 
@@ -50,8 +51,20 @@ export function evaluationSections(
   evaluation: RangeEvaluation,
   timestamps: Float64Array,
   label = 'policy',
+  inSample: readonly BarRange[] = [],
 ): ReportSection[] {
   const x = Float64Array.from(evaluation.bars, (bar) => timestamps[bar] ?? Number.NaN);
+  // A span covers its bars up to the next bar's time (the last bar's own when there is none).
+  const shade = inSample.map(([start, end]) => ({
+    from: timestamps[start] ?? Number.NaN,
+    to: timestamps[end] ?? timestamps[end - 1] ?? Number.NaN,
+    label: 'in-sample (trained on)',
+  }));
+  const inSampleBars = inSample.reduce((sum, [start, end]) => sum + end - start, 0);
+  const inSampleNote =
+    inSample.length === 0
+      ? ''
+      : ` Shaded: ${inSampleBars} bars the model trained on (in-sample); figures over them say nothing of how it does on new data.`;
   const initial = evaluation.equity[0] ?? 0;
   const table: ReportTable = {
     headers: ['metric', label, 'buy-and-hold'],
@@ -61,7 +74,7 @@ export function evaluationSections(
   return [
     {
       heading: 'Equity',
-      paragraph: `The ${label} and an equal-weight buy-and-hold of the same symbols, from the same cash, on the same bars. The episode ${evaluation.ended === 'terminated' ? 'was terminated: the portfolio fell below the termination threshold' : 'ran to the end of the range'}.`,
+      paragraph: `The ${label} and an equal-weight buy-and-hold of the same symbols, from the same cash, on the same bars. The episode ${evaluation.ended === 'terminated' ? 'was terminated: the portfolio fell below the termination threshold' : 'ran to the end of the range'}.${inSampleNote}`,
       charts: [
         renderLineChart({
           title: 'Portfolio value',
@@ -71,9 +84,11 @@ export function evaluationSections(
             { name: 'buy-and-hold', x, y: evaluation.benchmark, dash: '6 4' },
           ],
           referenceLine: { y: initial, label: 'initial cash' },
+          shade,
         }),
         renderDrawdownChart({
           xKind: 'time',
+          shade,
           series: [
             { name: label, x, equity: evaluation.equity },
             { name: 'buy-and-hold', x, equity: evaluation.benchmark },
@@ -96,11 +111,18 @@ export function evaluationReportHtml(options: {
   evaluation: RangeEvaluation;
   timestamps: Float64Array;
   footer: string;
+  /** Bars of the range the model trained on: shaded in the charts. Default none. */
+  inSample?: readonly BarRange[];
 }): string {
   return renderHtmlReport({
     title: options.title,
     facts: options.facts,
-    sections: evaluationSections(options.evaluation, options.timestamps),
+    sections: evaluationSections(
+      options.evaluation,
+      options.timestamps,
+      'policy',
+      options.inSample ?? [],
+    ),
     footer: options.footer,
   });
 }

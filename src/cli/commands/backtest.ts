@@ -5,9 +5,11 @@ import {
   backtestModel,
   checkModelData,
   disposeModel,
+  inSampleRanges,
   loadModel,
   modelDirectory,
   modelMeta,
+  trainedRanges,
   type LoadedPpoModel,
   type RunEnvOptions,
   evaluationReportHtml,
@@ -72,6 +74,16 @@ export async function run(context: CommandContext): Promise<void> {
     const feeBps = numberOption(options, 'fee-bps', 0, 1000, '10');
     const env: RunEnvOptions =
       feeBps === undefined ? {} : { buyFeeBps: feeBps, sellFeeBps: feeBps };
+    const inSample = inSampleRanges(model.meta, data, range, sameData);
+    if (inSample.length > 0) {
+      const bars = inSample.reduce((sum, [start, end]) => sum + end - start, 0);
+      const trained = trainedRanges(model.meta, data, sameData)
+        .map((r) => describeBarRange(r, data.timestamps, data.timeframe))
+        .join(', ');
+      out.note(
+        `warning: the backtest range ${describeBarRange(range, data.timestamps, data.timeframe)} overlaps the bars this model trained on, ${trained}: ${bars} of ${range[1] - range[0]} bars are in-sample, and their figures say nothing of how it does on new data${source.holdout === undefined ? '' : " (the study's holdout is out of sample: leave --range out)"}`,
+      );
+    }
     const evaluation = await backtestModel(model, data, { range, env });
     const title = `Backtest of ${source.label} on ${data.symbols.join(', ')} ${data.timeframe}`;
     let files: string[] = [];
@@ -87,6 +99,7 @@ export async function run(context: CommandContext): Promise<void> {
           title,
           evaluation,
           timestamps: data.timestamps,
+          inSample,
           facts: [
             { label: 'model', value: source.label },
             { label: 'data', value: spec },
@@ -108,6 +121,7 @@ export async function run(context: CommandContext): Promise<void> {
         benchmarkMetrics: evaluation.benchmarkMetrics,
         fees: evaluation.fees,
         ended: evaluation.ended,
+        inSample,
         files,
       });
       return;
