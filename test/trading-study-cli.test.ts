@@ -80,10 +80,20 @@ describe('a trading study from the command line', () => {
 
     const pbo = await cli('study', 'pbo', 'syn', '--json');
     expect(pbo.code, pbo.stderr).toBe(0);
-    const [p] = jsonLines(pbo.stdout) as unknown as [{ pbo: number; trials: number[] }];
+    const [p] = jsonLines(pbo.stdout) as unknown as [
+      { pbo: number; trials: number[]; reliable: boolean; caveats: string[] },
+    ];
     expect(p.pbo).toBeGreaterThanOrEqual(0);
     expect(p.pbo).toBeLessThanOrEqual(1);
     expect(p.trials.length).toBeGreaterThanOrEqual(2);
+    // 4 trials at most: far too few to read PBO, and it says so (JSON and text) instead of judging.
+    expect(p.reliable).toBe(false);
+    expect(p.caveats[0]).toMatch(new RegExp(`^only ${p.trials.length} trials: `));
+    const pboText = await cli('study', 'pbo', 'syn');
+    expect(pboText.stdout).toMatch(/Unreliable: only \d trials: .*read PBO from 10 trials on/);
+    expect(pboText.stdout).not.toMatch(
+      /carries some out-of-sample information|distrust the winner/,
+    );
 
     const bt = await cli(
       'backtest',
