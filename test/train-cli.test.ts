@@ -232,6 +232,9 @@ describe('tradelab backtest', () => {
     expect(html).toContain('in-sample');
     // 300 bars: the start and 299 fills, so 299 per-bar returns.
     expect((row?.metrics as { bars: number }).bars).toBe(299);
+    // Fees are in the quote currency: the record gives the initial cash they are a share of.
+    expect(row?.initialCash).toBe(1_000_000);
+    expect(row?.fees).toBeGreaterThan(0);
   });
 
   it('says when there is no model', async () => {

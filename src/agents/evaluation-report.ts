@@ -20,11 +20,22 @@ const pct = (x: number | null): string =>
 const fixed = (x: number | null, digits = 2): string =>
   x === null || !Number.isFinite(x) ? '-' : x.toFixed(digits);
 
-/** The metrics rows shown for a strategy and its benchmark: label and formatted values. */
+/** An amount of the quote currency, to the cent, with thousands separators. */
+const money = (x: number): string =>
+  Number.isFinite(x)
+    ? x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+    : '-';
+
+/**
+ * The metrics rows shown for a strategy and its benchmark: label and formatted values. Amounts are
+ * in the data's quote currency (the currency its prices are in), and fees are also given as a
+ * share of `initialCash`, so "fees paid 410,564.22" is not read without its scale.
+ */
 export function metricRows(
   metrics: TradingMetrics,
   benchmark: TradingMetrics,
   fees: number,
+  initialCash: number,
 ): [label: string, strategy: string, benchmark: string][] {
   return [
     ['total return', pct(metrics.totalReturn), pct(benchmark.totalReturn)],
@@ -41,7 +52,12 @@ export function metricRows(
     ['hit rate', pct(metrics.hitRate), pct(benchmark.hitRate)],
     ['turnover (annualized, × value)', fixed(metrics.annualizedTurnover, 1), '-'],
     ['exposure (mean invested share)', pct(metrics.exposure), '100.00 %'],
-    ['fees paid', fees.toFixed(2), '0.00'],
+    ['initial cash (quote currency)', money(initialCash), money(initialCash)],
+    [
+      'fees paid (quote currency)',
+      `${money(fees)} (${initialCash > 0 ? pct(fees / initialCash) : '-'} of initial cash)`,
+      '0.00',
+    ],
     ['bars', String(metrics.bars), String(benchmark.bars)],
   ];
 }
@@ -68,7 +84,7 @@ export function evaluationSections(
   const initial = evaluation.equity[0] ?? 0;
   const table: ReportTable = {
     headers: ['metric', label, 'buy-and-hold'],
-    rows: metricRows(evaluation.metrics, evaluation.benchmarkMetrics, evaluation.fees),
+    rows: metricRows(evaluation.metrics, evaluation.benchmarkMetrics, evaluation.fees, initial),
   };
   const flags = [...evaluation.metrics.flags, ...evaluation.benchmarkMetrics.flags];
   return [

@@ -120,6 +120,7 @@ export async function run(context: CommandContext): Promise<void> {
         metrics: evaluation.metrics,
         benchmarkMetrics: evaluation.benchmarkMetrics,
         fees: evaluation.fees,
+        initialCash: evaluation.equity[0] ?? null,
         ended: evaluation.ended,
         inSample,
         files,
