@@ -20,7 +20,12 @@ interface Metrics {
 }
 interface Shown {
   drl: { preset: string; data: { bars: number } };
-  best: { number: number; params: Record<string, unknown>; userAttrs: { splits: unknown[] } };
+  best: {
+    number: number;
+    params: Record<string, unknown>;
+    budget: { stepsPerSplit: number };
+    userAttrs: { splits: unknown[] };
+  };
   holdout: { range: [number, number]; metrics: Metrics };
 }
 
@@ -71,12 +76,21 @@ describe('a trading study from the command line', () => {
     const [show] = jsonLines(shown.stdout) as unknown as [Shown];
     expect(show.drl.preset).toBe('ensemble_conservative');
     expect(show.best.userAttrs.splits).toHaveLength(3);
+    // The budget shown next to breakStep is what each split ran.
+    for (const split of show.best.userAttrs.splits as { envSteps: number }[])
+      expect(split.envSteps).toBe(show.best.budget.stepsPerSplit);
     const bars = show.drl.data.bars;
     expect(show.holdout.range).toEqual([Math.round(bars * 0.8), bars]);
     expect(Number.isFinite(show.holdout.metrics.sharpe)).toBe(true);
     const text = await cli('study', 'show', 'syn');
     expect(text.stdout).toMatch(/Trial \d+ by split \(out-of-sample\):/);
     expect(text.stdout).toContain('Holdout (never seen by the search)');
+    expect(text.stdout).toMatch(
+      /best budget +breakStep 512 → 512 env steps per split \(2 updates of 256\)/,
+    );
+    expect(ran.stdout).toContain(
+      '  its budget: breakStep 512 → 512 env steps per split (2 updates of 256)',
+    );
 
     const pbo = await cli('study', 'pbo', 'syn', '--json');
     expect(pbo.code, pbo.stderr).toBe(0);

@@ -2,12 +2,14 @@ import { statSync } from 'node:fs';
 import { oversubscription, planStudyWorkers, workerSettings } from '../../app/index.js';
 import { TradelabError } from '../../core/index.js';
 import type { StudyRecord, StudyDirection, TrialRecord } from '../../storage/index.js';
+import type { DrlStudySpec } from '../../trading/index.js';
 import { bestOf, resolveObjective, runWorkers, type WorkerPoolSummary } from '../../tune/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { plural, shellQuote } from '../format.js';
 import { intOption } from '../option-values.js';
 import { withStudyStorage } from '../open-study-storage.js';
 import type { Output } from '../output.js';
+import { budgetOf, describeBudget } from '../print-trading-study.js';
 import { createProgress, formatRate, progressIntervalOption } from '../progress.js';
 import {
   describeRunProgress,
@@ -137,6 +139,9 @@ export async function run(context: CommandContext): Promise<void> {
           ? 'Best: none yet (no complete trial).'
           : `Best: trial ${best.number}, value ${formatNumber(best.value)} (${formatParams(best.params)})`,
       );
+      const drl = study.systemAttrs.drl as DrlStudySpec | undefined;
+      if (best !== undefined && drl?.version === 1)
+        out.line(`  its budget: ${describeBudget(budgetOf(drl, best))}`);
       if (after.states.waiting > 0)
         out.line(
           `${plural(after.states.waiting, 'trial')} waiting (enqueued or retries of interrupted ones): the next \`tradelab study run ${study.name}\` runs them first.`,
