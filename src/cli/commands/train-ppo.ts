@@ -139,7 +139,13 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     process.stderr.write('\nstopping after this update (Ctrl-C again to quit at once)…\n');
   };
   process.on('SIGINT', onSignal);
-  let progress: ReturnType<typeof createProgress> | undefined;
+  // Made before training starts, so the first update's rate counts the time it took.
+  const progress = createProgress({
+    total: 0,
+    unit: 'env steps',
+    one: 'env step',
+    plainIntervalS: progressInterval,
+  });
   let progressFrom: number | undefined;
   let result: PpoRunResult;
   try {
@@ -159,24 +165,18 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       onUpdate: (report, trainer) => {
         if (out.json) out.record({ type: 'update', ...report });
         // Counted from where this process started (a resumed run's earlier steps took no time here).
-        const first = report.envSteps - trainer.config.targetStep;
-        progressFrom ??= first;
-        progress ??= createProgress({
-          total: trainer.totalUpdates * trainer.config.targetStep - progressFrom,
-          unit: 'env steps',
-          one: 'env step',
-          plainIntervalS: progressInterval,
-        });
+        progressFrom ??= report.envSteps - trainer.config.targetStep;
         const ret = report.meanEpisodeReturn;
         progress.update(
           report.envSteps - progressFrom,
           `update ${report.update}/${trainer.totalUpdates}${ret === null ? '' : ` return ${num(ret, 4)}`}`,
+          trainer.totalUpdates * trainer.config.targetStep - progressFrom,
         );
       },
       shouldStop: () => stopRequested,
     });
   } finally {
-    progress?.done();
+    progress.done();
     process.off('SIGINT', onSignal);
   }
   const { manifest, reports } = result;
