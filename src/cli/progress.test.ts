@@ -27,6 +27,15 @@ describe('createProgress', () => {
     expect(stream.text.endsWith('\r')).toBe(true);
   });
 
+  it('says a slow rate as the time per item, in the singular of the unit', () => {
+    const stream = terminal(true);
+    let now = 0;
+    const progress = createProgress({ total: 10, unit: 'trials', stream, now: () => now });
+    now = 74_000;
+    progress.update(1);
+    expect(stream.text).toContain('10% 1 min 14 s/trial ETA 11 min 06 s');
+  });
+
   it('draws nothing when the stream is not a terminal (logs stay clean)', () => {
     const stream = terminal(false);
     const progress = createProgress({ total: 10, unit: 'rows', stream });

@@ -37,7 +37,7 @@ export interface ProgressOptions {
   total: number;
   /** Unit of the rate, e.g. "rows". */
   unit: string;
-  /** The unit of one, for a slow rate said as time per item ("74 s/trial"); default `unit`. */
+  /** The unit of one, for a slow rate said as time per item ("74 s/trial"); default `unit` less a final s. */
   one?: string;
   /** Where to draw; default `process.stderr`. */
   stream?: { isTTY?: boolean; columns?: number; write(text: string): unknown };
@@ -86,7 +86,7 @@ export function createProgress(options: ProgressOptions): Progress {
   const now = options.now ?? ((): number => performance.now());
   const started = now();
   const columns = (): number => Math.max(40, Math.min(stream.columns ?? 100, 100));
-  const one = options.one ?? options.unit;
+  const one = options.one ?? options.unit.replace(/s$/, '');
   let total = options.total;
   let last = 0;
   let lastPlain = -Infinity;
