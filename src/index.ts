@@ -116,6 +116,7 @@ export {
   type PrunerSpec,
   type Sampler,
   type SamplerSpec,
+  type TrialProgress,
 } from './tune/index.js';
 
 // Compute backends (wasm with native products, webgpu) and the networks.

@@ -257,6 +257,11 @@ describe('tradelab quickstart', () => {
     expect(result.stdout).toContain("GPU: using profile 'CPU only' (no GPU;");
     // Then it trains a small PPO and evaluates it beside buy-and-hold, with a report.
     expect(result.stdout).toMatch(/Training PPO for 4,096 env steps/);
+    // The plan is the plan of what it trains: a 2-asset market, netDim 64, its batch and envs.
+    expect(result.stdout).toContain('batch 256, 16 envs, targetStep 2,048');
+    expect(result.stdout).toMatch(/params \(actor\+critic, 2×64 hidden, obs \d+, act 2\)/);
+    expect(result.stdout).toMatch(/[\d,]+ bars × 2 assets × \(8 B price \+ 3 features × 4 B\)/);
+    expect(result.stdout).not.toContain('1024 hidden');
     expect(result.stdout).toMatch(/^Sharpe \(annualized\)\s+-?\d+\.\d+\s+-?\d+\.\d+$/m);
     expect(result.stdout).toMatch(/Report: .*\.tradelab\/quickstart\/ppo\/report\.html/);
   });

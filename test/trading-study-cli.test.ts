@@ -20,7 +20,12 @@ interface Metrics {
 }
 interface Shown {
   drl: { preset: string; data: { bars: number } };
-  best: { number: number; params: Record<string, unknown>; userAttrs: { splits: unknown[] } };
+  best: {
+    number: number;
+    params: Record<string, unknown>;
+    budget: { stepsPerSplit: number };
+    userAttrs: { splits: unknown[] };
+  };
   holdout: { range: [number, number]; metrics: Metrics };
 }
 
@@ -71,19 +76,38 @@ describe('a trading study from the command line', () => {
     const [show] = jsonLines(shown.stdout) as unknown as [Shown];
     expect(show.drl.preset).toBe('ensemble_conservative');
     expect(show.best.userAttrs.splits).toHaveLength(3);
+    // The budget shown next to breakStep is what each split ran.
+    for (const split of show.best.userAttrs.splits as { envSteps: number }[])
+      expect(split.envSteps).toBe(show.best.budget.stepsPerSplit);
     const bars = show.drl.data.bars;
     expect(show.holdout.range).toEqual([Math.round(bars * 0.8), bars]);
     expect(Number.isFinite(show.holdout.metrics.sharpe)).toBe(true);
     const text = await cli('study', 'show', 'syn');
     expect(text.stdout).toMatch(/Trial \d+ by split \(out-of-sample\):/);
     expect(text.stdout).toContain('Holdout (never seen by the search)');
+    expect(text.stdout).toMatch(
+      /best budget +breakStep 512 → 512 env steps per split \(2 updates of 256\)/,
+    );
+    expect(ran.stdout).toContain(
+      '  its budget: breakStep 512 → 512 env steps per split (2 updates of 256)',
+    );
 
     const pbo = await cli('study', 'pbo', 'syn', '--json');
     expect(pbo.code, pbo.stderr).toBe(0);
-    const [p] = jsonLines(pbo.stdout) as unknown as [{ pbo: number; trials: number[] }];
+    const [p] = jsonLines(pbo.stdout) as unknown as [
+      { pbo: number; trials: number[]; reliable: boolean; caveats: string[] },
+    ];
     expect(p.pbo).toBeGreaterThanOrEqual(0);
     expect(p.pbo).toBeLessThanOrEqual(1);
     expect(p.trials.length).toBeGreaterThanOrEqual(2);
+    // 4 trials at most: far too few to read PBO, and it says so (JSON and text) instead of judging.
+    expect(p.reliable).toBe(false);
+    expect(p.caveats[0]).toMatch(new RegExp(`^only ${p.trials.length} trials: `));
+    const pboText = await cli('study', 'pbo', 'syn');
+    expect(pboText.stdout).toMatch(/Unreliable: only \d trials: .*read PBO from 10 trials on/);
+    expect(pboText.stdout).not.toMatch(
+      /carries some out-of-sample information|distrust the winner/,
+    );
 
     const bt = await cli(
       'backtest',
@@ -119,6 +143,45 @@ describe('a trading study from the command line', () => {
     const [first] = jsonLines(trials.stdout) as unknown as [{ params: Record<string, unknown> }];
     expect(first.params).toEqual(show.best.params);
   }, 240_000);
+
+  it('shows progress within a trial (split i of n, env steps) on a piped stderr, before the trial ends', async () => {
+    // 8 updates a split, so that each split outlasts the workers' 100 ms between progress messages.
+    writeFileSync(
+      join(dir, 'progress.yaml'),
+      STUDY_FILE.replace('breakStep: 512', 'breakStep: 2048'),
+    );
+    const created = await cli('study', 'create', 'prog', '--file', 'progress.yaml');
+    expect(created.code, created.stderr).toBe(0);
+    // --progress-interval 0: a plain line at every progress message (the default is every 30 s).
+    const ran = await cli(
+      'study',
+      'run',
+      'prog',
+      '--trials',
+      '1',
+      '--workers',
+      '1',
+      '--progress-interval',
+      '0',
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr).not.toContain('\r');
+    const lines = ran.stderr.split('\n').filter((l) => l.startsWith('progress: '));
+    const end = lines.findIndex((l) => l.includes(': 1 complete, 0 pruned, 0 failed'));
+    expect(end, ran.stderr).toBeGreaterThan(0);
+    const during = lines.slice(0, end);
+    // Every line before the end is of the running trial; each split shows its env steps.
+    const pattern =
+      /^progress: (0|0\.\d|1)\/1 trials done \(\d+%\): 0 complete, 0 pruned, 0 failed, best -; .*\/trial, ETA [^;]+; running: trial 0 \((starting|split ([1-3])\/3: (starting|([\d,]+)\/2,048 env steps, [\d,]+ env steps\/s))\)$/;
+    for (const line of during) expect(line).toMatch(pattern);
+    const splits = during.map((l) => Number(pattern.exec(l)?.[3] ?? 0));
+    expect(splits).toEqual([...splits].sort((a, b) => a - b));
+    for (const split of [1, 2, 3])
+      expect(during.join('\n')).toMatch(
+        new RegExp(`split ${split}/3: [\\d,]+/2,048 env steps, [\\d,]+ env steps/s`),
+      );
+    expect(ran.stdout).toMatch(/Finished 1 trial in [\d.]+ s \([^)]+ s\/trial\)/);
+  }, 120_000);
 
   it('says what is wrong with a bad study file or flag, and stores nothing', async () => {
     writeFileSync(join(dir, 'bad.yaml'), 'data: SYN0,SYN1:1h\nparams:\n  gama: 0.9\n');

@@ -75,10 +75,31 @@ function interruptedRun(
 describe('tradelab train ppo', () => {
   it('trains, checkpoints, writes the model, and evaluates on the held-out bars', async () => {
     const result = await runCli(
-      ['train', 'ppo', ...SMALL, '--steps', '2048', '--out', 'runs/a', '--json'],
+      [
+        'train',
+        'ppo',
+        ...SMALL,
+        '--steps',
+        '2048',
+        '--out',
+        'runs/a',
+        '--json',
+        '--progress-interval',
+        '0',
+      ],
       { cwd: dir },
     );
     expect(result.code, result.stderr).toBe(0);
+    // stderr is a pipe here, as in a CI log: plain progress lines (a line per update with
+    // --progress-interval 0), never a carriage-return bar.
+    expect(result.stderr).not.toContain('\r');
+    const lines = result.stderr.split('\n').filter((l) => l.startsWith('progress: '));
+    expect(lines.map((l) => l.replace(/\), .* env steps\/s, ETA [^,]+, /, ') … '))).toEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8].map(
+        (u) =>
+          `progress: ${Math.round((u * 100) / 8)}% (${(u * 256).toLocaleString('en-US')}/2,048 env steps) … update ${u}/8${lines[u - 1]?.match(/ return [-\d.e]+$/)?.[0] ?? ''}`,
+      ),
+    );
     const rows = jsonLines(result.stdout);
     const updates = rows.filter((r) => r.type === 'update');
     expect(updates.map((u) => u.update)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -175,18 +196,45 @@ describe('tradelab backtest', () => {
     expect(row?.benchmarkMetrics).toEqual(evaluation.benchmarkMetrics);
     expect(read('runs/a/bt/equity.csv')).toBe(read('runs/a/test-equity.csv'));
     expect(read('runs/a/bt/report.html')).toContain('<svg');
+    // Out of sample: no warning, nothing shaded.
+    expect(result.stderr).not.toMatch(/trained on/);
+    expect(row?.inSample).toEqual([]);
+    expect(read('runs/a/bt/report.html')).not.toContain('tradelab-shade');
   });
 
   it('evaluates another range and higher fees', async () => {
     const result = await runCli(
-      ['backtest', '--model', 'runs/a', '--range', '100..400', '--fee-bps', '50', '--json'],
+      [
+        'backtest',
+        '--model',
+        'runs/a',
+        '--range',
+        '100..400',
+        '--fee-bps',
+        '50',
+        '--json',
+        '--out',
+        'runs/a/bt-in-sample',
+      ],
       { cwd: dir },
     );
     expect(result.code, result.stderr).toBe(0);
     const [row] = jsonLines(result.stdout);
     expect(row?.range).toEqual([100, 400]);
+    // The run trained on the first 80 % of the bars: all of 100..400 is in-sample, and it says so.
+    expect(result.stderr).toMatch(
+      /warning: the backtest range bars 100\.\.400 \([^)]+\) overlaps the bars this model trained on, bars 0\.\.\d+ \([^)]+\): 300 of 300 bars are in-sample/,
+    );
+    expect(row?.inSample).toEqual([[100, 400]]);
+    const html = read('runs/a/bt-in-sample/report.html');
+    // Shaded in both charts (equity and drawdown), and said in words.
+    expect(html.match(/<rect class="tradelab-shade"/g)).toHaveLength(2);
+    expect(html).toContain('in-sample');
     // 300 bars: the start and 299 fills, so 299 per-bar returns.
     expect((row?.metrics as { bars: number }).bars).toBe(299);
+    // Fees are in the quote currency: the record gives the initial cash they are a share of.
+    expect(row?.initialCash).toBe(1_000_000);
+    expect(row?.fees).toBeGreaterThan(0);
   });
 
   it('says when there is no model', async () => {

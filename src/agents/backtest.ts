@@ -53,6 +53,68 @@ export function checkModelData(model: LoadedPpoModel, data: MarketData, where: s
     );
 }
 
+/**
+ * The bars of `range` (of `data`) that a model (its meta) trained on, as ranges of `data`; empty when the
+ * range is out of sample. A run's model says its training span in time (so another import of the
+ * same symbols is matched by date); a trial's model gives its split's bars, which mean the same
+ * bars only on the data the study ran on (`sameData`).
+ */
+export function inSampleRanges(
+  meta: Readonly<Record<string, unknown>>,
+  data: Pick<MarketData, 'timestamps'>,
+  range: BarRange,
+  sameData: boolean,
+): BarRange[] {
+  const train = trainedRanges(meta, data, sameData);
+  const out: BarRange[] = [];
+  for (const [start, end] of train) {
+    const from = Math.max(start, range[0]);
+    const to = Math.min(end, range[1]);
+    if (from < to) out.push([from, to]);
+  }
+  return out.sort((a, b) => a[0] - b[0]);
+}
+
+/** A model's training ranges (from its meta) as bars of `data` (see {@link inSampleRanges}). */
+export function trainedRanges(
+  meta: Readonly<Record<string, unknown>>,
+  data: Pick<MarketData, 'timestamps'>,
+  sameData: boolean,
+): BarRange[] {
+  const train = meta.train;
+  // A run's model: { bars, from, to } (ISO times of its first and last bar).
+  if (typeof train === 'object' && train !== null && !Array.isArray(train)) {
+    const { bars, from, to } = train as { bars?: BarRange; from?: string; to?: string };
+    const first = Date.parse(from ?? '');
+    const last = Date.parse(to ?? '');
+    if (Number.isFinite(first) && Number.isFinite(last)) {
+      const start = firstAtOrAfter(data.timestamps, first);
+      const end = firstAtOrAfter(data.timestamps, last + 1);
+      return start < end ? [[start, end]] : [];
+    }
+    return sameData && bars !== undefined ? [bars] : [];
+  }
+  // A trial's model: its split's training ranges, bars of the study's data.
+  if (Array.isArray(train) && sameData)
+    return (train as unknown[]).filter(
+      (r): r is BarRange =>
+        Array.isArray(r) && r.length === 2 && r.every((v) => typeof v === 'number'),
+    );
+  return [];
+}
+
+/** The index of the first timestamp at or after `ms` (sorted timestamps; length when none). */
+function firstAtOrAfter(timestamps: Float64Array, ms: number): number {
+  let low = 0;
+  let high = timestamps.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((timestamps[mid] ?? Infinity) < ms) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
 /** Options of {@link backtestModel}. */
 export interface BacktestOptions {
   range: BarRange;

@@ -28,10 +28,27 @@ describe('evaluation output', () => {
 
   it('lists the metrics of both sides, formatted', () => {
     if (evaluation === undefined) throw new Error('no evaluation');
-    const rows = metricRows(evaluation.metrics, evaluation.benchmarkMetrics, evaluation.fees);
+    const rows = metricRows(evaluation.metrics, evaluation.benchmarkMetrics, evaluation.fees, 1e6);
     const total = rows.find((r) => r[0] === 'total return');
     expect(total?.[1]).toBe(`${(evaluation.metrics.totalReturn * 100).toFixed(2)} %`);
-    expect(rows.find((r) => r[0] === 'fees paid')?.[1]).toBe('0.00');
+    expect(rows.find((r) => r[0].startsWith('fees paid'))?.[1]).toBe(
+      '0.00 (0.00 % of initial cash)',
+    );
+  });
+
+  it('gives fees with their unit and beside the initial cash they are a share of', () => {
+    if (evaluation === undefined) throw new Error('no evaluation');
+    const rows = metricRows(evaluation.metrics, evaluation.benchmarkMetrics, 410_564.2249, 1e6);
+    expect(rows.find((r) => r[0].startsWith('initial cash'))).toEqual([
+      'initial cash (quote currency)',
+      '1,000,000.00',
+      '1,000,000.00',
+    ]);
+    expect(rows.find((r) => r[0].startsWith('fees paid'))).toEqual([
+      'fees paid (quote currency)',
+      '410,564.22 (41.06 % of initial cash)',
+      '0.00',
+    ]);
   });
 
   it('renders a self-contained page with both curves', () => {

@@ -6,6 +6,7 @@ import {
   type ReportSection,
   type ReportTable,
 } from '../report/index.js';
+import type { BarRange } from '../data/bar-range.js';
 import type { RangeEvaluation } from '../eval/evaluate.js';
 import type { TradingMetrics } from '../eval/metrics.js';
 
@@ -19,11 +20,22 @@ const pct = (x: number | null): string =>
 const fixed = (x: number | null, digits = 2): string =>
   x === null || !Number.isFinite(x) ? '-' : x.toFixed(digits);
 
-/** The metrics rows shown for a strategy and its benchmark: label and formatted values. */
+/** An amount of the quote currency, to the cent, with thousands separators. */
+const money = (x: number): string =>
+  Number.isFinite(x)
+    ? x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+    : '-';
+
+/**
+ * The metrics rows shown for a strategy and its benchmark: label and formatted values. Amounts are
+ * in the data's quote currency (the currency its prices are in), and fees are also given as a
+ * share of `initialCash`, so "fees paid 410,564.22" is not read without its scale.
+ */
 export function metricRows(
   metrics: TradingMetrics,
   benchmark: TradingMetrics,
   fees: number,
+  initialCash: number,
 ): [label: string, strategy: string, benchmark: string][] {
   return [
     ['total return', pct(metrics.totalReturn), pct(benchmark.totalReturn)],
@@ -40,7 +52,12 @@ export function metricRows(
     ['hit rate', pct(metrics.hitRate), pct(benchmark.hitRate)],
     ['turnover (annualized, × value)', fixed(metrics.annualizedTurnover, 1), '-'],
     ['exposure (mean invested share)', pct(metrics.exposure), '100.00 %'],
-    ['fees paid', fees.toFixed(2), '0.00'],
+    ['initial cash (quote currency)', money(initialCash), money(initialCash)],
+    [
+      'fees paid (quote currency)',
+      `${money(fees)} (${initialCash > 0 ? pct(fees / initialCash) : '-'} of initial cash)`,
+      '0.00',
+    ],
     ['bars', String(metrics.bars), String(benchmark.bars)],
   ];
 }
@@ -50,18 +67,30 @@ export function evaluationSections(
   evaluation: RangeEvaluation,
   timestamps: Float64Array,
   label = 'policy',
+  inSample: readonly BarRange[] = [],
 ): ReportSection[] {
   const x = Float64Array.from(evaluation.bars, (bar) => timestamps[bar] ?? Number.NaN);
+  // A span covers its bars up to the next bar's time (the last bar's own when there is none).
+  const shade = inSample.map(([start, end]) => ({
+    from: timestamps[start] ?? Number.NaN,
+    to: timestamps[end] ?? timestamps[end - 1] ?? Number.NaN,
+    label: 'in-sample (trained on)',
+  }));
+  const inSampleBars = inSample.reduce((sum, [start, end]) => sum + end - start, 0);
+  const inSampleNote =
+    inSample.length === 0
+      ? ''
+      : ` Shaded: ${inSampleBars} bars the model trained on (in-sample); figures over them say nothing of how it does on new data.`;
   const initial = evaluation.equity[0] ?? 0;
   const table: ReportTable = {
     headers: ['metric', label, 'buy-and-hold'],
-    rows: metricRows(evaluation.metrics, evaluation.benchmarkMetrics, evaluation.fees),
+    rows: metricRows(evaluation.metrics, evaluation.benchmarkMetrics, evaluation.fees, initial),
   };
   const flags = [...evaluation.metrics.flags, ...evaluation.benchmarkMetrics.flags];
   return [
     {
       heading: 'Equity',
-      paragraph: `The ${label} and an equal-weight buy-and-hold of the same symbols, from the same cash, on the same bars. The episode ${evaluation.ended === 'terminated' ? 'was terminated: the portfolio fell below the termination threshold' : 'ran to the end of the range'}.`,
+      paragraph: `The ${label} and an equal-weight buy-and-hold of the same symbols, from the same cash, on the same bars. The episode ${evaluation.ended === 'terminated' ? 'was terminated: the portfolio fell below the termination threshold' : 'ran to the end of the range'}.${inSampleNote}`,
       charts: [
         renderLineChart({
           title: 'Portfolio value',
@@ -71,9 +100,11 @@ export function evaluationSections(
             { name: 'buy-and-hold', x, y: evaluation.benchmark, dash: '6 4' },
           ],
           referenceLine: { y: initial, label: 'initial cash' },
+          shade,
         }),
         renderDrawdownChart({
           xKind: 'time',
+          shade,
           series: [
             { name: label, x, equity: evaluation.equity },
             { name: 'buy-and-hold', x, equity: evaluation.benchmark },
@@ -96,11 +127,18 @@ export function evaluationReportHtml(options: {
   evaluation: RangeEvaluation;
   timestamps: Float64Array;
   footer: string;
+  /** Bars of the range the model trained on: shaded in the charts. Default none. */
+  inSample?: readonly BarRange[];
 }): string {
   return renderHtmlReport({
     title: options.title,
     facts: options.facts,
-    sections: evaluationSections(options.evaluation, options.timestamps),
+    sections: evaluationSections(
+      options.evaluation,
+      options.timestamps,
+      'policy',
+      options.inSample ?? [],
+    ),
     footer: options.footer,
   });
 }

@@ -2,9 +2,11 @@ export {
   backtestModel,
   checkModelData,
   disposeModel,
+  inSampleRanges,
   loadModel,
   modelDirectory,
   modelMeta,
+  trainedRanges,
   type BacktestOptions,
   type ModelData,
 } from './backtest.js';

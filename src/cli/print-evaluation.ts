@@ -5,7 +5,12 @@ import { renderTable } from './output.js';
 
 /** Prints an evaluated range's metrics beside buy-and-hold's. */
 export function printEvaluation(out: Output, evaluation: RangeEvaluation, label = 'POLICY'): void {
-  const rows = metricRows(evaluation.metrics, evaluation.benchmarkMetrics, evaluation.fees);
+  const rows = metricRows(
+    evaluation.metrics,
+    evaluation.benchmarkMetrics,
+    evaluation.fees,
+    evaluation.equity[0] ?? Number.NaN,
+  );
   for (const line of renderTable(rows, [
     { header: 'METRIC', value: (r) => r[0] },
     { header: label, value: (r) => r[1], right: true },

@@ -4,7 +4,7 @@ import { loadPreset } from '../trading/presets.js';
 import { resolveDrlStudy } from '../trading/study-spec.js';
 import type { SplitResult } from '../trading/split-metrics.js';
 import { createOutput } from './output.js';
-import { printSplits, tradingStudyRows } from './print-trading-study.js';
+import { describeBudget, printSplits, tradingStudyRows } from './print-trading-study.js';
 
 describe('study show for a trading study', () => {
   it('lists its settings and counts failures by cause, never mixing them with prunes', () => {
@@ -83,5 +83,22 @@ describe('study show: the best trial by split', () => {
       '30m',
     );
     expect(text).toContain('bars 0..10 (2020-01-03 14:30 → 2020-01-03 19:00)');
+  });
+});
+
+describe('study show: the best trial budget', () => {
+  it('says what breakStep came to after the budget scale and whole updates', () => {
+    expect(
+      describeBudget({
+        breakStep: 110_000,
+        budgetScale: 0.11,
+        scaledBreakStep: 12_100,
+        targetStep: 1024,
+        updates: 12,
+        stepsPerSplit: 12_288,
+      }),
+    ).toBe(
+      "breakStep 110,000 × 0.11 (the study's budget scale) = 12,100 → 12,288 env steps per split (12 updates of 1,024)",
+    );
   });
 });

@@ -6,6 +6,8 @@ import {
   type SplitResult,
   describeDrlStudy,
   type DrlStudySpec,
+  trialBudget,
+  type TrialBudget,
 } from '../trading/index.js';
 import type { StudyStorage, TrialRecord } from '../storage/index.js';
 import type { RangeEvaluation } from '../eval/index.js';
@@ -38,6 +40,23 @@ export function tradingStudyRows(
       [...causes.entries()].map(([cause, n]) => `${n} × ${cause}`).join('; '),
     ]);
   return rows;
+}
+
+/** A trading trial's step budget, from the study's spec and the trial's parameters. */
+export function budgetOf(spec: DrlStudySpec, trial: TrialRecord): TrialBudget {
+  return trialBudget(spec.params, trial.params, spec.budgetScale);
+}
+
+/**
+ * What a trial's breakStep came to, in words: `breakStep 110,000 × 0.11 = 12,100 → 12,288 env
+ * steps per split (12 updates of 1,024)`, so a reader does not take breakStep for what ran.
+ */
+export function describeBudget(budget: TrialBudget): string {
+  const scaled =
+    budget.budgetScale === 1
+      ? `breakStep ${count(budget.breakStep)}`
+      : `breakStep ${count(budget.breakStep)} × ${budget.budgetScale} (the study's budget scale) = ${count(budget.scaledBreakStep)}`;
+  return `${scaled} → ${count(budget.stepsPerSplit)} env steps per split (${count(budget.updates)} ${budget.updates === 1 ? 'update' : 'updates'} of ${count(budget.targetStep)})`;
 }
 
 /** The bars of a study's data: their times, and the timeframe they are printed at. */

@@ -24,6 +24,9 @@ export {
 export { exclusionZone, trainingRuns, type PurgeOptions, type TrainingRuns } from './cv-purge.js';
 export type { CvSplit } from './cv-window.js';
 export {
+  PBO_MIN_COMBINATIONS,
+  PBO_MIN_TRIALS,
+  pboCaveats,
   perBarSharpe,
   probabilityOfBacktestOverfitting,
   type PboMetric,

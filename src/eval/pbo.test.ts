@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../core/random.js';
 import { TradelabError } from '../core/index.js';
-import { perBarSharpe, probabilityOfBacktestOverfitting, type PboOptions } from './pbo.js';
+import {
+  pboCaveats,
+  perBarSharpe,
+  probabilityOfBacktestOverfitting,
+  type PboOptions,
+} from './pbo.js';
 
 /** `trials` columns of `bars` normal returns (std 1 %) plus a per-trial drift, one stream each. */
 function noiseTrials(seed: number, trials: number, bars: number, drift = 0): Float64Array[] {
@@ -380,5 +385,31 @@ describe('probabilityOfBacktestOverfitting: invalid input', () => {
     );
     expect(error.message).toBe('the PBO metric returned NaN for trial 0 on blocks [0]');
     expect(error.hint).toMatch(/finite number/);
+  });
+});
+
+describe('pboCaveats', () => {
+  it('says why a PBO over few trials cannot be read, and is silent from 10 trials and 20 combinations', () => {
+    const [few] = pboCaveats({ trials: 4, combinations: 12_870, blocks: 16 });
+    expect(few).toMatch(/^only 4 trials: .* steps of 25 points/);
+    // With an odd count the median trial itself counts as "at or below": noise gives 3/5, not 1/2.
+    expect(pboCaveats({ trials: 5, combinations: 12_870, blocks: 16 })[0]).toMatch(
+      /pure noise gives 60 %/,
+    );
+    expect(pboCaveats({ trials: 10, combinations: 20, blocks: 6 })).toEqual([]);
+    const [blocks] = pboCaveats({ trials: 50, combinations: 6, blocks: 4 });
+    expect(blocks).toMatch(/^only 6 combinations \(4 blocks\)/);
+  });
+
+  it('matches what PBO gives on pure noise: the bias it names is real', () => {
+    const rng = new Rng(11);
+    const noise = (): Float64Array => Float64Array.from({ length: 640 }, () => rng.normal() * 0.01);
+    let sum = 0;
+    const runs = 40;
+    for (let r = 0; r < runs; r++)
+      sum += probabilityOfBacktestOverfitting([noise(), noise(), noise()], { blocks: 8 }).pbo;
+    // 3 trials of noise: the in-sample best is at or below the OOS median 2 times in 3, on average.
+    expect(sum / runs).toBeGreaterThan(0.55);
+    expect(sum / runs).toBeLessThan(0.78);
   });
 });

@@ -86,6 +86,42 @@ const MAX_BLOCKS = 52;
 const RELATIVE_ZERO_STD = 1e-10;
 
 /**
+ * Fewest trials whose PBO is worth reading. The selected trial's out-of-sample rank takes only N
+ * values, so PBO moves in steps of 1/N of the rank scale, and with an odd N the median trial itself
+ * counts as "at or below the median", so pure noise gives (N + 1) / 2N instead of 1/2 (67 % at
+ * N = 3, 60 % at 5). From 10 trials the steps are 10 points and the bias at most 5 (N = 11); the
+ * paper's own examples use hundreds of trials.
+ */
+export const PBO_MIN_TRIALS = 10;
+/**
+ * Fewest CSCV combinations worth reading: C(S, S/2) is 6 at S = 4 blocks (3 distinct halves, each
+ * with its complement), 20 at S = 6.
+ */
+export const PBO_MIN_COMBINATIONS = 20;
+
+/**
+ * Why a PBO result cannot be read as a probability, one sentence per reason; empty when it can
+ * (at least {@link PBO_MIN_TRIALS} trials and {@link PBO_MIN_COMBINATIONS} combinations).
+ */
+export function pboCaveats(
+  result: Pick<PboResult, 'trials' | 'combinations' | 'blocks'>,
+): string[] {
+  const caveats: string[] = [];
+  const n = result.trials;
+  if (n < PBO_MIN_TRIALS) {
+    const noise = Math.floor((n + 1) / 2) / n;
+    caveats.push(
+      `only ${n} trials: the in-sample best's out-of-sample rank takes just ${n} values, so PBO moves in steps of ${Math.round(100 / n)} points${noise > 0.5 ? `, and pure noise gives ${Math.round(noise * 100)} % rather than 50 %` : ''}; read PBO from ${PBO_MIN_TRIALS} trials on`,
+    );
+  }
+  if (result.combinations < PBO_MIN_COMBINATIONS)
+    caveats.push(
+      `only ${result.combinations} combinations (${result.blocks} blocks): too few in-sample/out-of-sample splits to estimate a share; use at least 6 blocks (20 combinations), which needs more out-of-sample bars`,
+    );
+  return caveats;
+}
+
+/**
  * Mean / sample std (n − 1) of per-bar returns, not annualized (ranks do not depend on scale);
  * 0 when there are fewer than 2 returns or they do not vary.
  */

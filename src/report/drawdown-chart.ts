@@ -1,4 +1,4 @@
-import { renderLineChart, type SvgMarkup, type XKind } from './line-chart.js';
+import { renderLineChart, type ShadedSpan, type SvgMarkup, type XKind } from './line-chart.js';
 
 /** An equity curve to draw under water. */
 export interface DrawdownSeries {
@@ -26,6 +26,8 @@ export interface DrawdownChartOptions {
   readonly width?: number;
   /** ViewBox height; shorter than a line chart as it sits under one. Default 200. */
   readonly height?: number;
+  /** Spans of x shaded behind the curves; default none. */
+  readonly shade?: readonly ShadedSpan[];
 }
 
 /**
@@ -62,6 +64,7 @@ export function renderDrawdownChart(options: DrawdownChartOptions): SvgMarkup {
     ...(options.xLabel === undefined ? {} : { xLabel: options.xLabel }),
     yMax: 0,
     yUnit: '%',
+    ...(options.shade === undefined ? {} : { shade: options.shade }),
     width: options.width ?? 900,
     height: options.height ?? 200,
   });

@@ -3,6 +3,7 @@ export {
   type LineChartOptions,
   type LineSeries,
   type ReferenceLine,
+  type ShadedSpan,
   type SvgMarkup,
   type XKind,
   type YScale,

@@ -185,3 +185,37 @@ describe('renderLineChart', () => {
     expect(tickLabels(svg)).toContain('100');
   });
 });
+
+describe('renderLineChart shaded spans', () => {
+  const series = [{ name: 'equity', x: [0, 10, 20, 30, 40], y: [1, 2, 3, 2, 1] }];
+  const rects = (svg: string): { x: number; width: number; label: string }[] =>
+    [
+      ...svg.matchAll(
+        /<rect class="tradelab-shade" x="([\d.]+)" y="[\d.]+" width="([\d.]+)" height="[\d.]+"[^>]*><title>([^<]*)<\/title>/g,
+      ),
+    ].map((m) => ({ x: Number(m[1]), width: Number(m[2]), label: m[3] ?? '' }));
+
+  it('shades a span of x behind the lines, clipped to the plot, with its label', () => {
+    const whole = rects(renderLineChart({ series, shade: [{ from: -5, to: 45, label: 'all' }] }));
+    const half = rects(renderLineChart({ series, shade: [{ from: 20, to: 99, label: 'a & b' }] }));
+    expect(whole).toHaveLength(1);
+    expect(half).toEqual([
+      { x: expect.any(Number) as number, width: expect.any(Number) as number, label: 'a &amp; b' },
+    ]);
+    const [w] = whole;
+    const [h] = half;
+    // The right half of the plot: it starts in the middle and ends where the whole one ends.
+    expect(h?.x).toBeCloseTo((w?.x ?? 0) + (w?.width ?? 0) / 2, 0);
+    expect((h?.x ?? 0) + (h?.width ?? 0)).toBeCloseTo((w?.x ?? 0) + (w?.width ?? 0), 6);
+  });
+
+  it('draws nothing for a span outside the data or empty, and nothing without spans', () => {
+    expect(rects(renderLineChart({ series, shade: [{ from: 50, to: 60, label: 'x' }] }))).toEqual(
+      [],
+    );
+    expect(rects(renderLineChart({ series, shade: [{ from: 20, to: 20, label: 'x' }] }))).toEqual(
+      [],
+    );
+    expect(renderLineChart({ series })).not.toContain('tradelab-shade');
+  });
+});

@@ -41,6 +41,15 @@ export interface ReferenceLine {
   readonly label?: string;
 }
 
+/** A span of x shaded behind the lines, such as the bars a model trained on. */
+export interface ShadedSpan {
+  /** Where the span starts and ends, in x units (clipped to the plot). */
+  readonly from: number;
+  readonly to: number;
+  /** What it marks: its tooltip, and a caption at its top when it fits. */
+  readonly label: string;
+}
+
 /** Options for {@link renderLineChart}. */
 export interface LineChartOptions {
   /** The lines, drawn in order (later ones on top). */
@@ -57,6 +66,8 @@ export interface LineChartOptions {
   readonly yScale?: YScale;
   /** Default none. */
   readonly referenceLine?: ReferenceLine;
+  /** Spans of x shaded behind the lines; default none. */
+  readonly shade?: readonly ShadedSpan[];
   /** Fixed bottom of the y axis; default a round value at or below the data. */
   readonly yMin?: number;
   /** Fixed top of the y axis; default a round value at or above the data. */
@@ -169,6 +180,8 @@ export function renderLineChart(options: LineChartOptions): SvgMarkup {
     );
 
   parts.push(renderGrid(xAxis, yAxis, xPixel, yPixel, left, right, top, top + plotHeight));
+  for (const span of options.shade ?? [])
+    parts.push(renderShade(span, xAxis, xPixel, top, plotHeight));
   parts.push(renderYTickLabels(yAxis, yPixel, left));
   parts.push(renderXTickLabels(xAxis, xPixel, top + plotHeight, width));
   parts.push(renderAxisLabels(options, left, top, plotWidth, plotHeight, height));
@@ -419,6 +432,24 @@ function renderAxisLabels(
     );
   }
   return labels.length === 0 ? '' : `<g fill="currentColor">\n${labels.join('\n')}\n</g>`;
+}
+
+/** A shaded span of the plot, clipped to the x axis; nothing when it misses the plot. */
+function renderShade(
+  span: ShadedSpan,
+  xAxis: Axis,
+  xPixel: (x: number) => number,
+  top: number,
+  plotHeight: number,
+): string {
+  const from = Math.max(span.from, xAxis.min);
+  const to = Math.min(span.to, xAxis.max);
+  if (!(from < to)) return '';
+  const x = xPixel(from);
+  const width = xPixel(to) - x;
+  const rect = `<rect class="tradelab-shade" x="${num(x)}" y="${num(top)}" width="${num(width)}" height="${num(plotHeight)}" fill="currentColor" fill-opacity="0.08"><title>${escapeHtml(span.label)}</title></rect>`;
+  if (span.label.length * CHAR_WIDTH * (11 / 12) > width - 8) return rect;
+  return `${rect}\n<text x="${num(x + 4)}" y="${num(top + 12)}" font-size="11" fill="currentColor" fill-opacity="0.6">${escapeHtml(span.label)}</text>`;
 }
 
 function renderReferenceLine(

@@ -128,6 +128,30 @@ describe('the DRL objective', () => {
     );
   });
 
+  it('says how far a trial has got: split i of n and env steps done of the split, rising to 1', async () => {
+    const s = await study('progress');
+    const seen: { number: number; fraction: number; detail: string }[] = [];
+    await optimize(s, createDrlObjective(host), {
+      nTrials: 1,
+      onTrialProgress: (p) => seen.push(p),
+    });
+    // 3 splits × 2 updates of 256 env steps: a line at each split's start and after each update.
+    const steps = seen.filter((p) => /env steps/.test(p.detail));
+    expect(steps.map((p) => p.detail.replace(/, [\d,.]+ env steps\/s$/, ''))).toEqual([
+      'split 1/3: 256/512 env steps',
+      'split 1/3: 512/512 env steps',
+      'split 2/3: 256/512 env steps',
+      'split 2/3: 512/512 env steps',
+      'split 3/3: 256/512 env steps',
+      'split 3/3: 512/512 env steps',
+    ]);
+    expect(steps.every((p) => /env steps\/s$/.test(p.detail))).toBe(true);
+    expect(steps.map((p) => p.fraction)).toEqual([1 / 6, 2 / 6, 3 / 6, 4 / 6, 5 / 6, 1]);
+    const fractions = seen.map((p) => p.fraction);
+    expect(fractions).toEqual([...fractions].sort((a, b) => a - b));
+    expect(seen[0]).toMatchObject({ number: 0, fraction: 0, detail: 'split 1/3: starting' });
+  });
+
   it('is pruned by fold: a pruner may stop a trial after its first split', async () => {
     const always: Pruner = { description: 'always', shouldPrune: () => true };
     const s = await study('pruned', always);

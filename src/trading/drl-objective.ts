@@ -192,10 +192,21 @@ async function runDrlTrial(
         seed: ppo.seed * 1000 + index,
       });
       const trainer = new PpoTrainer(trainEnv, ppo);
+      // What a split really runs: whole updates of targetStep, so breakStep rounded up.
+      const splitSteps = trainer.totalUpdates * ppo.targetStep;
+      const splits = ctx.splits.splits.length;
+      const splitStarted = performance.now();
+      trial.progress(index / splits, `split ${index + 1}/${splits}: starting`);
       let result: SplitResult;
       try {
         const reports = await trainer.train({
-          onUpdate: () => {
+          onUpdate: (report) => {
+            const seconds = (performance.now() - splitStarted) / 1000;
+            const rate = report.envSteps / Math.max(seconds, 1e-9);
+            trial.progress(
+              (index + report.envSteps / splitSteps) / splits,
+              `split ${index + 1}/${splits}: ${whole(report.envSteps)}/${whole(splitSteps)} env steps, ${whole(rate)} env steps/s`,
+            );
             const memory = memoryReport();
             peakRss = Math.max(peakRss, memory.rssBytes);
             peakTensorBytes = Math.max(peakTensorBytes, memory.tensorBytes);
@@ -286,6 +297,11 @@ async function runDrlTrial(
   } finally {
     if (modelDir !== undefined) rmSync(modelDir, { recursive: true, force: true });
   }
+}
+
+/** A whole number with thousands separators, for progress lines. */
+function whole(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
 }
 
 /** (bar, mean return) pairs as Float64, in bar order. */

@@ -34,9 +34,11 @@ export {
   PPO_PARAMS,
   STUDY_PARAMS,
   suggestParams,
+  trialBudget,
   trialConfigs,
   type ParamSpec,
   type RangeParam,
+  type TrialBudget,
 } from './search-space.js';
 export { checkFeatureGroups, FEATURE_GROUPS, featureOptionsOf } from './feature-groups.js';
 export { loadStudyData, studyMarket } from './study-data.js';

@@ -123,6 +123,50 @@ export function trialConfigs(
   return { ppo: c, env: env };
 }
 
+/** What a trial's step budget comes to: breakStep as given, scaled, and what each split runs. */
+export interface TrialBudget {
+  /** breakStep as the trial's parameters give it (written for 1h bars). */
+  breakStep: number;
+  /** The study's factor on it. */
+  budgetScale: number;
+  /** breakStep × budgetScale (at least one update). */
+  scaledBreakStep: number;
+  /** Env steps per update (a multiple of nEnvs). */
+  targetStep: number;
+  /** Updates per split: the scaled breakStep rounded up to whole updates. */
+  updates: number;
+  /** Env steps each split runs: updates × targetStep. */
+  stepsPerSplit: number;
+}
+
+/**
+ * The budget of a trial with `values` (its parameters) in a study of `params` (whose fixed values
+ * the trial does not store): what `breakStep=110000` means for the env steps each split runs.
+ */
+export function trialBudget(
+  params: Readonly<Record<string, ParamSpec>>,
+  values: Readonly<Record<string, ParamValue>>,
+  budgetScale: number,
+): TrialBudget {
+  const all: Record<string, ParamValue> = {};
+  for (const [name, spec] of Object.entries(params))
+    if (!Array.isArray(spec) && !isRange(spec)) all[name] = spec;
+  Object.assign(all, values);
+  const { ppo } = trialConfigs(all, budgetScale);
+  const targetStep = ppo.targetStep ?? PPO_DEFAULTS.targetStep;
+  const scaledBreakStep = ppo.breakStep ?? PPO_DEFAULTS.breakStep;
+  const updates = Math.ceil(scaledBreakStep / targetStep);
+  const given = all.breakStep;
+  return {
+    breakStep: typeof given === 'number' ? given : PPO_DEFAULTS.breakStep,
+    budgetScale,
+    scaledBreakStep,
+    targetStep,
+    updates,
+    stepsPerSplit: updates * targetStep,
+  };
+}
+
 /** The largest value `spec` can take (a fixed number, a list's largest, a range's high). */
 export function largestValue(spec: ParamSpec | undefined, fallback: number): number {
   if (typeof spec === 'number') return spec;

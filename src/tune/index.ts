@@ -29,6 +29,7 @@ export {
   type StudyComponents,
 } from './study-components.js';
 export { Trial, TrialPruned } from './trial.js';
+export type { TrialProgress, TrialProgressListener } from './trial-progress.js';
 export { bestOf, Study, type NewStudyOptions, type TellResult } from './study.js';
 export { newWorkerId } from './worker-id.js';
 export type { Objective } from './objective.js';

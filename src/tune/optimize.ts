@@ -6,6 +6,7 @@ import type { Objective } from './objective.js';
 import type { Study } from './study.js';
 import { newWorkerId } from './worker-id.js';
 import { TrialPruned, type Trial } from './trial.js';
+import type { TrialProgressListener } from './trial-progress.js';
 import { runWorkers } from './worker-pool.js';
 
 /** Options of {@link optimize}. */
@@ -24,6 +25,8 @@ export interface OptimizeOptions {
   maxRetries?: number;
   /** Called after each trial ends. */
   onTrialEnd?: (trial: TrialRecord) => void;
+  /** How far a running trial has got, as its objective says (`trial.progress()`). */
+  onTrialProgress?: TrialProgressListener;
   workerId?: string;
   /**
    * Run the trials in this many worker processes (see runWorkers) instead of this process; the
@@ -68,7 +71,8 @@ export async function optimize(
         'worker processes need the objective as a module, not a function',
         { hint: 'pass the path of a module exporting `objective(trial)`, or leave workers out' },
       );
-    const { workers, timeoutMs, nTrials, signal, onTrialEnd, objectiveOptions } = options;
+    const { workers, timeoutMs, nTrials, signal, onTrialEnd, onTrialProgress, objectiveOptions } =
+      options;
     return runWorkers(study.storage, study.name, {
       workers,
       objective,
@@ -77,6 +81,7 @@ export async function optimize(
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(signal === undefined ? {} : { signal }),
       ...(onTrialEnd === undefined ? {} : { onTrialEnd }),
+      ...(onTrialProgress === undefined ? {} : { onTrialProgress }),
       ...(options.heartbeatIntervalMs === undefined
         ? {}
         : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
@@ -121,7 +126,7 @@ export async function optimize(
         lastSweep = performance.now();
       }
       if (await gridDone(study)) break;
-      const trial = await study.ask(workerId);
+      const trial = await study.ask(workerId, options.onTrialProgress);
       heartbeater?.beat(trial.id);
       const ended = await runTrial(study, trial, run);
       heartbeater?.stop(trial.id);

@@ -166,6 +166,29 @@ describe('optimize', () => {
     expect(trials[3]?.failReason).toContain('NaN');
   });
 
+  it("hands a trial's progress, clamped to [0, 1], to onTrialProgress with the trial's number", async () => {
+    const study = await newStudy();
+    const seen: unknown[] = [];
+    await optimize(
+      study,
+      (trial) => {
+        trial.progress(0.5, 'half');
+        trial.progress(7);
+        trial.progress(Number.NaN, 'nan');
+        return trial.number;
+      },
+      { nTrials: 2, onTrialProgress: (p) => seen.push(p) },
+    );
+    expect(seen).toEqual([
+      { number: 0, fraction: 0.5, detail: 'half' },
+      { number: 0, fraction: 1, detail: '' },
+      { number: 0, fraction: 0, detail: 'nan' },
+      { number: 1, fraction: 0.5, detail: 'half' },
+      { number: 1, fraction: 1, detail: '' },
+      { number: 1, fraction: 0, detail: 'nan' },
+    ]);
+  });
+
   it('stops at the timeout and when aborted', async () => {
     const study = await newStudy();
     const slow = async (): Promise<number> => {

@@ -25,6 +25,7 @@ import {
 import { Trial } from './trial.js';
 import { newWorkerId } from './worker-id.js';
 import { TrialHistory } from './trial-history.js';
+import type { TrialProgressListener } from './trial-progress.js';
 
 /** What a study is created with. */
 export interface NewStudyOptions {
@@ -156,8 +157,11 @@ export class Study {
     return this.components.pruner;
   }
 
-  /** Starts a trial: an enqueued one first, else a new one; its suggest calls ask the sampler. */
-  async ask(workerId: string = newWorkerId()): Promise<Trial> {
+  /**
+   * Starts a trial: an enqueued one first, else a new one; its suggest calls ask the sampler.
+   * `onProgress` receives what the objective says with `trial.progress()`.
+   */
+  async ask(workerId: string = newWorkerId(), onProgress?: TrialProgressListener): Promise<Trial> {
     const record = await this.storage.claimTrial(this.id, workerId);
     const all = await this.history.refresh();
     return new Trial(record, {
@@ -168,6 +172,12 @@ export class Study {
       pruner: this.components.pruner,
       history: this.history,
       others: all.filter((t) => t.number !== record.number),
+      onProgress:
+        onProgress === undefined
+          ? undefined
+          : (progress) => {
+              onProgress({ number: record.number, ...progress });
+            },
     });
   }
 

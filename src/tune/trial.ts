@@ -21,6 +21,7 @@ import {
 import type { Pruner } from './pruner.js';
 import type { Sampler } from './sampler.js';
 import type { TrialHistory } from './trial-history.js';
+import { clampFraction, type TrialProgress } from './trial-progress.js';
 
 /**
  * Thrown by an objective to stop a trial the pruner gave up on: a signal, not an error. The trial
@@ -44,6 +45,8 @@ export interface TrialSession {
   history: TrialHistory;
   /** The study's other trials when this one started (refreshed on each report). */
   others: readonly TrialRecord[];
+  /** Where {@link Trial.progress} goes (a worker sends it to its study run); default nowhere. */
+  onProgress?: ((progress: TrialProgress) => void) | undefined;
 }
 
 /**
@@ -201,6 +204,14 @@ export class Trial {
     if (this.lastStep === null) return null;
     const value = this.record.intermediate[this.lastStep];
     return value === undefined || !Number.isFinite(value) ? null : value;
+  }
+
+  /**
+   * Says how far the trial has got (`fraction` of its work, and a line of detail) to whoever runs
+   * it: a study run shows it while the trial computes. Nothing is stored; cheap to call often.
+   */
+  progress(fraction: number, detail = ''): void {
+    this.session.onProgress?.({ fraction: clampFraction(fraction), detail });
   }
 
   /** Stores an artifact of this trial (replacing one of that name): a model, per-bar returns. */

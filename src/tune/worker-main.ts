@@ -12,6 +12,9 @@ import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protoc
  * parent, heartbeating from a thread while the objective computes.
  */
 
+/** The least time between two progress messages of a trial. */
+const PROGRESS_EVERY_MS = 100;
+
 /** Sends to the parent while it is there (a send after it left would throw ERR_IPC_CHANNEL_CLOSED). */
 const send = (message: WorkerMessage): void => {
   if (process.connected) process.send?.(message);
@@ -89,7 +92,16 @@ async function main(): Promise<void> {
         });
         lastSweep = performance.now();
       }
-      const trial = await study.ask(config.workerId);
+      let trialId = -1;
+      let lastProgress = -Infinity;
+      const trial = await study.ask(config.workerId, (progress) => {
+        // At most PROGRESS_EVERY_MS apart: an objective may report in a tight loop.
+        const now = performance.now();
+        if (now - lastProgress < PROGRESS_EVERY_MS) return;
+        lastProgress = now;
+        send({ type: 'progress', trialId, ...progress });
+      });
+      trialId = trial.id;
       heartbeater.beat(trial.id);
       send({ type: 'started', trialId: trial.id, number: trial.number });
       const ended = await runTrial(study, trial, objective);

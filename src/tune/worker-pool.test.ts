@@ -219,6 +219,35 @@ describe('runWorkers', () => {
     }
   });
 
+  it("passes each running trial's progress from its worker to the run, before the trial ends", async () => {
+    const storage = openSqliteStorage(join(dir, 'progress.db'));
+    await storage.createStudy({ name: 'p', direction: 'minimize' });
+    const seen: { number: number; fraction: number; detail: string; ended: boolean }[] = [];
+    const ended = new Set<number>();
+    try {
+      const summary = await runWorkers(storage, 'p', {
+        workers: 2,
+        nTrials: 2,
+        objective: objective('progress-steps.mjs'),
+        onTrialProgress: (p) => seen.push({ ...p, ended: ended.has(p.number) }),
+        onTrialEnd: (trial) => ended.add(trial.number),
+      });
+      expect(summary.complete).toBe(2);
+    } finally {
+      await storage.close();
+    }
+    for (const number of [0, 1]) {
+      const mine = seen.filter((p) => p.number === number);
+      // 150 ms apart, more than the workers' 100 ms throttle: each step arrives, in order.
+      expect(mine.map((p) => [p.fraction, p.detail])).toEqual([
+        [0.25, 'step 1/4'],
+        [0.5, 'step 2/4'],
+        [0.75, 'step 3/4'],
+      ]);
+      expect(mine.every((p) => !p.ended)).toBe(true);
+    }
+  });
+
   it('gives up with a clear error when workers cannot load the objective', async () => {
     const storage = openSqliteStorage(join(dir, 'bad.db'));
     await storage.createStudy({ name: 'x', direction: 'minimize' });

@@ -7,6 +7,7 @@ import { compiledPath } from '../core/compiled-path.js';
 import { resolveObjective } from './objective-module.js';
 import { newWorkerId } from './worker-id.js';
 import { storedComponents } from './study-components.js';
+import type { TrialProgressListener } from './trial-progress.js';
 import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protocol.js';
 
 /** Options of {@link runWorkers}. */
@@ -34,6 +35,8 @@ export interface WorkerPoolOptions {
   /** Retries of a trial whose worker died or was interrupted. Default 2. */
   maxRetries?: number;
   onTrialStart?: (trial: { number: number; pid: number }) => void;
+  /** How far a running trial has got, as its objective says (`trial.progress()`). */
+  onTrialProgress?: TrialProgressListener;
   onTrialEnd?: (trial: TrialRecord) => void;
 }
 
@@ -164,6 +167,15 @@ export async function runWorkers(
         case 'started':
           worker.trialId = message.trialId;
           options.onTrialStart?.({ number: message.number, pid: worker.child.pid ?? 0 });
+          return;
+        case 'progress':
+          // A late message of a trial this worker no longer runs would show a stale figure.
+          if (worker.trialId === message.trialId)
+            options.onTrialProgress?.({
+              number: message.number,
+              fraction: message.fraction,
+              detail: message.detail,
+            });
           return;
         case 'ended': {
           inFlight--;

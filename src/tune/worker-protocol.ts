@@ -29,6 +29,8 @@ export interface WorkerConfig {
 export type WorkerMessage =
   | { type: 'want' }
   | { type: 'started'; trialId: number; number: number }
+  /** How far the running trial has got (its objective's `trial.progress()`). */
+  | { type: 'progress'; trialId: number; number: number; fraction: number; detail: string }
   | { type: 'ended'; trial: TrialRecord }
   /** The trial was ended elsewhere (failed as stale) while this worker ran it. */
   | { type: 'lost'; trialId: number }

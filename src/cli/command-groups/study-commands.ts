@@ -1,4 +1,5 @@
 import type { CommandSpec } from '../command-spec.js';
+import { PROGRESS_INTERVAL_OPTION } from '../progress.js';
 
 /** Commands for hyperparameter studies. */
 export const STUDY_COMMANDS: readonly CommandSpec[] = [
@@ -167,6 +168,7 @@ export const STUDY_COMMANDS: readonly CommandSpec[] = [
         value: 'S',
         description: 'start no trial after S seconds (running ones finish)',
       },
+      PROGRESS_INTERVAL_OPTION,
     ],
     settings: [
       'storage',

@@ -1,4 +1,5 @@
 import type { CommandSpec } from '../command-spec.js';
+import { PROGRESS_INTERVAL_OPTION } from '../progress.js';
 
 /** Commands for training one agent and re-evaluating saved models. */
 export const TRAIN_COMMANDS: readonly CommandSpec[] = [
@@ -143,6 +144,7 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
         value: 'K',
         description: 'updates between checkpoints (default 10)',
       },
+      PROGRESS_INTERVAL_OPTION,
       {
         name: 'threads',
         type: 'string',

@@ -5,9 +5,11 @@ import {
   backtestModel,
   checkModelData,
   disposeModel,
+  inSampleRanges,
   loadModel,
   modelDirectory,
   modelMeta,
+  trainedRanges,
   type LoadedPpoModel,
   type RunEnvOptions,
   evaluationReportHtml,
@@ -73,6 +75,16 @@ export async function run(context: CommandContext): Promise<void> {
     const feeBps = numberOption(options, 'fee-bps', 0, 1000, '10');
     const env: RunEnvOptions =
       feeBps === undefined ? {} : { buyFeeBps: feeBps, sellFeeBps: feeBps };
+    const inSample = inSampleRanges(model.meta, data, range, sameData);
+    if (inSample.length > 0) {
+      const bars = inSample.reduce((sum, [start, end]) => sum + end - start, 0);
+      const trained = trainedRanges(model.meta, data, sameData)
+        .map((r) => describeBarRange(r, data.timestamps, data.timeframe))
+        .join(', ');
+      out.note(
+        `warning: the backtest range ${describeBarRange(range, data.timestamps, data.timeframe)} overlaps the bars this model trained on, ${trained}: ${bars} of ${range[1] - range[0]} bars are in-sample, and their figures say nothing of how it does on new data${source.holdout === undefined ? '' : " (the study's holdout is out of sample: leave --range out)"}`,
+      );
+    }
     const evaluation = await backtestModel(model, data, { range, env });
     const title = `Backtest of ${source.label} on ${data.symbols.join(', ')} ${data.timeframe}`;
     let files: string[] = [];
@@ -88,6 +100,7 @@ export async function run(context: CommandContext): Promise<void> {
           title,
           evaluation,
           timestamps: data.timestamps,
+          inSample,
           facts: [
             { label: 'model', value: source.label },
             { label: 'data', value: spec },
@@ -108,7 +121,9 @@ export async function run(context: CommandContext): Promise<void> {
         metrics: evaluation.metrics,
         benchmarkMetrics: evaluation.benchmarkMetrics,
         fees: evaluation.fees,
+        initialCash: evaluation.equity[0] ?? null,
         ended: evaluation.ended,
+        inSample,
         files,
       });
       return;

@@ -1,6 +1,7 @@
+import { PBO_MIN_TRIALS, pboCaveats } from '../../eval/index.js';
 import { studyPbo } from '../../trading/index.js';
 import type { CommandContext } from '../command-spec.js';
-import { count, num } from '../format.js';
+import { count, num, shellQuote } from '../format.js';
 import { intOption } from '../option-values.js';
 import { readStudyStorage } from '../open-study-storage.js';
 
@@ -17,6 +18,7 @@ export async function run(context: CommandContext): Promise<void> {
       blocks === undefined ? {} : { blocks },
     );
     const { degradation } = result;
+    const caveats = pboCaveats(result);
     if (out.json) {
       out.record({
         study: study.name,
@@ -28,6 +30,8 @@ export async function run(context: CommandContext): Promise<void> {
         combinations: result.logits.length,
         degradationSlope: degradation.slope,
         degradationIntercept: degradation.intercept,
+        reliable: caveats.length === 0,
+        caveats,
       });
       return;
     }
@@ -43,6 +47,15 @@ export async function run(context: CommandContext): Promise<void> {
     out.line(
       `  degradation          OOS Sharpe ≈ ${degradation.slope === null ? '-' : num(degradation.slope, 3)} × IS Sharpe + ${degradation.intercept === null ? '-' : num(degradation.intercept, 3)}`,
     );
+    if (caveats.length > 0) {
+      for (const caveat of caveats) out.line(`Unreliable: ${caveat}.`);
+      out.line(
+        trials.length < PBO_MIN_TRIALS
+          ? `Not interpreted; run more trials: tradelab study run ${shellQuote(study.name)} --trials ${PBO_MIN_TRIALS - trials.length}`
+          : 'Not interpreted; pass --blocks 6 or more, or test on more out-of-sample bars.',
+      );
+      return;
+    }
     out.line(
       result.pbo > 0.5
         ? 'Above 50%: picking the best backtest is worse than picking at random here; distrust the winner.'

@@ -2,13 +2,22 @@ import { statSync } from 'node:fs';
 import { oversubscription, planStudyWorkers, workerSettings } from '../../app/index.js';
 import { TradelabError } from '../../core/index.js';
 import type { StudyRecord, StudyDirection, TrialRecord } from '../../storage/index.js';
+import type { DrlStudySpec } from '../../trading/index.js';
 import { bestOf, resolveObjective, runWorkers, type WorkerPoolSummary } from '../../tune/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { plural, shellQuote } from '../format.js';
 import { intOption } from '../option-values.js';
 import { withStudyStorage } from '../open-study-storage.js';
 import type { Output } from '../output.js';
-import { createProgress } from '../progress.js';
+import { budgetOf, describeBudget } from '../print-trading-study.js';
+import { createProgress, formatRate, progressIntervalOption } from '../progress.js';
+import {
+  describeRunProgress,
+  runProgressLabel,
+  runWorkDone,
+  type RunningTrial,
+  type RunProgressState,
+} from '../study-run-progress.js';
 import {
   describeComponents,
   formatNumber,
@@ -17,8 +26,8 @@ import {
   trialDurationMs,
 } from '../study-summary.js';
 
-/** Seconds between progress lines when stderr is not a terminal (CI logs, `2> file`). */
-const PLAIN_PROGRESS_INTERVAL_S = 5;
+/** When stderr is not a terminal, the least time between two lines at trials' ends. */
+const QUICK_TRIAL_LINES_S = 5;
 
 /** Exit status of a run stopped by Ctrl-C (128 + SIGINT), as shells report it. */
 export const INTERRUPTED_EXIT_CODE = 130;
@@ -37,6 +46,7 @@ export async function run(context: CommandContext): Promise<void> {
   const name = context.positionals[0] ?? '';
   const nTrials = intOption(options, 'trials', 1);
   const timeoutS = secondsOption(options, 'timeout');
+  const progressInterval = progressIntervalOption(options);
   if (nTrials === undefined && timeoutS === undefined)
     throw new TradelabError('USAGE', '--trials is required (or --timeout)', {
       hint: `e.g. tradelab study run ${name} --objective ${String(options.objective)} --trials 100`,
@@ -58,7 +68,13 @@ export async function run(context: CommandContext): Promise<void> {
     const crowded = oversubscription(workers);
     if (crowded !== undefined) out.note(`warning: ${crowded}`);
 
-    const tracker = new RunTracker(out, study.direction, nTrials, bestOf(before, study.direction));
+    const tracker = new RunTracker(
+      out,
+      study.direction,
+      nTrials,
+      bestOf(before, study.direction),
+      progressInterval,
+    );
     const interrupt = handleInterrupts(out, () => {
       tracker.clear();
     });
@@ -75,6 +91,12 @@ export async function run(context: CommandContext): Promise<void> {
         storageOptions: {
           baseDir: context.project().config.projectRoot,
           artifactDir: context.project().config.settings.artifactDir,
+        },
+        onTrialStart: ({ number }) => {
+          tracker.trialStarted(number);
+        },
+        onTrialProgress: (progress) => {
+          tracker.trialProgress(progress);
         },
         onTrialEnd: (trial) => {
           tracker.trialEnded(trial);
@@ -110,13 +132,16 @@ export async function run(context: CommandContext): Promise<void> {
     else {
       out.line();
       out.line(
-        `${interrupt.signalName() === undefined ? 'Finished' : 'Interrupted after'} ${plural(summary.trials.length, 'trial')} in ${summary.seconds.toFixed(1)} s (${formatNumber(rate, 3)} trials/s): ${summary.complete} complete, ${summary.pruned} pruned, ${summary.failed} failed, ${summary.lost} lost.`,
+        `${interrupt.signalName() === undefined ? 'Finished' : 'Interrupted after'} ${plural(summary.trials.length, 'trial')} in ${summary.seconds.toFixed(1)} s (${formatRate(rate, 'trials', 'trial')}): ${summary.complete} complete, ${summary.pruned} pruned, ${summary.failed} failed, ${summary.lost} lost.`,
       );
       out.line(
         best === undefined
           ? 'Best: none yet (no complete trial).'
           : `Best: trial ${best.number}, value ${formatNumber(best.value)} (${formatParams(best.params)})`,
       );
+      const drl = study.systemAttrs.drl as DrlStudySpec | undefined;
+      if (best !== undefined && drl?.version === 1)
+        out.line(`  its budget: ${describeBudget(budgetOf(drl, best))}`);
       if (after.states.waiting > 0)
         out.line(
           `${plural(after.states.waiting, 'trial')} waiting (enqueued or retries of interrupted ones): the next \`tradelab study run ${study.name}\` runs them first.`,
@@ -270,34 +295,58 @@ function setExitCode(code: number): void {
   });
 }
 
-/** Progress of a run: a bar on a terminal, a line every few seconds otherwise; JSON records. */
+/**
+ * Progress of a run: a bar on a terminal; otherwise (CI logs, `2> file`) a plain line every
+ * `intervalS` seconds and at a trial's end (at most one every 5 s for quick trials); JSON records.
+ */
 class RunTracker {
   private readonly started = performance.now();
   private readonly progress;
   private readonly tty = process.stderr.isTTY;
   private lastLine = performance.now();
-  private finished = 0;
-  private complete = 0;
-  private pruned = 0;
-  private failed = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly state: {
+    finished: number;
+    complete: number;
+    pruned: number;
+    failed: number;
+    running: Map<number, RunningTrial>;
+  } = { finished: 0, complete: 0, pruned: 0, failed: 0, running: new Map() };
 
   constructor(
     private readonly out: Output,
     private readonly direction: StudyDirection,
     private readonly nTrials: number | undefined,
     private best: TrialRecord | undefined,
+    private readonly intervalS: number,
   ) {
-    this.progress = createProgress({ total: nTrials ?? Infinity, unit: 'trials' });
+    this.progress = createProgress({ total: nTrials ?? Infinity, unit: 'trials', one: 'trial' });
+    this.schedule();
+  }
+
+  /** A trial started: shown as running from now on. */
+  trialStarted(number: number): void {
+    this.state.running.set(number, { number, fraction: 0, detail: '' });
+    this.show(false);
+  }
+
+  /** What a running trial's objective said of its progress. */
+  trialProgress(progress: RunningTrial): void {
+    if (!this.state.running.has(progress.number)) return;
+    this.state.running.set(progress.number, progress);
+    this.show(false);
   }
 
   /** Counts a finished trial, prints its JSON record and updates the progress display. */
   trialEnded(trial: TrialRecord): void {
-    this.finished++;
+    const s = this.state;
+    s.running.delete(trial.number);
+    s.finished++;
     if (trial.state === 'complete') {
-      this.complete++;
+      s.complete++;
       this.best = bestOf(this.best === undefined ? [trial] : [this.best, trial], this.direction);
-    } else if (trial.state === 'pruned') this.pruned++;
-    else this.failed++;
+    } else if (trial.state === 'pruned') s.pruned++;
+    else s.failed++;
     this.out.record({
       type: 'trial',
       number: trial.number,
@@ -315,22 +364,58 @@ class RunTracker {
         `trial ${trial.number} failed: ${trial.failReason ?? 'no reason recorded'} (${formatParams(trial.params)})`,
       );
     }
-    const label = `${this.pruned} pruned, ${this.failed} failed, best ${formatNumber(this.best?.value ?? null)}`;
-    if (this.tty) {
-      this.progress.update(this.finished, label);
-      return;
-    }
-    const now = performance.now();
-    if ((now - this.lastLine) / 1000 < PLAIN_PROGRESS_INTERVAL_S) return;
-    this.lastLine = now;
-    const rate = this.finished / Math.max((now - this.started) / 1000, 1e-9);
-    this.out.note(
-      `progress: ${this.finished}${this.nTrials === undefined ? '' : `/${this.nTrials}`} trials finished (${this.complete} complete, ${label}), ${formatNumber(rate, 3)} trials/s`,
-    );
+    this.show(true);
   }
 
-  /** Clears the progress bar, before a note or the summary. */
+  /** Stops the periodic lines and clears the progress bar, before a note or the summary. */
   clear(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.progress.done();
+  }
+
+  private snapshot(): RunProgressState {
+    const s = this.state;
+    return {
+      nTrials: this.nTrials,
+      finished: s.finished,
+      complete: s.complete,
+      pruned: s.pruned,
+      failed: s.failed,
+      best: this.best?.value ?? null,
+      running: [...s.running.values()].sort((a, b) => a.number - b.number),
+    };
+  }
+
+  /** Redraws the bar, or writes a plain line when one is due (`ended`: a trial just ended). */
+  private show(ended: boolean): void {
+    const state = this.snapshot();
+    if (this.tty) {
+      this.progress.update(runWorkDone(state), runProgressLabel(state));
+      return;
+    }
+    const since = (performance.now() - this.lastLine) / 1000;
+    const due = ended
+      ? since >= Math.min(this.intervalS, QUICK_TRIAL_LINES_S)
+      : this.intervalS === 0;
+    if (due) this.plainLine();
+  }
+
+  private plainLine(): void {
+    const now = performance.now();
+    this.lastLine = now;
+    this.out.note(`progress: ${describeRunProgress(this.snapshot(), (now - this.started) / 1000)}`);
+    this.schedule();
+  }
+
+  /** The next periodic plain line, `intervalS` after the last line. */
+  private schedule(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.tty || this.intervalS <= 0) return;
+    this.timer = setTimeout(() => {
+      this.plainLine();
+    }, this.intervalS * 1000);
+    this.timer.unref();
   }
 }

@@ -1,6 +1,8 @@
 import type { DrlStudySpec } from '../../trading/index.js';
 import type { CommandContext } from '../command-spec.js';
 import {
+  budgetOf,
+  describeBudget,
   holdoutOfBest,
   printHoldout,
   printSplits,
@@ -49,6 +51,7 @@ export async function run(context: CommandContext): Promise<void> {
                 number: best.number,
                 value: best.value,
                 params: best.params,
+                ...(drl === undefined ? {} : { budget: budgetOf(drl, best) }),
                 userAttrs: best.userAttrs,
               },
         userAttrs: study.userAttrs,
@@ -90,6 +93,9 @@ export async function run(context: CommandContext): Promise<void> {
       ...(best === undefined
         ? []
         : [['best params', formatParams(best.params)] as [string, string]]),
+      ...(best === undefined || drl === undefined
+        ? []
+        : [['best budget', describeBudget(budgetOf(drl, best))] as [string, string]]),
       ['completion rate', `${formatRate(summary.completionRate)} of finished trials complete`],
       ['prune rate', `${formatRate(summary.pruneRate)} of finished trials pruned`],
       [

@@ -27,7 +27,7 @@ import { projectPath } from '../project-path.js';
 import { count, num, shellQuote } from '../format.js';
 import { choiceOption, intOption, numberOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
-import { createProgress } from '../progress.js';
+import { createProgress, progressIntervalOption } from '../progress.js';
 import { printEvaluation } from '../print-evaluation.js';
 import { onStopSignals, signalExitCode } from '../stop-signals.js';
 
@@ -44,6 +44,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     });
   const dir = projectPath(context, options.out);
   const resume = options.resume === true;
+  const progressInterval = progressIntervalOption(options);
   const previous = resume ? readRunManifest(dir) : undefined;
   const spec = previous?.data.spec ?? (typeof options.data === 'string' ? options.data : undefined);
   if (spec === undefined)
@@ -164,7 +165,14 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       out.note(`\nquit at once (${signal}); continue with: ${resumeCommand}`);
     },
   });
-  let progress: ReturnType<typeof createProgress> | undefined;
+  // Made before training starts, so the first update's rate counts the time it took.
+  const progress = createProgress({
+    total: 0,
+    unit: 'env steps',
+    one: 'env step',
+    plainIntervalS: progressInterval,
+  });
+  let progressFrom: number | undefined;
   let result: PpoRunResult;
   try {
     result = await trainPpoRun({
@@ -182,11 +190,13 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       command: process.argv.slice(2),
       onUpdate: (report, trainer) => {
         if (out.json) out.record({ type: 'update', ...report });
-        progress ??= createProgress({ total: trainer.config.breakStep, unit: 'steps' });
+        // Counted from where this process started (a resumed run's earlier steps took no time here).
+        progressFrom ??= report.envSteps - trainer.config.targetStep;
         const ret = report.meanEpisodeReturn;
         progress.update(
-          report.envSteps,
+          report.envSteps - progressFrom,
           `update ${report.update}/${trainer.totalUpdates}${ret === null ? '' : ` return ${num(ret, 4)}`}`,
+          trainer.totalUpdates * trainer.config.targetStep - progressFrom,
         );
       },
       onWarning: (message) => {
@@ -195,7 +205,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       shouldStop: () => signals.received() !== undefined,
     });
   } finally {
-    progress?.done();
+    progress.done();
     signals.dispose();
   }
   const { manifest, reports } = result;
