@@ -18,7 +18,7 @@ function csv(start: number, n: number, base = 100): string {
 
 const cli = (dir: string, ...args: string[]): Promise<CliResult> => runCli(args, { cwd: dir });
 
-describe('data features: the feature cache cannot be written', () => {
+describe('data features: the load cache cannot be written', () => {
   it('computes the features, warns once and goes on', { timeout: 300_000 }, async () => {
     const dir = tempDir('tradelab-feature-cache-');
     const storeDir = join(dir, '.tradelab', 'data');
@@ -56,7 +56,7 @@ describe('data features: the feature cache cannot be written', () => {
     const result = await cli(dir, 'data', 'features', 'BTC,ETH:1m', '--json');
     expect(result.code).toBe(0);
     expect(jsonLines(result.stdout)).toEqual(jsonLines(first.stdout).map(withoutSeconds));
-    const warnings = result.stderr.split('\n').filter((line) => line.includes('feature cache'));
+    const warnings = result.stderr.split('\n').filter((line) => line.includes('load cache'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain(caches[0]);
   });

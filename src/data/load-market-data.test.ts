@@ -115,7 +115,7 @@ describe('loadMarketData', () => {
     expect(third.timestamps.length).toBeGreaterThan(first.timestamps.length);
   });
 
-  it('recomputes and replaces a feature cache that is cut short or not one of ours', async () => {
+  it('recomputes and replaces a load cache that is cut short or not one of ours', async () => {
     const store = await storeWith({ AAA: a });
     const key = { symbol: 'AAA', timeframe: '1h' as const };
     const first = await loadMarketData(store, [key]);

@@ -1,7 +1,6 @@
-import { join } from 'node:path';
 import { TradelabError } from '../core/index.js';
 import type { CalendarName } from './calendar.js';
-import { cachedFeatures } from './feature-cache.js';
+import { loadCachedDataset } from './load-cache.js';
 import type { FeatureOptions } from './features/index.js';
 import { formatDatasetKey, type DatasetKey } from './store/dataset-key.js';
 import type { DatasetStore } from './store/dataset-store.js';
@@ -41,7 +40,7 @@ export interface LoadMarketDataOptions {
   /** Only bars with from <= t < to (ms UTC). */
   range?: { fromMs?: number; toMs?: number };
   /**
-   * Told once per load when the feature cache could not be written (the features were computed
+   * Told once per load when the load cache could not be written (the features were computed
    * and are returned all the same). Default: nothing is said.
    */
   onWarning?: (message: string) => void;
@@ -71,7 +70,10 @@ export async function loadMarketData(
       },
     );
   }
-  const loaded = await Promise.all(keys.map((k) => store.read(k)));
+  // Each symbol's bars and features (computed on its own full series, cached beside it); rows are
+  // aligned after: a symbol's return at t spans its own previous bar even where another symbol
+  // has a hole.
+  const loaded = await Promise.all(keys.map((k) => loadCachedDataset(store, k, options.features)));
   const calendars = [...new Set(loaded.map((l) => l.entry.calendar).filter((c) => c !== '24/7'))];
   if (calendars.length > 1) {
     throw new TradelabError(
@@ -83,15 +85,10 @@ export async function loadMarketData(
     );
   }
   const calendar: CalendarName = calendars[0] ?? '24/7';
-  // Features come from each symbol's own full series (cached beside it), then rows are aligned:
-  // a symbol's return at t spans its own previous bar even where another symbol has a hole.
-  const tables = await Promise.all(
-    loaded.map((l) => cachedFeatures(join(store.dir, l.entry.file), l.bars, options.features)),
-  );
-  const unwritable = tables.flatMap((x) => (x.unwritable === undefined ? [] : [x.unwritable]));
+  const unwritable = loaded.flatMap((x) => (x.unwritable === undefined ? [] : [x.unwritable]));
   if (unwritable.length > 0)
     options.onWarning?.(
-      `the feature cache could not be written (${unwritable[0] ?? ''}${unwritable.length > 1 ? `; and ${unwritable.length - 1} more` : ''}): the features were computed and are used, and will be computed again next time`,
+      `the load cache could not be written (${unwritable[0] ?? ''}${unwritable.length > 1 ? `; and ${unwritable.length - 1} more` : ''}): the features were computed and are used, and will be computed again next time`,
     );
   const ranged = loaded.map((l) => rangeOf(l.bars.timestamps, options.range));
   const rowsPerSymbol = innerJoin(
@@ -106,20 +103,20 @@ export async function loadMarketData(
   let warm = 0;
   while (
     warm < shared &&
-    rowsPerSymbol.some((rows, s) => (rows[warm] ?? 0) < (tables[s]?.table.warmup ?? 0))
+    rowsPerSymbol.some((rows, s) => (rows[warm] ?? 0) < (loaded[s]?.features.warmup ?? 0))
   )
     warm++;
   const t = shared - warm;
   if (t <= 0) {
     throw new TradelabError(
       'DATA_TOO_SHORT',
-      `only ${shared} aligned bars, none past the ${tables[0]?.table.warmup ?? 0} bars the features need to warm up`,
+      `only ${shared} aligned bars, none past the ${loaded[0]?.features.warmup ?? 0} bars the features need to warm up`,
       {
         hint: 'load a longer range, or more overlapping history',
       },
     );
   }
-  const names = tables[0]?.table.names ?? [];
+  const names = loaded[0]?.features.names ?? [];
   const assets = keys.length;
   const interleave = (field: 'close' | 'open' | 'high' | 'low' | 'volume'): Float64Array =>
     interleaveColumns(
@@ -131,7 +128,7 @@ export async function loadMarketData(
   const techArray = new Float32Array(t * assets * width);
   gatherFeatures(
     techArray,
-    tables.map((x) => x.table.values),
+    loaded.map((x) => x.features.values),
     rowsPerSymbol,
     { rows: t, skip: warm, assets, width },
   );

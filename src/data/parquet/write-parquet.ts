@@ -1,5 +1,5 @@
 /**
- * Writes tradelab's Parquet files (the dataset store, feature caches, `data export`) with
+ * Writes tradelab's Parquet files (the dataset store, `data export`) with
  * parquet-wasm: the Rust `parquet` crate compiled to WebAssembly, handed the columns as an Apache
  * Arrow IPC stream built by apache-arrow. We used to write Parquet with a codec of our own (PLAIN,
  * uncompressed); a maintained writer gives compression without us owning a format library.
@@ -35,8 +35,8 @@ export interface WriteParquetOptions {
   /** Rows per row group (the unit readers prune and parallelise on). Default 1_048_576. */
   rowsPerGroup?: number;
   /**
-   * Page compression. Default `snappy`; `none` suits data that does not compress (feature caches
-   * of noisy float32 values), where it saves the compression time and reads fastest.
+   * Page compression. Default `snappy`; `none` suits data that does not compress (noisy
+   * float32 values), where it saves the compression time and reads fastest.
    */
   compression?: ParquetCompression;
   /** fsync the file before the rename and the directory after it. Default true. */

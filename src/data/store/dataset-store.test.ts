@@ -16,7 +16,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TradelabError } from '../../core/index.js';
 import { allocateBars, BAR_FIELDS, type Bars } from '../bars.js';
-import { cachedFeatures } from '../feature-cache.js';
+import { loadCachedDataset } from '../load-cache.js';
 import { computeFeatures } from '../features/index.js';
 import { CATALOG_FILE, readCatalog } from './catalog.js';
 import { openDatasetStore, type DatasetStore, type DatasetWrite } from './dataset-store.js';
@@ -497,18 +497,20 @@ describe('DatasetStore: a store written by earlier versions (test/fixtures/store
     expect([...spy.bars.close]).toEqual(expected['SPY:1d']?.['adjClose']);
   });
 
-  it("recomputes features over an earlier version's Parquet cache, then reads its own", async () => {
+  it("rebuilds its load cache over an earlier version's Parquet feature cache, then reads it", async () => {
     const { store } = oldStore();
-    const { entry, bars } = await store.read({ symbol: 'SYN0', timeframe: '1h' });
-    const path = join(store.dir, entry.file);
+    const key = { symbol: 'SYN0', timeframe: '1h' } as const;
+    const { bars } = await store.read(key);
     const fresh = computeFeatures(bars);
-    const first = await cachedFeatures(path, bars);
+    const first = await loadCachedDataset(store, key);
     expect(first.cached).toBe(false);
-    const second = await cachedFeatures(path, bars);
+    const second = await loadCachedDataset(store, key);
     expect(second.cached).toBe(true);
-    for (const { table } of [first, second]) {
-      expect(table.warmup).toBe(fresh.warmup);
-      expect(float32Bits(table.values)).toEqual(float32Bits(fresh.values));
+    for (const loaded of [first, second]) {
+      expect(loaded.features.warmup).toBe(fresh.warmup);
+      expect(float32Bits(loaded.features.values)).toEqual(float32Bits(fresh.values));
+      for (const field of ['timestamps', ...BAR_FIELDS] as const)
+        expect([...loaded.bars[field]]).toEqual([...bars[field]]);
     }
   });
 

@@ -340,7 +340,7 @@ function fileStatus(path: string): DatasetFileStatus {
 }
 
 /**
- * Removes the dataset's files the catalog does not name (`TF.<id>.parquet` and its feature caches):
+ * Removes the dataset's files the catalog does not name (`TF.<id>.parquet` and its load caches):
  * left by a write killed between its rename and the catalog switch, or by an earlier tradelab,
  * which renamed first and then waited for the catalog. Only the lock holder writes these names.
  */
@@ -369,7 +369,7 @@ function removeEmptyFolders(folder: string, top: string): void {
   }
 }
 
-/** Removes a dataset's Parquet file and the feature caches made from it (`<file>.features-*`). */
+/** Removes a dataset's Parquet file and the load caches made from it (`<file>.features-*`). */
 function removeDatasetFile(dir: string, file: string): void {
   const path = join(dir, file);
   rmSync(path, { force: true });
