@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type * as Arrow from 'apache-arrow';
+import { TradelabError } from '../core/index.js';
 import { BAR_FIELDS, type Bars } from './bars.js';
 import { computeFeatures, featureNames, type FeatureOptions } from './features/index.js';
 import type { DatasetEntry } from './store/catalog.js';
@@ -76,6 +77,123 @@ export async function loadCachedDataset(
     cached: false,
     ...(unwritable === undefined ? {} : { unwritable }),
   };
+}
+
+/**
+ * One symbol opened for {@link loadMarketData}: its entry, its own copy of the timestamps and its
+ * warm-up up front (for aligning symbols), and its bars and features once more through `visit`.
+ */
+export interface DatasetSource {
+  entry: DatasetEntry;
+  timestamps: Float64Array;
+  warmup: number;
+  names: string[];
+  /** Set when the cache could not be written: where, and why. */
+  unwritable?: string;
+  /**
+   * Calls `use` with the dataset's bars and features. From a cache they are views into a buffer
+   * the next `visit` of any source of the same open reuses: copy what you keep.
+   */
+  visit<T>(use: (bars: Bars, features: FeatureTable) => T): T;
+}
+
+/**
+ * Opens datasets for loading. A cached dataset is read twice through one scratch buffer, the size
+ * of the largest cache file: first for its timestamps, then, in `visit`, for the rest. Reading
+ * from the page cache twice costs less than the fresh memory a buffer per file takes, and fresh
+ * memory is what a load's time went to (each new page faults; 10 × 100k bars made 116 MB of them
+ * on top of the 108 MB the load returns). A dataset without a usable cache is read from its
+ * Parquet file, its features computed and its cache written ({@link loadCachedDataset}), and kept
+ * in memory.
+ */
+export async function openDatasetSources(
+  store: DatasetStore,
+  keys: readonly DatasetKey[],
+  options: FeatureOptions = {},
+): Promise<DatasetSource[]> {
+  const names = featureNames(options);
+  const arrow = await import('apache-arrow');
+  const entries = keys.map((key) => store.require(key));
+  const paths = entries.map((entry) =>
+    cachePath(join(store.dir, entry.file), names, options, entry.adjusted),
+  );
+  const sizes = entries.map((entry, s) =>
+    existsSync(join(store.dir, entry.file)) ? fileSize(paths[s] ?? '') : undefined,
+  );
+  const scratch = Buffer.allocUnsafeSlow(Math.max(0, ...sizes.map((n) => n ?? 0)));
+  const fromCache = (path: string, size: number, rows: number) => {
+    const bytes = readInto(path, scratch, size);
+    return bytes === undefined ? undefined : readCache(arrow, bytes, rows, names);
+  };
+  const sources: DatasetSource[] = [];
+  for (const [s, key] of keys.entries()) {
+    const entry = entries[s] as DatasetEntry;
+    const path = paths[s] as string;
+    const size = sizes[s];
+    const cached = size === undefined ? undefined : fromCache(path, size, entry.rows);
+    if (cached !== undefined && size !== undefined) {
+      sources.push({
+        entry,
+        timestamps: cached.bars.timestamps.slice(),
+        warmup: cached.features.warmup,
+        names,
+        visit(use) {
+          const again = fromCache(path, size, entry.rows);
+          if (again === undefined)
+            throw new TradelabError(
+              'DATA_STORE_INVALID',
+              `the load cache ${path} went away while it was being read (the dataset was rewritten meanwhile)`,
+              { hint: 'run the command again' },
+            );
+          return use(again.bars, again.features);
+        },
+      });
+      continue;
+    }
+    const built = await loadCachedDataset(store, key, options);
+    sources.push({
+      entry: built.entry,
+      timestamps: built.bars.timestamps,
+      warmup: built.features.warmup,
+      names,
+      ...(built.unwritable === undefined ? {} : { unwritable: built.unwritable }),
+      visit: (use) => use(built.bars, built.features),
+    });
+  }
+  return sources;
+}
+
+/** A regular file's size, or undefined when there is none (or it cannot be read). */
+function fileSize(path: string): number | undefined {
+  try {
+    const stat = statSync(path);
+    return stat.isFile() ? stat.size : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first `size` bytes of `path`, read into `scratch`; undefined when it cannot be read whole. */
+function readInto(path: string, scratch: Buffer, size: number): Uint8Array | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    let done = 0;
+    while (done < size) {
+      const n = readSync(fd, scratch, done, size - done, done);
+      if (n === 0) return undefined;
+      done += n;
+    }
+    return scratch.subarray(0, size);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function cachePath(

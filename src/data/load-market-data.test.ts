@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { selectBars, type Bars } from './bars.js';
@@ -128,6 +128,29 @@ describe('loadMarketData', () => {
       expect(again.techArray).toEqual(first.techArray);
       expect(readFileSync(path).equals(whole)).toBe(true);
     }
+  });
+
+  it('loads the same whether each symbol comes from its cache or not', async () => {
+    const store = await storeWith({ AAA: a, BBB: b });
+    const keys = [
+      { symbol: 'AAA', timeframe: '1h' as const },
+      { symbol: 'BBB', timeframe: '1h' as const },
+    ];
+    const fresh = await loadMarketData(store, keys);
+    const [cache] = readdirSync(join(store.dir, 'BBB')).filter((f) => f.includes('.features-'));
+    rmSync(join(store.dir, 'BBB', cache ?? ''));
+    const mixed = await loadMarketData(store, keys);
+    const cached = await loadMarketData(store, keys);
+    for (const data of [mixed, cached]) {
+      expect(data.techArray).toEqual(fresh.techArray);
+      expect(data.priceArray).toEqual(fresh.priceArray);
+      expect(data.volume).toEqual(fresh.volume);
+      expect(data.timestamps).toEqual(fresh.timestamps);
+    }
+    const closes = await loadMarketData(store, keys, { ohlcv: false });
+    expect(closes.priceArray).toEqual(fresh.priceArray);
+    expect(closes.techArray).toEqual(fresh.techArray);
+    expect(closes.open).toBeUndefined();
   });
 
   it('loads a time range only', async () => {

@@ -1,6 +1,6 @@
 import { TradelabError } from '../core/index.js';
 import type { CalendarName } from './calendar.js';
-import { loadCachedDataset } from './load-cache.js';
+import { openDatasetSources } from './load-cache.js';
 import type { FeatureOptions } from './features/index.js';
 import { formatDatasetKey, type DatasetKey } from './store/dataset-key.js';
 import type { DatasetStore } from './store/dataset-store.js';
@@ -73,7 +73,7 @@ export async function loadMarketData(
   // Each symbol's bars and features (computed on its own full series, cached beside it); rows are
   // aligned after: a symbol's return at t spans its own previous bar even where another symbol
   // has a hole.
-  const loaded = await Promise.all(keys.map((k) => loadCachedDataset(store, k, options.features)));
+  const loaded = await openDatasetSources(store, keys, options.features);
   const calendars = [...new Set(loaded.map((l) => l.entry.calendar).filter((c) => c !== '24/7'))];
   if (calendars.length > 1) {
     throw new TradelabError(
@@ -90,9 +90,9 @@ export async function loadMarketData(
     options.onWarning?.(
       `the load cache could not be written (${unwritable[0] ?? ''}${unwritable.length > 1 ? `; and ${unwritable.length - 1} more` : ''}): the features were computed and are used, and will be computed again next time`,
     );
-  const ranged = loaded.map((l) => rangeOf(l.bars.timestamps, options.range));
+  const ranged = loaded.map((l) => rangeOf(l.timestamps, options.range));
   const rowsPerSymbol = innerJoin(
-    loaded.map((l, s) => l.bars.timestamps.subarray(ranged[s]?.[0] ?? 0, ranged[s]?.[1] ?? 0)),
+    loaded.map((l, s) => l.timestamps.subarray(ranged[s]?.[0] ?? 0, ranged[s]?.[1] ?? 0)),
   );
   rowsPerSymbol.forEach((rows, s) => {
     const offset = ranged[s]?.[0] ?? 0;
@@ -103,45 +103,53 @@ export async function loadMarketData(
   let warm = 0;
   while (
     warm < shared &&
-    rowsPerSymbol.some((rows, s) => (rows[warm] ?? 0) < (loaded[s]?.features.warmup ?? 0))
+    rowsPerSymbol.some((rows, s) => (rows[warm] ?? 0) < (loaded[s]?.warmup ?? 0))
   )
     warm++;
   const t = shared - warm;
   if (t <= 0) {
     throw new TradelabError(
       'DATA_TOO_SHORT',
-      `only ${shared} aligned bars, none past the ${loaded[0]?.features.warmup ?? 0} bars the features need to warm up`,
+      `only ${shared} aligned bars, none past the ${loaded[0]?.warmup ?? 0} bars the features need to warm up`,
       {
         hint: 'load a longer range, or more overlapping history',
       },
     );
   }
-  const names = loaded[0]?.features.names ?? [];
+  const names = loaded[0]?.names ?? [];
   const assets = keys.length;
-  const interleave = (field: 'close' | 'open' | 'high' | 'low' | 'volume'): Float64Array =>
-    interleaveColumns(
-      loaded.map((l) => l.bars[field]),
-      rowsPerSymbol,
-      { rows: t, skip: warm, assets },
-    );
   const width = names.length;
+  const ohlcv = options.ohlcv !== false;
+  const fields = ohlcv
+    ? (['close', 'open', 'high', 'low', 'volume'] as const)
+    : (['close'] as const);
+  const prices = new Map(fields.map((field) => [field, new Float64Array(t * assets)]));
   const techArray = new Float32Array(t * assets * width);
-  gatherFeatures(
-    techArray,
-    loaded.map((x) => x.features.values),
-    rowsPerSymbol,
-    { rows: t, skip: warm, assets, width },
-  );
+  // One symbol at a time: its bars and features are views of a buffer the next symbol reuses.
+  for (const [a, source] of loaded.entries()) {
+    const rows = rowsPerSymbol[a] as Int32Array;
+    source.visit((bars, features) => {
+      for (const [field, out] of prices)
+        scatterColumn(out, bars[field], rows, { rows: t, skip: warm, assets, asset: a });
+      scatterFeatures(techArray, features.values, rows, {
+        rows: t,
+        skip: warm,
+        assets,
+        asset: a,
+        width,
+      });
+    });
+  }
   const firstRows = rowsPerSymbol[0] ?? new Int32Array();
+  const firstTimestamps = loaded[0]?.timestamps ?? new Float64Array();
   const timestamps = new Float64Array(t);
-  for (let i = 0; i < t; i++)
-    timestamps[i] = loaded[0]?.bars.timestamps[firstRows[i + warm] ?? 0] ?? 0;
+  for (let i = 0; i < t; i++) timestamps[i] = firstTimestamps[firstRows[i + warm] ?? 0] ?? 0;
   const data: MarketData = {
     symbols: keys.map((k) => k.symbol),
     timeframe: first.timeframe,
     calendar,
     timestamps,
-    priceArray: interleave('close'),
+    priceArray: prices.get('close') as Float64Array,
     techArray,
     featureNames: names,
     warmupDropped: warm,
@@ -150,62 +158,43 @@ export async function loadMarketData(
       dropped: ranged.map(([lo, hi]) => hi - lo - shared),
     },
   };
-  if (options.ohlcv !== false) {
-    data.open = interleave('open');
-    data.high = interleave('high');
-    data.low = interleave('low');
-    data.volume = interleave('volume');
+  if (ohlcv) {
+    data.open = prices.get('open') as Float64Array;
+    data.high = prices.get('high') as Float64Array;
+    data.low = prices.get('low') as Float64Array;
+    data.volume = prices.get('volume') as Float64Array;
   }
   return data;
 }
 
 /**
- * Fills the T × assets × F techArray from per-asset row-major feature matrices at the aligned
- * rows: for each bar, each asset's F contiguous values. Reading one row of each asset's matrix
- * (a handful of streams) is what keeps this fast: gathering from 17 × assets separate columns at
- * once thrashed the cache, as page-aligned columns all map to the same cache sets. The casts only
- * drop `undefined` from indexed reads that are in range by construction.
+ * Writes one asset's feature rows at the aligned rows into its slot of the T × assets × F
+ * techArray: F contiguous values per bar, every assets × F values.
  */
-function gatherFeatures(
+function scatterFeatures(
   out: Float32Array,
-  matrices: readonly Float32Array[],
-  rowsPerSymbol: readonly Int32Array[],
-  shape: { rows: number; skip: number; assets: number; width: number },
+  matrix: Float32Array,
+  rowsOf: Int32Array,
+  shape: { rows: number; skip: number; assets: number; asset: number; width: number },
 ): void {
-  const { rows, skip, assets, width } = shape;
-  let k = 0;
-  for (let i = 0; i < rows; i++) {
-    for (let a = 0; a < assets; a++) {
-      const matrix = matrices[a] as Float32Array;
-      let from = ((rowsPerSymbol[a] as Int32Array)[i + skip] as number) * width;
-      const end = from + width;
-      while (from < end) out[k++] = matrix[from++] as number;
-    }
+  const { rows, skip, assets, asset, width } = shape;
+  const stride = assets * width;
+  for (let i = 0, o = asset * width; i < rows; i++, o += stride) {
+    let from = (rowsOf[i + skip] as number) * width;
+    for (let k = o, end = o + width; k < end; k++) out[k] = matrix[from++] as number;
   }
 }
 
-/**
- * One T × assets row-major array from per-asset columns at the aligned rows, a block of bars at a
- * time: each column is read in order and the block being written stays in cache.
- */
-function interleaveColumns(
-  columns: readonly Float64Array[],
-  rowsPerSymbol: readonly Int32Array[],
-  shape: { rows: number; skip: number; assets: number },
-): Float64Array {
-  const { rows, skip, assets } = shape;
-  const out = new Float64Array(rows * assets);
-  const block = 1024;
-  for (let start = 0; start < rows; start += block) {
-    const stop = Math.min(rows, start + block);
-    for (let a = 0; a < assets; a++) {
-      const column = columns[a] as Float64Array;
-      const at = rowsPerSymbol[a] as Int32Array;
-      for (let i = start, o = start * assets + a; i < stop; i++, o += assets)
-        out[o] = column[at[i + skip] as number] as number;
-    }
-  }
-  return out;
+/** Writes one asset's column at the aligned rows into its place in a T × assets row-major array. */
+function scatterColumn(
+  out: Float64Array,
+  column: Float64Array,
+  rowsOf: Int32Array,
+  shape: { rows: number; skip: number; assets: number; asset: number },
+): void {
+  const { rows, skip, assets, asset } = shape;
+  for (let i = 0, o = asset; i < rows; i++, o += assets)
+    out[o] = column[rowsOf[i + skip] as number] as number;
 }
 
 /** The row range [lo, hi) of the timestamps inside `range`. */
