@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { jsonLines, runCli, tempDir } from './support/run-cli.js';
+import { jsonLines, runCli } from './support/run-cli.js';
+import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 
 /*
  * A model or checkpoint damaged after it was saved is refused, never used: `backtest` of a
@@ -15,32 +16,19 @@ import { jsonLines, runCli, tempDir } from './support/run-cli.js';
 let dir: string;
 
 beforeAll(async () => {
-  dir = tempDir('tradelab-integrity-');
-  const made = await runCli(
-    ['data', 'synth', '--symbols', '2', '--bars', '1500', '--signal', '0.2', '--seed', '3'],
-    { cwd: dir },
-  );
-  expect(made.code, made.stderr).toBe(0);
+  dir = await syntheticProject('tradelab-integrity-', 0.2);
   const trained = await runCli(
     [
       'train',
       'ppo',
-      '--data',
-      'SYN0,SYN1:1h',
-      '--net-dim',
-      '16',
-      '--envs',
-      '4',
-      '--target-step',
-      '256',
-      '--batch-size',
-      '128',
-      '--repeat-times',
-      '1',
+      ...tinyRunFlags({
+        'repeat-times': '1',
+        'checkpoint-every': '1',
+        'episode-length': undefined,
+        seed: undefined,
+      }),
       '--steps',
       '512',
-      '--checkpoint-every',
-      '1',
       '--threads',
       '1',
       '--out',

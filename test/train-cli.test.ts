@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, jsonLines, runCli, tempDir } from './support/run-cli.js';
+import { BIN, jsonLines, runCli } from './support/run-cli.js';
+import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 
 /*
  * `tradelab train ppo` and `tradelab backtest` as a user runs them: real processes on a real
@@ -11,34 +12,10 @@ import { BIN, jsonLines, runCli, tempDir } from './support/run-cli.js';
 
 let dir: string;
 const DATA = 'SYN0,SYN1:1h';
-const SMALL = [
-  '--data',
-  DATA,
-  '--net-dim',
-  '16',
-  '--envs',
-  '4',
-  '--target-step',
-  '256',
-  '--batch-size',
-  '128',
-  '--repeat-times',
-  '2',
-  '--episode-length',
-  '64',
-  '--checkpoint-every',
-  '2',
-  '--seed',
-  '5',
-];
+const SMALL = tinyRunFlags();
 
 beforeAll(async () => {
-  dir = tempDir('tradelab-train-');
-  const made = await runCli(
-    ['data', 'synth', '--symbols', '2', '--bars', '1500', '--signal', '0.2', '--seed', '3'],
-    { cwd: dir },
-  );
-  expect(made.code, made.stderr).toBe(0);
+  dir = await syntheticProject('tradelab-train-', 0.2);
 });
 
 const read = (path: string): string => readFileSync(join(dir, path), 'utf8');

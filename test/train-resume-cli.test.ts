@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { cpSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, jsonLines, runCli, tempDir } from './support/run-cli.js';
+import { BIN, jsonLines, runCli } from './support/run-cli.js';
+import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 
 /*
  * `tradelab train ppo --resume` continues a run exactly: a run stopped in the middle — killed
@@ -17,24 +18,7 @@ import { BIN, jsonLines, runCli, tempDir } from './support/run-cli.js';
 let dir: string;
 const UPDATES = 10;
 const RUN = [
-  '--data',
-  'SYN0,SYN1:1h',
-  '--net-dim',
-  '16',
-  '--envs',
-  '4',
-  '--target-step',
-  '128',
-  '--batch-size',
-  '64',
-  '--repeat-times',
-  '2',
-  '--episode-length',
-  '64',
-  '--checkpoint-every',
-  '2',
-  '--seed',
-  '5',
+  ...tinyRunFlags({ 'target-step': '128', 'batch-size': '64' }),
   '--steps',
   String(128 * UPDATES),
   '--threads',
@@ -43,12 +27,7 @@ const RUN = [
 ];
 
 beforeAll(async () => {
-  dir = tempDir('tradelab-resume-');
-  const made = await runCli(
-    ['data', 'synth', '--symbols', '2', '--bars', '1500', '--signal', '0.2', '--seed', '3'],
-    { cwd: dir },
-  );
-  expect(made.code, made.stderr).toBe(0);
+  dir = await syntheticProject('tradelab-resume-', 0.2);
   const straight = await runCli(['train', 'ppo', ...RUN, '--out', 'runs/straight'], { cwd: dir });
   expect(straight.code, straight.stderr).toBe(0);
 }, 60_000);

@@ -3,7 +3,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPEAT_MS } from '../src/cli/stop-signals.js';
-import { BIN, REPO_ROOT, runCli, tempDir } from './support/run-cli.js';
+import { BIN, REPO_ROOT, runCli } from './support/run-cli.js';
+import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 
 /*
  * How `tradelab train ppo` ends when it is told to: a finished run asked to resume, and real
@@ -12,26 +13,7 @@ import { BIN, REPO_ROOT, runCli, tempDir } from './support/run-cli.js';
  */
 
 let dir: string;
-const SMALL = [
-  '--data',
-  'SYN0,SYN1:1h',
-  '--net-dim',
-  '16',
-  '--envs',
-  '4',
-  '--target-step',
-  '256',
-  '--batch-size',
-  '128',
-  '--repeat-times',
-  '2',
-  '--episode-length',
-  '64',
-  '--checkpoint-every',
-  '2',
-  '--seed',
-  '5',
-];
+const SMALL = tinyRunFlags();
 
 /** Updates of a few seconds on a small machine: a signal relayed a moment later finds one running. */
 const SLOW = [
@@ -52,11 +34,7 @@ const SLOW = [
 ];
 
 beforeAll(async () => {
-  dir = tempDir('tradelab-train-stop-');
-  const made = await runCli(['data', 'synth', '--symbols', '2', '--bars', '1500', '--seed', '3'], {
-    cwd: dir,
-  });
-  expect(made.code, made.stderr).toBe(0);
+  dir = await syntheticProject('tradelab-train-stop-');
 }, 60_000);
 
 const manifest = (run: string): { status: string; updatedAt: string } =>
