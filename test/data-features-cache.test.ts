@@ -2,19 +2,10 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonLines, runCli, tempDir, type CliResult } from './support/run-cli.js';
+import { minuteCsv, T0 } from './support/minute-csv.js';
 
-const MIN = 60_000;
-const T0 = Date.UTC(2024, 0, 1);
-
-/** A generic CSV of `n` one-minute bars from `start` (epoch ms timestamps). */
-function csv(start: number, n: number, base = 100): string {
-  const lines = ['timestamp,open,high,low,close,volume'];
-  for (let i = 0; i < n; i++) {
-    const open = base + (i % 89) * 0.25;
-    lines.push(`${start + i * MIN},${open},${open + 1},${open - 1},${open + 0.5},${10 + i}`);
-  }
-  return `${lines.join('\n')}\n`;
-}
+const csv = (start: number, n: number, base = 100): string =>
+  minuteCsv(start, n, { base, cycle: 89 });
 
 const cli = (dir: string, ...args: string[]): Promise<CliResult> => runCli(args, { cwd: dir });
 

@@ -5,19 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { openDatasetStore } from '../src/data/store/dataset-store.js';
 import { BIN, runCli, tempDir } from './support/run-cli.js';
+import { minuteCsv, MINUTE_MS, T0 } from './support/minute-csv.js';
 
-const MIN = 60_000;
-const T0 = Date.UTC(2024, 0, 1);
-
-/** A generic CSV of `n` one-minute bars from `start` (epoch ms timestamps). */
-function csv(start: number, n: number): string {
-  const lines = ['timestamp,open,high,low,close,volume'];
-  for (let i = 0; i < n; i++) {
-    const open = 100 + (i % 97) * 0.25;
-    lines.push(`${start + i * MIN},${open},${open + 1},${open - 1},${open + 0.5},${10 + i}`);
-  }
-  return `${lines.join('\n')}\n`;
-}
+const csv = (start: number, n: number): string => minuteCsv(start, n);
 
 describe('data import: concurrent imports into one dataset', () => {
   it(
@@ -37,7 +27,7 @@ describe('data import: concurrent imports into one dataset', () => {
           const k = r * perRound + f;
           const path = join(dir, 'in', `part-${String(k).padStart(2, '0')}.csv`);
           mkdirSync(join(dir, 'in'), { recursive: true });
-          writeFileSync(path, csv(T0 + k * rowsPerFile * MIN, rowsPerFile));
+          writeFileSync(path, csv(T0 + k * rowsPerFile * MINUTE_MS, rowsPerFile));
           batch.push(path);
         }
         const results = await Promise.all(
@@ -58,7 +48,7 @@ describe('data import: concurrent imports into one dataset', () => {
       // One bar a minute from T0, none missing and none twice.
       let wrong = 0;
       bars.timestamps.forEach((t, i) => {
-        if (t !== T0 + i * MIN) wrong++;
+        if (t !== T0 + i * MINUTE_MS) wrong++;
       });
       expect(wrong).toBe(0);
     },
@@ -107,7 +97,7 @@ describe('data import: an import killed mid-write', () => {
       const dir = tempDir('tradelab-killed-import-');
       mkdirSync(join(dir, 'in'));
       const path = (k: number): string => join(dir, 'in', `part-${k}.csv`);
-      for (let k = 0; k < 4; k++) writeFileSync(path(k), csv(T0 + k * 2_000 * MIN, 2_000));
+      for (let k = 0; k < 4; k++) writeFileSync(path(k), csv(T0 + k * 2_000 * MINUTE_MS, 2_000));
       const first = await runCli(
         ['data', 'import', path(0), '--symbol', 'BTC', '--timeframe', '1m'],
         {

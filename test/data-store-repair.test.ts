@@ -3,20 +3,12 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openDatasetStore } from '../src/data/store/dataset-store.js';
 import { jsonLines, runCli, tempDir, type CliResult } from './support/run-cli.js';
+import { minuteCsv, MINUTE_MS, T0 } from './support/minute-csv.js';
 
-const MIN = 60_000;
-const T0 = Date.UTC(2024, 0, 1);
 const KEY = { symbol: 'BTC', timeframe: '1m' } as const;
 
-/** A generic CSV of `n` one-minute bars from `start` (epoch ms timestamps). */
-function csv(start: number, n: number, base = 100): string {
-  const lines = ['timestamp,open,high,low,close,volume'];
-  for (let i = 0; i < n; i++) {
-    const open = base + (i % 89) * 0.25;
-    lines.push(`${start + i * MIN},${open},${open + 1},${open - 1},${open + 0.5},${10 + i}`);
-  }
-  return `${lines.join('\n')}\n`;
-}
+const csv = (start: number, n: number, base = 100): string =>
+  minuteCsv(start, n, { base, cycle: 89 });
 
 /** A project with BTC:1m imported from two files (`a.csv`, then `b.csv`), 300 bars each. */
 async function project(): Promise<{ dir: string; a: string; b: string; storeDir: string }> {
@@ -24,7 +16,7 @@ async function project(): Promise<{ dir: string; a: string; b: string; storeDir:
   const a = join(dir, 'a.csv');
   const b = join(dir, 'b.csv');
   writeFileSync(a, csv(T0, 300));
-  writeFileSync(b, csv(T0 + 300 * MIN, 300, 120));
+  writeFileSync(b, csv(T0 + 300 * MINUTE_MS, 300, 120));
   for (const file of [a, b]) {
     const result = await cli(dir, 'data', 'import', file, '--symbol', 'BTC', '--timeframe', '1m');
     expect(result.code).toBe(0);

@@ -4,20 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/support/run-cli.js';
 import { openDatasetStore } from '../store/dataset-store.js';
 import { importFiles } from './import-files.js';
+import { minuteCsv, MINUTE_MS, T0 } from '../../../test/support/minute-csv.js';
 
-const MIN = 60_000;
-const T0 = Date.UTC(2024, 0, 1);
 const KEY = { symbol: 'BTC', timeframe: '1m' } as const;
 
-/** A generic CSV of `n` one-minute bars from `start` (epoch ms timestamps). */
-function csv(start: number, n: number): string {
-  const lines = ['timestamp,open,high,low,close,volume'];
-  for (let i = 0; i < n; i++) {
-    const open = 100 + (i % 97) * 0.25;
-    lines.push(`${start + i * MIN},${open},${open + 1},${open - 1},${open + 0.5},${10 + i}`);
-  }
-  return `${lines.join('\n')}\n`;
-}
+const csv = (start: number, n: number): string => minuteCsv(start, n);
 
 describe('importFiles: concurrent imports into one dataset', () => {
   it('keeps every file when imports overlap (each store handle as if another process)', async () => {
@@ -30,7 +21,7 @@ describe('importFiles: concurrent imports into one dataset', () => {
       const batch = Array.from({ length: perRound }, (_, f) => {
         const k = r * perRound + f;
         const path = join(dir, `part-${String(k).padStart(2, '0')}.csv`);
-        writeFileSync(path, csv(T0 + k * rows * MIN, rows));
+        writeFileSync(path, csv(T0 + k * rows * MINUTE_MS, rows));
         return path;
       });
       await Promise.all(
@@ -49,7 +40,7 @@ describe('importFiles: concurrent imports into one dataset', () => {
     expect(entry.sources.map((s) => s.path).sort()).toEqual(paths);
     const { bars } = await store.read(KEY);
     expect(bars.timestamps.length).toBe(paths.length * rows);
-    expect(bars.timestamps.every((t, i) => t === T0 + i * MIN)).toBe(true);
+    expect(bars.timestamps.every((t, i) => t === T0 + i * MINUTE_MS)).toBe(true);
   });
 
   it('skips a file another import added meanwhile: it is imported once', async () => {
