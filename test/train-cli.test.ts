@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, jsonLines, runCli } from './support/run-cli.js';
+import { jsonLines, runCli, runCliSignalled, type CliResult } from './support/run-cli.js';
 import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 
 /*
@@ -23,31 +22,12 @@ const manifest = (run: string): Record<string, unknown> =>
   JSON.parse(read(`${run}/manifest.json`)) as Record<string, unknown>;
 
 /** Starts a training run and sends SIGINT once its first update row is out. */
-function interruptedRun(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: dir,
-      env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
-    });
-    let stdout = '';
-    let stderr = '';
-    let sent = false;
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (!sent && stdout.includes('"type":"update"')) {
-        sent = true;
-        child.kill('SIGINT');
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      resolve({ code, stdout, stderr });
-    });
+const interruptedRun = (args: string[]): Promise<CliResult> =>
+  runCliSignalled(args, {
+    cwd: dir,
+    signal: 'SIGINT',
+    when: (stdout) => stdout.includes('"type":"update"'),
   });
-}
 
 describe('tradelab train ppo', () => {
   it('trains, checkpoints, writes the model, and evaluates on the held-out bars', async () => {

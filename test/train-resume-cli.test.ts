@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { cpSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, jsonLines, runCli } from './support/run-cli.js';
+import { jsonLines, runCli, runCliSignalled } from './support/run-cli.js';
 import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 
 /*
@@ -44,27 +43,11 @@ function stoppedRun(
   out: string,
   after: number,
   signal: NodeJS.Signals,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'train', 'ppo', ...RUN, '--out', out], {
-      cwd: dir,
-      env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
-    });
-    let stdout = '';
-    let stderr = '';
-    let sent = false;
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (!sent && stdout.includes(`"type":"update","update":${after},`)) {
-        sent = true;
-        child.kill(signal);
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code, received) => {
-      resolve({ code, signal: received, stderr });
-    });
+): ReturnType<typeof runCliSignalled> {
+  return runCliSignalled(['train', 'ppo', ...RUN, '--out', out], {
+    cwd: dir,
+    signal,
+    when: (stdout) => stdout.includes(`"type":"update","update":${after},`),
   });
 }
 

@@ -64,6 +64,37 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
   });
 }
 
+/**
+ * Runs the CLI (minimal environment) and sends it `signal` once its stdout so far satisfies
+ * `when`: a stop at a chosen point of a real run, as a user's Ctrl-C or a kill would be.
+ */
+export function runCliSignalled(
+  args: readonly string[],
+  options: { cwd: string; signal: NodeJS.Signals; when: (stdout: string) => boolean },
+): Promise<CliResult & { signal: NodeJS.Signals | null }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd,
+      env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
+    });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (!sent && options.when(stdout)) {
+        sent = true;
+        child.kill(options.signal);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+  });
+}
+
 /** Writes fake GPU tools (bash scripts) into a fresh directory; returns the directory for `tools`. */
 export function fakeTools(scripts: Record<string, string>): string {
   const dir = tempDir('tradelab-tools-');
