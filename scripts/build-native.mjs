@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// Builds tradelab's optional native GEMM (native/gemm) with node-gyp.
+// Builds tradelab's native GEMM (native/gemm) with node-gyp.
 //
 //   node scripts/build-native.mjs            # npm's `install` script: never fails the install
 //   node scripts/build-native.mjs --strict   # `npm run build:native`: exits 1 when the build fails
 //
-// Without OpenBLAS (Linux) or a C toolchain the addon is simply not built and tradelab runs its
-// matrix products on the wasm backend's XNNPACK. Either way the outcome is written to
+// It needs what `npm ci` already needs for better-sqlite3, a C compiler and Python for node-gyp,
+// and no system library: the kernels are tradelab's own, and a system BLAS is opened at run time
+// when there is one. Without a C toolchain the addon is not built and tradelab runs its matrix
+// products on the wasm backend's XNNPACK. Either way the outcome is written to
 // native/gemm/build-status.json, which `tradelab backends` reads to say why; the compiler's output
 // goes to native/gemm/build.log. Set TRADELAB_SKIP_NATIVE=1 to skip the build.
 import { spawnSync } from 'node:child_process';
@@ -90,9 +92,7 @@ function localNodeDir() {
 
 /** A one-line reason and fix from the build log. */
 function diagnose(log) {
-  if (/cannot find -lopenblas|library not found for -lopenblas/.test(log))
-    return 'OpenBLAS is not installed (Debian/Ubuntu: sudo apt-get install libopenblas-dev; Fedora: sudo dnf install openblas-devel)';
-  if (/Could not find any Python|find Python/i.test(log))
+  if (/Could not find any Python|gyp ERR! find Python/i.test(log))
     return 'node-gyp found no Python 3 (install python3)';
   if (/not found: make|make: not found|No Xcode or CLT/i.test(log))
     return 'no C build tools (Debian/Ubuntu: sudo apt-get install build-essential; macOS: xcode-select --install)';
@@ -113,8 +113,7 @@ function diagnose(log) {
 }
 
 if (process.env.TRADELAB_SKIP_NATIVE === '1') finish(false, 'skipped (TRADELAB_SKIP_NATIVE=1)');
-if (process.platform === 'win32')
-  finish(false, 'not supported on Windows yet (no BLAS to link against)');
+if (process.platform === 'win32') finish(false, 'not supported on Windows yet');
 const nodeGyp = findNodeGyp();
 if (nodeGyp === undefined)
   finish(false, 'node-gyp was not found (it comes with npm; run this script through npm)');
@@ -131,7 +130,7 @@ const log = `$ ${process.execPath} ${args.join(' ')}\n${build.stdout ?? ''}${bui
 writeFileSync(logFile, log);
 if (build.status !== 0 || !existsSync(addon)) finish(false, diagnose(log));
 
-// Built is not enough: the shared BLAS library must also load at run time.
+// Built is not enough: the addon must also load (a toolchain for another ABI builds one that does not).
 const load = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(addon)})`], {
   encoding: 'utf8',
 });

@@ -48,7 +48,7 @@ export interface ManifestRange {
 /** The backend a run computes on: all of it shapes the numbers, so a resume must match it. */
 export interface RunBackend {
   name: string;
-  /** How matrix products run, e.g. "OpenBLAS sgemm (SkylakeX kernels, 1 thread)". */
+  /** How matrix products run, e.g. "tradelab sgemm (avx512 kernels, 1 thread)". */
   matmul: string;
   /** Threads of the native GEMM the run asked for (`--threads`, `all` resolved); absent in older runs. */
   threads?: number;

@@ -15,6 +15,8 @@ export interface BenchResult {
   rate: number;
   /** The unit of `rate`, e.g. "rows/s". */
   unit: string;
+  /** The rate as a share of the machine's measured compute peak, where that is meaningful. */
+  peakShare?: number;
   /** The issue's target, in the same unit, when there is one. */
   target?: number;
   /** Where and how it ran. */

@@ -10,17 +10,36 @@ export function printBench(out: Output, results: readonly BenchResult[]): void {
     for (const r of results) out.record(r);
     return;
   }
+  const peak = results.some((r) => r.peakShare !== undefined);
   for (const line of renderTable(results, [
     { header: 'BENCHMARK', value: (r) => r.name },
     { header: 'ITEMS', value: (r) => count(r.items), right: true },
-    { header: 'MEDIAN S', value: (r) => r.seconds.toFixed(3), right: true },
+    {
+      header: 'MEDIAN S',
+      value: (r) => (r.seconds < 0.01 ? r.seconds.toPrecision(3) : r.seconds.toFixed(3)),
+      right: true,
+    },
     { header: 'RATE', value: (r) => `${count(r.rate)} ${r.unit}`, right: true },
+    ...(peak
+      ? [
+          {
+            header: 'OF PEAK',
+            value: (r: BenchResult) =>
+              r.peakShare === undefined ? '-' : `${(100 * r.peakShare).toFixed(0)}%`,
+            right: true,
+          },
+        ]
+      : []),
     {
       header: 'TARGET',
       value: (r) => (r.target === undefined ? '-' : `≥ ${count(r.target)}`),
       right: true,
     },
-    { header: 'RUNS (S)', value: (r) => r.runs.map((s) => s.toFixed(2)).join(' ') },
+    {
+      header: 'RUNS (S)',
+      value: (r) =>
+        r.runs.map((s) => (s !== 0 && s < 0.01 ? s.toPrecision(2) : s.toFixed(2))).join(' '),
+    },
   ]))
     out.line(line);
   for (const r of results)

@@ -1,8 +1,10 @@
 import * as tf from '@tensorflow/tfjs';
 import type { BackendChoice } from '../config/settings.js';
 import { TradelabError } from '../core/index.js';
+import { describeGemmChoice, readGemmChoice, type GemmChoice } from './gemm-choice.js';
 import {
   describeNativeGemm,
+  loadSystemBlas,
   nativeGemmStatus,
   setNativeThreads,
   type NativeGemmStatus,
@@ -36,6 +38,8 @@ export interface BackendStatus {
   detail: string;
   /** wasm only: the native GEMM its matrix products use when it is available. */
   nativeGemm?: NativeGemmStatus;
+  /** wasm only: the path `auto` takes for matrix products, and why. */
+  autoMatMul?: { path: WasmMatMulPath; why: string; measured?: GemmChoice };
   /** webgpu only: the adapter it runs on, when there is one. */
   webgpuAdapter?: WebGpuAdapterInfo;
 }
@@ -43,7 +47,7 @@ export interface BackendStatus {
 /** How the wasm backend does matrix products: a {@link WasmMatMulPath}, or `auto` (native when built). */
 export type MatMulChoice = 'auto' | WasmMatMulPath;
 
-const MATMUL_CHOICES: readonly MatMulChoice[] = ['auto', 'native', 'xnnpack', 'stock'];
+const MATMUL_CHOICES: readonly MatMulChoice[] = ['auto', 'native', 'blas', 'xnnpack', 'stock'];
 
 /** Options for {@link useBackend}. */
 export interface UseBackendOptions {
@@ -54,7 +58,7 @@ export interface UseBackendOptions {
   gpuProfile?: boolean;
   /**
    * wasm's matrix products. Default: $TRADELAB_MATMUL, else `auto` (the native GEMM when it is
-   * built, else XNNPACK with explicit transposes).
+   * built, on the system BLAS where that was measured faster, else XNNPACK).
    */
   matmul?: MatMulChoice;
   /**
@@ -67,7 +71,7 @@ export interface UseBackendOptions {
 /** The backend running now and how its matrix products are done. */
 export interface ActiveBackend {
   name: BackendName;
-  /** e.g. "OpenBLAS sgemm (SkylakeX kernels, 1 thread)", "XNNPACK, transposes made explicit". */
+  /** e.g. "tradelab sgemm (avx512 kernels, 1 thread)", "XNNPACK, transposes made explicit". */
   matmul: string;
   /** Why this backend: the choice and, for `auto`, the reason. */
   why: string;
@@ -96,16 +100,51 @@ async function webgpuStatus(): Promise<BackendStatus> {
   };
 }
 
+/**
+ * The path `auto` takes for wasm's products: the native GEMM when it is built, on the system BLAS
+ * only where `bench gemm --save-choice` measured it faster (and it still loads); else XNNPACK.
+ */
+export function autoMatMulPath(): { path: WasmMatMulPath; why: string; measured?: GemmChoice } {
+  const native = nativeGemmStatus();
+  if (!native.available)
+    return { path: 'xnnpack', why: `the native GEMM is not available (${native.reason})` };
+  const measured = readGemmChoice();
+  const own = `tradelab's ${native.kernels?.[0] ?? 'own'} kernels`;
+  if (measured === undefined)
+    return {
+      path: 'native',
+      why: `${own}: no system BLAS measured faster (\`tradelab bench gemm --save-choice\` compares them)`,
+    };
+  if (measured.choice === 'native')
+    return { path: 'native', why: `${own}: ${describeGemmChoice(measured)}`, measured };
+  const blas = loadSystemBlas();
+  if (!blas.available)
+    return {
+      path: 'native',
+      why: `${own}: ${measured.blas.vendor} was measured faster but no longer loads (${blas.reason})`,
+      measured,
+    };
+  return { path: 'blas', why: describeGemmChoice(measured), measured };
+}
+
 /** The wasm row: always available; says whether its products run on the native GEMM. */
 function wasmStatus(): BackendStatus {
   const nativeGemm = nativeGemmStatus();
+  if (nativeGemm.available) loadSystemBlas(); // so the row can say what BLAS is here
+  const autoMatMul = autoMatMulPath();
+  const status = nativeGemmStatus();
+  const running: NativeGemmStatus = {
+    ...status,
+    kernel: autoMatMul.path === 'blas' ? 'blas' : (status.kernels?.[0] ?? 'generic'),
+  };
   return {
     name: 'wasm',
     available: true,
-    detail: nativeGemm.available
-      ? `WebAssembly; matrix products on the native GEMM, ${describeNativeGemm(nativeGemm)}`
+    detail: status.available
+      ? `WebAssembly; matrix products on the native GEMM, ${describeNativeGemm(running)}`
       : 'WebAssembly with XNNPACK; every matrix product on its fast path (explicit transposes)',
-    nativeGemm,
+    nativeGemm: status,
+    autoMatMul,
   };
 }
 
@@ -150,17 +189,17 @@ function matmulChoice(options: UseBackendOptions): MatMulChoice {
 function setUpWasmMatMul(options: UseBackendOptions): string {
   const choice = matmulChoice(options);
   const native = nativeGemmStatus();
-  const path: WasmMatMulPath =
-    choice === 'auto' ? (native.available ? 'native' : 'xnnpack') : choice;
-  if (path === 'native' && !native.available)
+  const path: WasmMatMulPath = choice === 'auto' ? autoMatMulPath().path : choice;
+  if ((path === 'native' || path === 'blas') && !native.available)
     throw new TradelabError('BACKEND_UNAVAILABLE', `native GEMM not available: ${native.reason}`, {
       hint: 'use matmul auto or xnnpack, or build the native GEMM as the message says',
     });
-  if (path === 'native' && options.nativeThreads !== undefined)
-    setNativeThreads(options.nativeThreads);
   setWasmMatMulPath(path);
+  if ((path === 'native' || path === 'blas') && options.nativeThreads !== undefined)
+    setNativeThreads(options.nativeThreads);
   switch (path) {
     case 'native':
+    case 'blas':
       return describeNativeGemm();
     case 'xnnpack':
       return choice === 'auto'

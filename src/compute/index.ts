@@ -9,12 +9,23 @@ export {
 } from './backends.js';
 export {
   describeNativeGemm,
+  GemmParams,
   loadNativeGemm,
+  loadSystemBlas,
   nativeGemmStatus,
   setNativeThreads,
+  useNativeKernel,
+  type GemmCall,
   type NativeGemmAddon,
   type NativeGemmStatus,
+  type SystemBlasStatus,
 } from './native-gemm.js';
+export {
+  describeGemmChoice,
+  readGemmChoice,
+  writeGemmChoice,
+  type GemmChoice,
+} from './gemm-choice.js';
 export { openblasCoretypeFor } from './openblas-coretype.js';
 export {
   installWasmMatMul,

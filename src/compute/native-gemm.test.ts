@@ -1,11 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { describeNativeGemm, nativeGemmStatus, setNativeThreads } from './native-gemm.js';
+import {
+  describeNativeGemm,
+  loadSystemBlas,
+  nativeGemmStatus,
+  setNativeThreads,
+  systemBlasCandidates,
+  useNativeKernel,
+} from './native-gemm.js';
 import { openblasCoretypeFor } from './openblas-coretype.js';
 
 /*
- * Loading the native GEMM: the status it reports, OPENBLAS_CORETYPE chosen before OpenBLAS
- * loads, and thread control. Skipped when the addon is not built, except in CI.
+ * Loading the native GEMM: the kernel chosen for this CPU, the system BLAS opened at run time
+ * (OPENBLAS_CORETYPE chosen before it loads), and thread control. Skipped when the addon is not
+ * built, except in CI. The kernels' arithmetic is checked in native-kernels.test.ts.
  */
 
 const status = nativeGemmStatus();
@@ -15,6 +23,16 @@ if (skip)
     `native-gemm.test.ts: skipping the native GEMM tests (${status.reason}). CI runs them.`,
   );
 
+/** The CPU's feature flags, from /proc/cpuinfo (empty elsewhere). */
+function cpuFlags(): Set<string> {
+  try {
+    const info = readFileSync('/proc/cpuinfo', 'utf8');
+    return new Set((/^(flags|Features)\s*:(.*)$/m.exec(info)?.[2] ?? '').trim().split(/\s+/));
+  } catch {
+    return new Set();
+  }
+}
+
 describe('nativeGemmStatus', () => {
   it('says why when it is not available, and how to fix it', () => {
     if (status.available) expect(status.reason).toBe('');
@@ -23,39 +41,111 @@ describe('nativeGemmStatus', () => {
   });
 });
 
-describe.skipIf(skip)('native GEMM on OpenBLAS', () => {
-  const openblas = status.vendor === 'OpenBLAS';
-
-  it('is built (CI requires it)', () => {
+describe.skipIf(skip)('native GEMM', () => {
+  it('is built (CI requires it) and runs the best kernel the CPU has', () => {
     expect(status.available, `the native GEMM must be built in CI: ${status.reason}`).toBe(true);
-  });
-
-  it.skipIf(!openblas)('runs the kernels OPENBLAS_CORETYPE names, set from /proc/cpuinfo', () => {
-    if (status.coretype?.source === 'user') {
-      expect(status.coretype.value).toBe(process.env.OPENBLAS_CORETYPE);
-      return;
-    }
+    const flags = cpuFlags();
     const expected =
-      process.platform === 'linux'
-        ? openblasCoretypeFor(readFileSync('/proc/cpuinfo', 'utf8'))
-        : undefined;
-    expect(status.coretype?.value).toBe(expected);
-    if (expected !== undefined) {
-      expect(process.env.OPENBLAS_CORETYPE).toBe(expected);
-      expect(status.corename?.toLowerCase()).toBe(expected.toLowerCase());
-    }
-    expect(describeNativeGemm(status)).toMatch(/^OpenBLAS sgemm \(.+ kernels, \d+ threads?\)$/);
+      process.arch === 'arm64'
+        ? 'neon'
+        : flags.has('avx512f')
+          ? 'avx512'
+          : flags.has('avx2') && flags.has('fma')
+            ? 'avx2'
+            : 'generic';
+    if (process.env.TRADELAB_GEMM_KERNEL === undefined) expect(status.kernel).toBe(expected);
+    expect(status.kernels?.[0]).toBe(expected);
+    expect(status.kernels).toContain('generic');
+    expect(describeNativeGemm(status)).toMatch(
+      /^tradelab sgemm \((avx512|avx2|neon|generic) kernels, 1 thread\)$/,
+    );
   });
 
-  it.skipIf(!openblas)('uses one thread by default, more on request', () => {
-    if (process.env.OPENBLAS_NUM_THREADS === '1') expect(status.threads).toBe(1);
+  it('uses one thread by default, more on request', () => {
+    expect(status.threads).toBe(1);
     try {
       expect(setNativeThreads(2)).toBe(2);
       expect(nativeGemmStatus().threads).toBe(2);
+      expect(describeNativeGemm()).toMatch(/, 2 threads\)$/);
     } finally {
       setNativeThreads(1);
     }
     expect(nativeGemmStatus().threads).toBe(1);
     expect(() => setNativeThreads(0)).toThrow(/threads must be ≥ 1, got 0/);
+  });
+
+  it('refuses a kernel this CPU does not run, naming the ones it does', () => {
+    expect(() => {
+      useNativeKernel('sse9');
+    }).toThrow(/this CPU has no sse9 kernel \(it runs .*generic\)/);
+  });
+
+  it('looks for OpenBLAS by its usual names, or where TRADELAB_BLAS says, or nowhere', () => {
+    const saved = process.env.TRADELAB_BLAS;
+    try {
+      delete process.env.TRADELAB_BLAS;
+      expect(systemBlasCandidates()).toEqual(
+        process.platform === 'darwin'
+          ? expect.arrayContaining(['/System/Library/Frameworks/Accelerate.framework/Accelerate'])
+          : ['libopenblas.so.0', 'libopenblas.so'],
+      );
+      process.env.TRADELAB_BLAS = '/opt/lib/libmyblas.so';
+      expect(systemBlasCandidates()).toEqual(['/opt/lib/libmyblas.so']);
+      process.env.TRADELAB_BLAS = 'none';
+      expect(systemBlasCandidates()).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TRADELAB_BLAS;
+      else process.env.TRADELAB_BLAS = saved;
+    }
+  });
+});
+
+/*
+ * The system BLAS. CI installs OpenBLAS and runs this; it also runs the whole suite once with
+ * TRADELAB_BLAS=none, where this must say why there is none.
+ */
+describe.skipIf(skip)('system BLAS', () => {
+  const blas = loadSystemBlas();
+  const wanted = process.env.CI === 'true' && process.env.TRADELAB_BLAS !== 'none';
+
+  it('opens OpenBLAS where it is installed (CI installs it), or says why not', () => {
+    if (wanted) expect(blas.available, blas.reason).toBe(true);
+    if (!blas.available) {
+      expect(blas.reason).toMatch(/TRADELAB_BLAS=none|none found .*install OpenBLAS/);
+      expect(() => {
+        useNativeKernel('blas');
+      }).toThrow(/no system BLAS/);
+    }
+  });
+
+  it.skipIf(!blas.available || blas.vendor !== 'OpenBLAS')(
+    'runs the kernels OPENBLAS_CORETYPE names, set from /proc/cpuinfo unless you set it',
+    () => {
+      if (blas.coretype?.source === 'user') {
+        expect(blas.coretype.value).toBe(process.env.OPENBLAS_CORETYPE);
+        return;
+      }
+      const expected =
+        process.platform === 'linux'
+          ? openblasCoretypeFor(readFileSync('/proc/cpuinfo', 'utf8'))
+          : undefined;
+      expect(blas.coretype?.value).toBe(expected);
+      if (expected !== undefined) {
+        expect(process.env.OPENBLAS_CORETYPE).toBe(expected);
+        expect(blas.corename?.toLowerCase()).toBe(expected.toLowerCase());
+      }
+    },
+  );
+
+  it.skipIf(!blas.available)('runs products on the BLAS when asked, and back on ours', () => {
+    try {
+      useNativeKernel('blas');
+      const now = nativeGemmStatus();
+      expect(now.kernel).toBe('blas');
+      expect(describeNativeGemm(now)).toMatch(/^(OpenBLAS|Accelerate|BLAS) sgemm/);
+    } finally {
+      useNativeKernel('own');
+    }
+    expect(nativeGemmStatus().kernel).toBe(status.kernels?.[0]);
   });
 });

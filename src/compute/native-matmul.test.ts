@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from './backends.js';
-import { loadNativeGemm, nativeGemmStatus } from './native-gemm.js';
+import { GemmParams, loadNativeGemm, nativeGemmStatus, type GemmCall } from './native-gemm.js';
 import { matMulPathCounts, setWasmMatMulPath } from './wasm-matmul.js';
 
 /*
@@ -102,24 +102,68 @@ describe.skipIf(skip)('native matmul path', () => {
     const gemm = loadNativeGemm();
     if (gemm === undefined) throw new Error('unreachable: the native GEMM is available');
     const heap = new Float32Array(16);
-    // 2×2 · 2×2 products: output past the 16 values, second A past them, bias past them.
+    const params = new GemmParams();
+    // 2×2 · 2×2 products, packed: A at 0, B at 4, C at 8.
+    const call = (changes: Partial<GemmCall>): Float64Array =>
+      params.set({
+        batch: 1,
+        transA: 0,
+        transB: 0,
+        m: 2,
+        n: 2,
+        k: 2,
+        aOffset: 0,
+        aStride: 0,
+        lda: 0,
+        bOffset: 4,
+        bStride: 0,
+        ldb: 0,
+        cOffset: 8,
+        cStride: 0,
+        ldc: 0,
+        biasOffset: -1,
+        biasSize: 0,
+        activation: 0,
+        accumulate: 0,
+        ...changes,
+      });
+    // Output past the 16 values, second A past them, bias past them, a padded C past them.
     expect(() => {
-      gemm.gemm(heap, 1, false, false, 2, 2, 2, 0, 0, 4, 0, 13, -1, 0, 0);
+      gemm.gemm(heap, call({ cOffset: 13 }));
     }).toThrow(RangeError);
     expect(() => {
-      gemm.gemm(heap, 2, false, false, 2, 2, 2, 0, 13, 4, 0, 8, -1, 0, 0);
+      gemm.gemm(heap, call({ batch: 2, aStride: 13 }));
     }).toThrow(/outside the heap/);
     expect(() => {
-      gemm.gemm(heap, 1, false, false, 2, 2, 2, 0, 0, 4, 0, 8, 15, 2, 0);
+      gemm.gemm(heap, call({ biasOffset: 15, biasSize: 2 }));
     }).toThrow(/bias/);
+    expect(() => {
+      gemm.gemm(heap, call({ ldc: 7 }));
+    }).toThrow(/outside the heap/);
+    // A leading dimension narrower than its matrix, and overlapping outputs in a batch.
+    expect(() => {
+      gemm.gemm(heap, call({ lda: 1 }));
+    }).toThrow(/leading dimension/);
+    expect(() => {
+      gemm.gemm(heap, call({ batch: 2, cStride: 1, cOffset: 0 }));
+    }).toThrow(/overlap/);
     // Strides and sizes big enough to overflow a careless check.
     expect(() => {
-      gemm.gemm(heap, 3, false, false, 2, 2, 2, 0, 2 ** 62, 4, 0, 8, -1, 0, 0);
+      gemm.gemm(heap, call({ batch: 3, aStride: 2 ** 62 }));
+    }).toThrow(/integer/);
+    expect(() => {
+      gemm.gemm(heap, call({ batch: 3, aStride: 2 ** 31 - 1 }));
     }).toThrow(/outside the heap/);
     expect(() => {
-      gemm.gemm(heap, 2 ** 31, false, false, 2 ** 31 - 1, 2 ** 31 - 1, 1, 0, 0, 0, 0, 0, -1, 0, 0);
-    }).toThrow(/32-bit integers/);
-    gemm.gemm(heap.fill(1), 1, false, false, 2, 2, 2, 0, 0, 4, 0, 8, -1, 0, 1);
-    expect(Array.from(heap.subarray(8, 12))).toEqual([2, 2, 2, 2]);
+      gemm.gemm(heap, call({ batch: 2 ** 31 - 1, m: 2 ** 31 - 1, n: 2 ** 31 - 1, k: 1 }));
+    }).toThrow(/outside the heap/);
+    expect(() => {
+      gemm.gemm(heap, call({ m: 1.5 }));
+    }).toThrow(/integer/);
+    expect(() => {
+      gemm.gemm(heap, new Float64Array(3));
+    }).toThrow(/19 values/);
+    gemm.gemm(heap.fill(1), call({ accumulate: 1 }));
+    expect(Array.from(heap.subarray(8, 12))).toEqual([3, 3, 3, 3]);
   });
 });

@@ -1,10 +1,9 @@
 import { broadcast_util, type KernelFunc, type TensorInfo } from '@tensorflow/tfjs';
-import type { NativeGemmAddon } from './native-gemm.js';
+import { GemmParams, type NativeGemmAddon } from './native-gemm.js';
 
 /*
  * BatchMatMul and _FusedMatMul on the native GEMM: the addon reads and writes the wasm backend's
- * heap in place, so a product costs one cblas_sgemm call per batch entry and no copies, whatever
- * the transposes. What the addon cannot do (PReLU, leaky ReLU, sigmoid, ELU, a bias that is not
+ * heap in place, so a product costs one call and no copies, whatever the transposes. What the addon cannot do (PReLU, leaky ReLU, sigmoid, ELU, a bias that is not
  * per column, batch shapes that broadcast on both sides) is left to the caller's fallback.
  */
 
@@ -21,6 +20,9 @@ interface WasmBackendInternals {
 
 /** The activation codes of native/gemm/gemm.c. */
 const ACTIVATIONS: Readonly<Record<string, number>> = { linear: 0, relu: 1, relu6: 2 };
+
+/** One parameter block, reused by every call (products run one at a time). */
+const params = new GemmParams();
 
 const product = (dims: readonly number[]): number => dims.reduce((p, d) => p * d, 1);
 
@@ -89,20 +91,27 @@ export function nativeMatMul(gemm: NativeGemmAddon, args: KernelArgs): TensorInf
   if (batch * m * n === 0) return out;
   gemm.gemm(
     backend.wasm.HEAPF32,
-    batch,
-    transposeA,
-    transposeB,
-    m,
-    n,
-    k,
-    offsetOf(backend, a),
-    batchA === 1 ? 0 : m * k,
-    offsetOf(backend, b),
-    batchB === 1 ? 0 : k * n,
-    offsetOf(backend, out),
-    bias == null ? -1 : offsetOf(backend, bias),
-    biasValues,
-    activation,
+    params.set({
+      batch,
+      transA: transposeA ? 1 : 0,
+      transB: transposeB ? 1 : 0,
+      m,
+      n,
+      k,
+      aOffset: offsetOf(backend, a),
+      aStride: batchA === 1 ? 0 : m * k,
+      lda: 0,
+      bOffset: offsetOf(backend, b),
+      bStride: batchB === 1 ? 0 : k * n,
+      ldb: 0,
+      cOffset: offsetOf(backend, out),
+      cStride: 0,
+      ldc: 0,
+      biasOffset: bias == null ? -1 : offsetOf(backend, bias),
+      biasSize: biasValues,
+      activation,
+      accumulate: 0,
+    }),
   );
   return out;
 }

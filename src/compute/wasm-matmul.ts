@@ -8,7 +8,7 @@ import {
   type TensorInfo,
 } from '@tensorflow/tfjs';
 import { TradelabError } from '../core/index.js';
-import { loadNativeGemm, nativeGemmStatus } from './native-gemm.js';
+import { loadNativeGemm, nativeGemmStatus, useNativeKernel } from './native-gemm.js';
 import { nativeMatMul } from './native-matmul.js';
 
 /*
@@ -18,15 +18,16 @@ import { nativeMatMul } from './native-matmul.js';
  * product. These overrides of BatchMatMul and _FusedMatMul transpose explicitly (a cheap copy),
  * fold a batch of left matrices against one right matrix into a single 2-D product, and then call
  * the backend's own kernel on its fast path. When the native GEMM is built (native-gemm.ts),
- * the `native` path hands products to OpenBLAS instead, and this one is its fallback.
+ * the `native` and `blas` paths hand products to it instead, and this one is their fallback.
  */
 
 /**
- * Which kernels run the wasm backend's matrix products: `native` (OpenBLAS/Accelerate sgemm on
- * the wasm heap, falling back to `xnnpack` for what it cannot do), `xnnpack` (this file's
- * rewriting onto XNNPACK's fast path) or `stock` (the backend's own kernels).
+ * Which kernels run the wasm backend's matrix products: `native` (tradelab's own SGEMM kernels on
+ * the wasm heap, falling back to `xnnpack` for what they cannot do), `blas` (the same, on the
+ * system BLAS: OpenBLAS or Accelerate), `xnnpack` (this file's rewriting onto XNNPACK's fast
+ * path) or `stock` (the backend's own kernels).
  */
-export type WasmMatMulPath = 'native' | 'xnnpack' | 'stock';
+export type WasmMatMulPath = 'native' | 'blas' | 'xnnpack' | 'stock';
 
 /** How a product reached the fast path; counted for `tradelab backends` and the tests. */
 export interface MatMulPathCounts {
@@ -52,7 +53,7 @@ export function matMulPathCounts(): Readonly<MatMulPathCounts> {
   return { ...counts };
 }
 
-/** Whether the wasm backend's matmul kernels are replaced (the `native` or `xnnpack` path). */
+/** Whether the wasm backend's matmul kernels are replaced (any path but `stock`). */
 export function wasmMatMulInstalled(): boolean {
   return current !== 'stock';
 }
@@ -161,8 +162,8 @@ function fastPath(original: KernelConfig): KernelFunc {
   };
 }
 
-/** The native GEMM where it can, else {@link fastPath}. */
-function nativePath(original: KernelConfig): KernelFunc {
+/** The native GEMM addon, or an error saying why it is not there. */
+function requireAddon(): NonNullable<ReturnType<typeof loadNativeGemm>> {
   const gemm = loadNativeGemm();
   if (gemm === undefined)
     throw new TradelabError(
@@ -170,6 +171,12 @@ function nativePath(original: KernelConfig): KernelFunc {
       `native GEMM not available: ${nativeGemmStatus().reason}`,
       { hint: 'use the xnnpack matmul path, or build the native GEMM as the message says' },
     );
+  return gemm;
+}
+
+/** The native GEMM (on whichever kernel the addon runs) where it can, else {@link fastPath}. */
+function nativePath(original: KernelConfig): KernelFunc {
+  const gemm = requireAddon();
   const fallback = fastPath(original);
   return (args) => {
     const out = nativeMatMul(gemm, args);
@@ -182,10 +189,18 @@ function nativePath(original: KernelConfig): KernelFunc {
 /**
  * Makes the wasm backend's BatchMatMul and _FusedMatMul take `path` (see {@link WasmMatMulPath}).
  * Call it after importing `@tensorflow/tfjs-backend-wasm`; `native` throws when the native GEMM
- * is not available.
+ * is not available, `blas` when there is no system BLAS either.
  */
 export function setWasmMatMulPath(path: WasmMatMulPath): void {
-  if (path === current) return;
+  if (path === 'native' || path === 'blas') {
+    requireAddon();
+    useNativeKernel(path === 'native' ? 'own' : 'blas');
+  }
+  const usesAddon = (p: WasmMatMulPath): boolean => p === 'native' || p === 'blas';
+  if (path === current || (usesAddon(path) && usesAddon(current))) {
+    current = path;
+    return;
+  }
   for (const name of ['BatchMatMul', '_FusedMatMul']) {
     // getKernel's type says always found; a tfjs without the kernel returns undefined.
     const registered = getKernel(name, 'wasm') as KernelConfig | undefined;

@@ -68,6 +68,40 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
     load: () => import('../commands/bench-env.js'),
   },
   {
+    words: ['bench', 'gemm'],
+    summary:
+      "benchmark matrix products in GFLOP/s per kernel (tradelab's, the system BLAS, XNNPACK) on a PPO update's shapes, beside the core's FMA peak",
+    positionals: [],
+    options: [
+      {
+        name: 'threads',
+        type: 'string',
+        value: 'N',
+        description: 'threads per product (default 1)',
+      },
+      {
+        name: 'repeat',
+        type: 'string',
+        value: 'R',
+        description: 'runs per measurement; the median is reported (default 5)',
+      },
+      {
+        name: 'no-xnnpack',
+        type: 'boolean',
+        description: "skip the XNNPACK rows (the wasm backend's products without the native GEMM)",
+      },
+      {
+        name: 'save-choice',
+        type: 'boolean',
+        description:
+          "record whether tradelab's kernels or the system BLAS was faster; matmul auto then uses the faster",
+      },
+    ],
+    settings: [],
+    examples: ['tradelab bench gemm', 'tradelab bench gemm --threads 2 --json'],
+    load: () => import('../commands/bench-gemm.js'),
+  },
+  {
     words: ['bench', 'ppo-update'],
     summary:
       'benchmark one PPO minibatch update (forward, backward, Adam) in samples/s, per matmul path, one thread',

@@ -150,7 +150,7 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         value: 'N|all',
         description:
-          "OpenBLAS threads of the native GEMM (default all cores; --resume keeps the run's)",
+          "threads of the native GEMM's matrix products (default all cores; --resume keeps the run's)",
       },
       {
         name: 'resume',

@@ -1,4 +1,4 @@
-import { listBackends, type BackendStatus, describeNativeGemm } from '../../compute/index.js';
+import { listBackends, type BackendStatus } from '../../compute/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { renderTable } from '../output.js';
 
@@ -17,18 +17,30 @@ export async function run(context: CommandContext): Promise<void> {
     { header: 'DETAIL', value: (b) => b.detail },
   ]))
     out.line(line);
-  const nativeGemm = backends.find((b) => b.name === 'wasm')?.nativeGemm;
+  const wasm = backends.find((b) => b.name === 'wasm');
+  const nativeGemm = wasm?.nativeGemm;
   if (nativeGemm !== undefined) {
     out.line();
     if (nativeGemm.available) {
-      const coretype =
-        nativeGemm.coretype === undefined
-          ? 'detected by OpenBLAS'
-          : `OPENBLAS_CORETYPE=${nativeGemm.coretype.value}, ${nativeGemm.coretype.source === 'user' ? 'set by you' : 'chosen from /proc/cpuinfo'}`;
-      out.line(`Native GEMM: yes, ${describeNativeGemm(nativeGemm)}; ${coretype}.`);
-      if (nativeGemm.config !== undefined) out.line(`  ${nativeGemm.config}`);
+      out.line(
+        `Native GEMM: yes, tradelab's own kernels; this CPU runs ${(nativeGemm.kernels ?? []).join(', ')} (best first).`,
+      );
+      const blas = nativeGemm.blas;
+      if (blas?.available === true) {
+        const coretype =
+          blas.coretype === undefined
+            ? ''
+            : `; OPENBLAS_CORETYPE=${blas.coretype.value}, ${blas.coretype.source === 'user' ? 'set by you' : 'chosen from /proc/cpuinfo'}`;
+        const kernels = blas.corename === undefined ? '' : `, ${blas.corename} kernels`;
+        out.line(
+          `System BLAS: ${blas.vendor ?? 'BLAS'} (${blas.path ?? '?'}${kernels}${coretype}).`,
+        );
+        if (blas.config !== undefined) out.line(`  ${blas.config}`);
+      } else if (blas !== undefined) out.line(`System BLAS: ${blas.reason}.`);
     } else out.line(`Native GEMM: no, ${nativeGemm.reason}. wasm uses XNNPACK meanwhile.`);
   }
+  if (wasm?.autoMatMul !== undefined)
+    out.line(`Matrix products (matmul auto): ${wasm.autoMatMul.path}: ${wasm.autoMatMul.why}.`);
   out.line();
   out.line(
     `Setting: backend ${chosen} (auto: webgpu on a GPU profile when available, else wasm; --backend to choose).`,

@@ -305,7 +305,7 @@ function runThreads(raw: string | boolean | undefined, recorded: number | undefi
   return count;
 }
 
-/** --threads N|all: OpenBLAS threads for the native GEMM; a single training run uses every core. */
+/** --threads N|all: threads of the native GEMM; a single training run uses every core. */
 export function threadsOption(raw: string | boolean | undefined): number | 'all' {
   if (raw === undefined || raw === 'all') return 'all';
   const value = Number(raw);

@@ -1,0 +1,318 @@
+/*
+ * tradelab's native GEMM addon: the N-API face of sgemm.c (tradelab's own kernels) and blas.c (a
+ * system BLAS opened at run time). Products run directly on the tfjs wasm backend's heap (a
+ * Float32Array over the WebAssembly memory), so a matrix product costs no copy in or out. Offsets
+ * and strides are in float32 elements from the start of that array; the JavaScript side
+ * (src/compute/native-matmul.ts) reads them from the backend's tensor table. Every operand's range
+ * is checked against the heap's length before a kernel touches it, so a wrong offset is a
+ * RangeError, never a write outside the wasm memory.
+ */
+#include <node_api.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "blas.h"
+#include "sgemm.h"
+
+#define CHECK(call)                                                                               \
+  do {                                                                                            \
+    if ((call) != napi_ok) {                                                                      \
+      napi_throw_error(env, "TRADELAB_NATIVE_GEMM", "N-API call failed: " #call);               \
+      return NULL;                                                                                \
+    }                                                                                             \
+  } while (0)
+
+/* Which implementation products run on: one of our kernels, or the opened BLAS. */
+static const tl_kernel *active_kernel = NULL; /* NULL with use_blas */
+static int use_blas = 0;
+static int threads = 1;
+
+static napi_value throw_range(napi_env env, const char *message) {
+  napi_throw_range_error(env, "TRADELAB_NATIVE_GEMM", message);
+  return NULL;
+}
+
+static napi_value make_string(napi_env env, const char *s) {
+  napi_value result;
+  if (s == NULL) {
+    if (napi_get_undefined(env, &result) != napi_ok) return NULL;
+  } else if (napi_create_string_utf8(env, s, NAPI_AUTO_LENGTH, &result) != napi_ok) {
+    return NULL;
+  }
+  return result;
+}
+
+/*
+ * Whether `batch` blocks of `size` elements, `stride` apart from `offset`, lie inside an array of
+ * `length` elements. Operands are at most 2^31 − 1 (checked first) and strides are compared
+ * before multiplying, so nothing here overflows int64.
+ */
+static int fits(int64_t offset, int64_t batch, int64_t stride, int64_t size, int64_t length) {
+  if (offset < 0 || offset > length) return 0;
+  if (batch <= 0 || size == 0) return 1;
+  const int64_t room = length - offset;
+  if (size > room) return 0;
+  if (batch == 1 || stride == 0) return 1;
+  return batch - 1 <= (room - size) / stride;
+}
+
+/* Elements a rows × cols matrix spans with leading dimension ld (0 when empty). */
+static int64_t span(int64_t rows, int64_t cols, int64_t ld) {
+  return rows == 0 || cols == 0 ? 0 : (rows - 1) * ld + cols;
+}
+
+enum {
+  P_BATCH, P_TRANS_A, P_TRANS_B, P_M, P_N, P_K,
+  P_A_OFFSET, P_A_STRIDE, P_LDA, P_B_OFFSET, P_B_STRIDE, P_LDB,
+  P_C_OFFSET, P_C_STRIDE, P_LDC, P_BIAS_OFFSET, P_BIAS_SIZE, P_ACTIVATION, P_ACCUMULATE,
+  P_COUNT
+};
+
+/*
+ * gemm(heap: Float32Array, params: Float64Array) — params, in this order (PARAMS in
+ * native-gemm.ts): batch, transA, transB, m, n, k, aOffset, aStride, lda, bOffset, bStride, ldb,
+ * cOffset, cStride, ldc, biasOffset, biasSize, activation, accumulate.
+ *
+ * For p in [0, batch): C_p = act(accumulate·C_p + op(A_p)·op(B_p) + bias), row-major. A_p is
+ * stored m × k (k × m when transA) at aOffset + p·aStride with leading dimension lda (0: its
+ * width), likewise B_p (k × n, or n × k when transB) and C_p (m × n; cStride 0: m·ldc). A stride of
+ * 0 broadcasts one matrix over the batch. biasOffset −1: no bias; biasSize 1 (a scalar) or n.
+ * activation: 0 linear, 1 relu, 2 relu6. The parameters travel in one typed array because
+ * reading twenty JavaScript numbers one by one costs more than a small product.
+ */
+static napi_value gemm(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc != 2) return throw_range(env, "gemm expects (heap, params)");
+  napi_typedarray_type type;
+  size_t length, count;
+  void *data, *param_data;
+  CHECK(napi_get_typedarray_info(env, argv[0], &type, &length, &data, NULL, NULL));
+  if (type != napi_float32_array) return throw_range(env, "gemm: heap must be a Float32Array");
+  CHECK(napi_get_typedarray_info(env, argv[1], &type, &count, &param_data, NULL, NULL));
+  if (type != napi_float64_array || count < P_COUNT)
+    return throw_range(env, "gemm: params must be a Float64Array of 19 values");
+  const double *raw = (const double *)param_data;
+  int64_t v[P_COUNT];
+  for (int i = 0; i < P_COUNT; i++) {
+    if (!(raw[i] >= -1.0 && raw[i] <= (double)INT32_MAX) || raw[i] != (double)(int64_t)raw[i])
+      return throw_range(env, "gemm: every parameter must be an integer in [-1, 2^31)");
+    v[i] = (int64_t)raw[i];
+  }
+  float *heap = (float *)data;
+  const int64_t batch = v[P_BATCH], m = v[P_M], n = v[P_N], k = v[P_K];
+  const int trans_a = v[P_TRANS_A] != 0, trans_b = v[P_TRANS_B] != 0;
+  if (batch < 0 || m < 0 || n < 0 || k < 0)
+    return throw_range(env, "gemm: batch, m, n and k must be non-negative");
+  if (v[P_A_STRIDE] < 0 || v[P_B_STRIDE] < 0 || v[P_C_STRIDE] < 0 || v[P_LDA] < 0 ||
+      v[P_LDB] < 0 || v[P_LDC] < 0)
+    return throw_range(env, "gemm: strides and leading dimensions must be non-negative");
+  if (v[P_ACTIVATION] < TL_LINEAR || v[P_ACTIVATION] > TL_RELU6)
+    return throw_range(env, "gemm: activation must be 0 (linear), 1 (relu) or 2 (relu6)");
+  const int64_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
+  const int64_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
+  const int64_t lda = v[P_LDA] == 0 ? (a_cols > 0 ? a_cols : 1) : v[P_LDA];
+  const int64_t ldb = v[P_LDB] == 0 ? (b_cols > 0 ? b_cols : 1) : v[P_LDB];
+  const int64_t ldc = v[P_LDC] == 0 ? (n > 0 ? n : 1) : v[P_LDC];
+  if (lda < a_cols || ldb < b_cols || ldc < n)
+    return throw_range(env, "gemm: a leading dimension is smaller than its matrix's width");
+  const int64_t c_size = span(m, n, ldc);
+  const int64_t c_stride = v[P_C_STRIDE] == 0 ? m * ldc : v[P_C_STRIDE];
+  const int64_t len = (int64_t)length;
+  if (!fits(v[P_A_OFFSET], batch, v[P_A_STRIDE], span(a_rows, a_cols, lda), len) ||
+      !fits(v[P_B_OFFSET], batch, v[P_B_STRIDE], span(b_rows, b_cols, ldb), len) ||
+      !fits(v[P_C_OFFSET], batch, c_stride, c_size, len))
+    return throw_range(env, "gemm: an operand lies outside the heap");
+  const int64_t bias_off = v[P_BIAS_OFFSET], bias_size = v[P_BIAS_SIZE];
+  if (bias_off >= 0 && ((bias_size != 1 && bias_size != n) || !fits(bias_off, 1, 0, bias_size, len)))
+    return throw_range(env, "gemm: bias must be 1 or n values inside the heap");
+  if (batch > 1 && c_stride < c_size)
+    return throw_range(env, "gemm: the outputs of a batch overlap (cStride < the span of C)");
+
+  const tl_blas *blas = use_blas ? tl_blas_current() : NULL;
+  for (int64_t p = 0; p < batch; p++) {
+    tl_gemm g = {
+        .trans_a = trans_a,
+        .trans_b = trans_b,
+        .m = m,
+        .n = n,
+        .k = k,
+        .a = heap + v[P_A_OFFSET] + p * v[P_A_STRIDE],
+        .lda = lda,
+        .b = heap + v[P_B_OFFSET] + p * v[P_B_STRIDE],
+        .ldb = ldb,
+        .c = heap + v[P_C_OFFSET] + p * c_stride,
+        .ldc = ldc,
+        .accumulate = v[P_ACCUMULATE] != 0,
+        .bias = bias_off >= 0 ? heap + bias_off : NULL,
+        .bias_size = bias_size,
+        .activation = (int)v[P_ACTIVATION],
+    };
+    if (blas != NULL)
+      tl_blas_gemm(blas, &g);
+    else
+      tl_sgemm(active_kernel, threads, &g);
+  }
+  return NULL;
+}
+
+/* kernels(): the names of tradelab's kernels this CPU runs, best first. */
+static napi_value kernels(napi_env env, napi_callback_info info) {
+  (void)info;
+  const tl_kernel *list[4];
+  const int count = tl_kernels_supported(list, 4);
+  napi_value array;
+  CHECK(napi_create_array_with_length(env, (size_t)count, &array));
+  for (int i = 0; i < count; i++) {
+    napi_value name = make_string(env, list[i]->name);
+    if (name == NULL) return NULL;
+    CHECK(napi_set_element(env, array, (uint32_t)i, name));
+  }
+  return array;
+}
+
+/* useKernel(name): run products on one of kernels(), or on 'blas' once loadBlas succeeded. */
+static napi_value use_kernel(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  char name[32];
+  size_t size;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc != 1 || napi_get_value_string_utf8(env, argv[0], name, sizeof name, &size) != napi_ok)
+    return throw_range(env, "useKernel expects a kernel name");
+  if (strcmp(name, "blas") == 0) {
+    if (tl_blas_current() == NULL) return throw_range(env, "useKernel('blas'): no BLAS is loaded");
+    use_blas = 1;
+    return NULL;
+  }
+  const tl_kernel *kernel = tl_kernel_named(name);
+  if (kernel == NULL) return throw_range(env, "useKernel: this CPU has no such kernel");
+  active_kernel = kernel;
+  use_blas = 0;
+  return NULL;
+}
+
+/* kernel(): the name products run on now ('blas' for the system BLAS). */
+static napi_value kernel(napi_env env, napi_callback_info info) {
+  (void)info;
+  return make_string(env, use_blas ? "blas" : active_kernel->name);
+}
+
+/* setThreads(n): threads per product, for tradelab's kernels and the BLAS (when it can). */
+static napi_value set_threads(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t count = 0;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc != 1 || napi_get_value_int32(env, argv[0], &count) != napi_ok || count < 1)
+    return throw_range(env, "setThreads expects a positive integer");
+  threads = count;
+  const tl_blas *blas = tl_blas_current();
+  if (blas != NULL && blas->set_num_threads != NULL) blas->set_num_threads(count);
+  return NULL;
+}
+
+/* threads(): threads per product on the active implementation (undefined: the BLAS's own). */
+static napi_value get_threads(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value result;
+  const tl_blas *blas = tl_blas_current();
+  if (use_blas) {
+    if (blas->get_num_threads == NULL) {
+      CHECK(napi_get_undefined(env, &result));
+      return result;
+    }
+    CHECK(napi_create_int32(env, blas->get_num_threads(), &result));
+    return result;
+  }
+  CHECK(napi_create_int32(env, threads, &result));
+  return result;
+}
+
+/*
+ * fmaPeak(kernel, iterations): runs the kernel's register-only FMA loop and returns the
+ * floating-point operations it did (the caller times it).
+ */
+static napi_value fma_peak(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  char name[32];
+  size_t size;
+  int64_t iterations = 0;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc != 2 || napi_get_value_string_utf8(env, argv[0], name, sizeof name, &size) != napi_ok ||
+      napi_get_value_int64(env, argv[1], &iterations) != napi_ok || iterations < 0)
+    return throw_range(env, "fmaPeak expects (kernel name, iterations ≥ 0)");
+  const tl_kernel *kernel = tl_kernel_named(name);
+  if (kernel == NULL) return throw_range(env, "fmaPeak: this CPU has no such kernel");
+  napi_value result;
+  CHECK(napi_create_double(env, (double)kernel->fma_peak(iterations), &result));
+  return result;
+}
+
+static napi_status set_string(napi_env env, napi_value object, const char *key, const char *value) {
+  napi_value s = make_string(env, value);
+  if (s == NULL) return napi_generic_failure;
+  return napi_set_named_property(env, object, key, s);
+}
+
+/*
+ * loadBlas(paths: string[]): opens the first library of `paths` with cblas_sgemm (once per
+ * process; later calls return the same). Returns { vendor, path, corename?, config? } or
+ * { error }.
+ */
+static napi_value load_blas(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  bool is_array = false;
+  if (argc != 1 || napi_is_array(env, argv[0], &is_array) != napi_ok || !is_array)
+    return throw_range(env, "loadBlas expects an array of library paths");
+  uint32_t count = 0;
+  CHECK(napi_get_array_length(env, argv[0], &count));
+  if (count > 16) count = 16;
+  char storage[16][512];
+  const char *paths[16];
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value item;
+    size_t size;
+    CHECK(napi_get_element(env, argv[0], i, &item));
+    if (napi_get_value_string_utf8(env, item, storage[i], sizeof storage[i], &size) != napi_ok)
+      return throw_range(env, "loadBlas: every path must be a string");
+    paths[i] = storage[i];
+  }
+  char error[512];
+  const tl_blas *blas = tl_blas_open(paths, (int)count, error, sizeof error);
+  napi_value result;
+  CHECK(napi_create_object(env, &result));
+  if (blas == NULL) {
+    CHECK(set_string(env, result, "error", error));
+    return result;
+  }
+  CHECK(set_string(env, result, "vendor", blas->vendor));
+  CHECK(set_string(env, result, "path", blas->path));
+  if (blas->get_corename != NULL) CHECK(set_string(env, result, "corename", blas->get_corename()));
+  if (blas->get_config != NULL) CHECK(set_string(env, result, "config", blas->get_config()));
+  return result;
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+  active_kernel = tl_kernel_best();
+  napi_property_descriptor properties[] = {
+      {"gemm", NULL, gemm, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"kernels", NULL, kernels, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"useKernel", NULL, use_kernel, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"kernel", NULL, kernel, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"setThreads", NULL, set_threads, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"threads", NULL, get_threads, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"loadBlas", NULL, load_blas, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"fmaPeak", NULL, fma_peak, NULL, NULL, NULL, napi_enumerable, NULL},
+  };
+  CHECK(napi_define_properties(env, exports, sizeof(properties) / sizeof(properties[0]),
+                               properties));
+  return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, init)

@@ -1,0 +1,161 @@
+/*
+ * x86-64 micro-kernels: AVX-512 (MR 12 × NR 32) and AVX2 + FMA (MR 6 × NR 16). Each function
+ * carries its instruction set as a target attribute, so the file builds with the compiler's
+ * default flags and nothing here runs unless sgemm.c's run-time check found the CPU (and the OS)
+ * supports it.
+ *
+ * Both keep the C tile in registers for the whole k loop: AVX-512 holds 12 × 2 accumulators of 16
+ * floats (24 of its 32 zmm registers), AVX2 6 × 2 of 8 (12 of its 16 ymm registers). Each step
+ * loads one row of the B panel as vectors and broadcasts the A panel's MR values, MR × (NR / W)
+ * fused multiply-adds for (NR / W) + MR loads.
+ */
+#include "sgemm.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#include "vector-kernels.h"
+
+/* Where the peak loops leave their sums, so the compiler cannot drop the work. */
+volatile float tl_fma_sink;
+
+#define TL_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma")))
+#define TL_AVX2 __attribute__((target("avx2,fma")))
+
+/* ---------------------------------------------------------------- AVX-512: 12 × 32 */
+
+enum { AVX512_MR = 12, AVX512_NR = 32 };
+
+TL_AVX512 static void micro_avx512(int64_t k, const float *a, const float *b, int64_t b_step,
+                                   float *c, int64_t ldc, int accumulate) {
+  __m512 c0[AVX512_MR], c1[AVX512_MR];
+#pragma GCC unroll 12
+  for (int r = 0; r < AVX512_MR; r++) c0[r] = c1[r] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < k; p++) {
+    const __m512 b0 = _mm512_loadu_ps(b);
+    const __m512 b1 = _mm512_loadu_ps(b + 16);
+#pragma GCC unroll 12
+    for (int r = 0; r < AVX512_MR; r++) {
+      const __m512 ar = _mm512_set1_ps(a[r]);
+      c0[r] = _mm512_fmadd_ps(ar, b0, c0[r]);
+      c1[r] = _mm512_fmadd_ps(ar, b1, c1[r]);
+    }
+    a += AVX512_MR;
+    b += b_step;
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < AVX512_MR; r++) {
+    float *row = c + r * ldc;
+    if (accumulate) {
+      c0[r] = _mm512_add_ps(c0[r], _mm512_loadu_ps(row));
+      c1[r] = _mm512_add_ps(c1[r], _mm512_loadu_ps(row + 16));
+    }
+    _mm512_storeu_ps(row, c0[r]);
+    _mm512_storeu_ps(row + 16, c1[r]);
+  }
+}
+
+TL_DEFINE_VECTOR_KERNELS(avx512, TL_AVX512)
+
+/* Sixteen independent chains: more than FMA latency × issue width, so none waits on another. */
+TL_AVX512 static int64_t fma_peak_avx512(int64_t iterations) {
+  __m512 acc[16];
+  const __m512 x = _mm512_set1_ps(0.999999f), y = _mm512_set1_ps(1e-7f);
+#pragma GCC unroll 16
+  for (int r = 0; r < 16; r++) acc[r] = _mm512_set1_ps((float)r);
+  for (int64_t i = 0; i < iterations; i++) {
+#pragma GCC unroll 16
+    for (int r = 0; r < 16; r++) acc[r] = _mm512_fmadd_ps(acc[r], x, y);
+  }
+  __m512 sum = acc[0];
+  for (int r = 1; r < 16; r++) sum = _mm512_add_ps(sum, acc[r]);
+  tl_fma_sink = _mm512_reduce_add_ps(sum);
+  return iterations * 16 * 16 * 2;
+}
+
+static const tl_kernel avx512_kernel = {
+    .name = "avx512",
+    .mr = AVX512_MR,
+    .nr = AVX512_NR,
+    .mc = 144,
+    .kc = 256,
+    .nc = 4096,
+    .micro = micro_avx512,
+    .vec_mat = vec_mat_avx512,
+    .mat_vec = mat_vec_avx512,
+    .fma_peak = fma_peak_avx512,
+};
+
+const tl_kernel *tl_kernel_avx512(void) { return &avx512_kernel; }
+
+/* ---------------------------------------------------------------- AVX2 + FMA: 6 × 16 */
+
+enum { AVX2_MR = 6, AVX2_NR = 16 };
+
+TL_AVX2 static void micro_avx2(int64_t k, const float *a, const float *b, int64_t b_step,
+                               float *c, int64_t ldc, int accumulate) {
+  __m256 c0[AVX2_MR], c1[AVX2_MR];
+#pragma GCC unroll 6
+  for (int r = 0; r < AVX2_MR; r++) c0[r] = c1[r] = _mm256_setzero_ps();
+  for (int64_t p = 0; p < k; p++) {
+    const __m256 b0 = _mm256_loadu_ps(b);
+    const __m256 b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 6
+    for (int r = 0; r < AVX2_MR; r++) {
+      const __m256 ar = _mm256_broadcast_ss(a + r);
+      c0[r] = _mm256_fmadd_ps(ar, b0, c0[r]);
+      c1[r] = _mm256_fmadd_ps(ar, b1, c1[r]);
+    }
+    a += AVX2_MR;
+    b += b_step;
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < AVX2_MR; r++) {
+    float *row = c + r * ldc;
+    if (accumulate) {
+      c0[r] = _mm256_add_ps(c0[r], _mm256_loadu_ps(row));
+      c1[r] = _mm256_add_ps(c1[r], _mm256_loadu_ps(row + 8));
+    }
+    _mm256_storeu_ps(row, c0[r]);
+    _mm256_storeu_ps(row + 8, c1[r]);
+  }
+}
+
+TL_DEFINE_VECTOR_KERNELS(avx2, TL_AVX2)
+
+TL_AVX2 static int64_t fma_peak_avx2(int64_t iterations) {
+  __m256 acc[12];
+  const __m256 x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
+#pragma GCC unroll 12
+  for (int r = 0; r < 12; r++) acc[r] = _mm256_set1_ps((float)r);
+  for (int64_t i = 0; i < iterations; i++) {
+#pragma GCC unroll 12
+    for (int r = 0; r < 12; r++) acc[r] = _mm256_fmadd_ps(acc[r], x, y);
+  }
+  __m256 sum = acc[0];
+  for (int r = 1; r < 12; r++) sum = _mm256_add_ps(sum, acc[r]);
+  float lanes[8];
+  _mm256_storeu_ps(lanes, sum);
+  tl_fma_sink = lanes[0] + lanes[7];
+  return iterations * 12 * 8 * 2;
+}
+
+static const tl_kernel avx2_kernel = {
+    .name = "avx2",
+    .mr = AVX2_MR,
+    .nr = AVX2_NR,
+    .mc = 120,
+    .kc = 256,
+    .nc = 4096,
+    .micro = micro_avx2,
+    .vec_mat = vec_mat_avx2,
+    .mat_vec = mat_vec_avx2,
+    .fma_peak = fma_peak_avx2,
+};
+
+const tl_kernel *tl_kernel_avx2(void) { return &avx2_kernel; }
+
+#else
+const tl_kernel *tl_kernel_avx512(void) { return NULL; }
+const tl_kernel *tl_kernel_avx2(void) { return NULL; }
+#endif

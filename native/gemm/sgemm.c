@@ -1,0 +1,353 @@
+/*
+ * The GEMM driver (see sgemm.h): cache blocking, packing, edge tiles, the fused bias and
+ * activation, vector shortcuts, and the split over threads. The micro-kernels live in kernels-*.c.
+ *
+ * Why not a naive triple loop or a row-times-matrix loop: both stream op(B) from memory once per
+ * row of C, at a few GFLOP/s; a packed micro-kernel reuses each loaded value MR or NR times from
+ * registers and keeps the operands in the cache level sized for them, which is what lets one core
+ * approach its FMA peak.
+ */
+#include "sgemm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "thread-pool.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define TL_X86 1
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Kernel choice                                                                               */
+
+int tl_kernels_supported(const tl_kernel **out, int max) {
+  int count = 0;
+#if defined(TL_X86) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  /* __builtin_cpu_supports also checks that the OS saves the wide registers (XCR0). */
+  if (count < max && tl_kernel_avx512() != NULL && __builtin_cpu_supports("avx512f"))
+    out[count++] = tl_kernel_avx512();
+  if (count < max && tl_kernel_avx2() != NULL && __builtin_cpu_supports("avx2") &&
+      __builtin_cpu_supports("fma"))
+    out[count++] = tl_kernel_avx2();
+#endif
+  if (count < max && tl_kernel_neon() != NULL) out[count++] = tl_kernel_neon();
+  if (count < max) out[count++] = tl_kernel_generic();
+  return count;
+}
+
+const tl_kernel *tl_kernel_best(void) {
+  static const tl_kernel *best = NULL;
+  if (best == NULL) {
+    const tl_kernel *list[4];
+    tl_kernels_supported(list, 4);
+    best = list[0];
+  }
+  return best;
+}
+
+const tl_kernel *tl_kernel_named(const char *name) {
+  const tl_kernel *list[4];
+  const int count = tl_kernels_supported(list, 4);
+  for (int i = 0; i < count; i++)
+    if (strcmp(list[i]->name, name) == 0) return list[i];
+  return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Packing buffers: one pair per thread, kept between calls                                    */
+
+/*
+ * Fresh memory is expensive here (a page fault per 4 KiB on first touch), so each thread keeps
+ * its packing buffers and only grows them. They are released when the thread ends.
+ */
+typedef struct {
+  float *data;
+  size_t capacity; /* floats */
+} tl_buffer;
+
+static _Thread_local tl_buffer a_buffer, b_buffer;
+
+static float *buffer_reserve(tl_buffer *buffer, size_t floats) {
+  if (buffer->capacity < floats) {
+    free(buffer->data);
+    /* 64-byte aligned (a cache line, a zmm register); size rounded up as aligned_alloc needs. */
+    const size_t bytes = (floats * sizeof(float) + 63) & ~(size_t)63;
+    buffer->data = (float *)aligned_alloc(64, bytes);
+    buffer->capacity = buffer->data == NULL ? 0 : floats;
+  }
+  return buffer->data;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Packing                                                                                     */
+
+/*
+ * op(A)[i0 .. i0+mc, p0 .. p0+kc] into ceil(mc / MR) panels, each kc steps of MR values (rows
+ * past the edge are zeros, so the micro-kernel never branches on them).
+ */
+static void pack_a(const tl_gemm *g, int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr,
+                   float *dst) {
+  for (int64_t ir = 0; ir < mc; ir += mr) {
+    const int64_t rows = mc - ir < mr ? mc - ir : mr;
+    if (g->trans_a) {
+      /* A stored k × m: each step's MR values are contiguous. */
+      for (int64_t p = 0; p < kc; p++) {
+        const float *src = g->a + (p0 + p) * g->lda + i0 + ir;
+        float *out = dst + p * mr;
+        int64_t r = 0;
+        for (; r < rows; r++) out[r] = src[r];
+        for (; r < mr; r++) out[r] = 0.0f;
+      }
+    } else {
+      /* A stored m × k: read each row once, write it at stride MR. */
+      for (int64_t r = 0; r < rows; r++) {
+        const float *src = g->a + (i0 + ir + r) * g->lda + p0;
+        for (int64_t p = 0; p < kc; p++) dst[p * mr + r] = src[p];
+      }
+      for (int64_t r = rows; r < mr; r++)
+        for (int64_t p = 0; p < kc; p++) dst[p * mr + r] = 0.0f;
+    }
+    dst += (int64_t)mr * kc;
+  }
+}
+
+/* op(B)[p0 .. p0+kc, j0 .. j0+nc] into ceil(nc / NR) panels, each kc steps of NR values. */
+static void pack_b(const tl_gemm *g, int64_t p0, int64_t j0, int64_t kc, int64_t nc, int nr,
+                   float *dst) {
+  for (int64_t jr = 0; jr < nc; jr += nr) {
+    const int64_t cols = nc - jr < nr ? nc - jr : nr;
+    if (g->trans_b) {
+      /* B stored n × k: read each column of op(B) (a row of B) once, write it at stride NR. */
+      for (int64_t j = 0; j < cols; j++) {
+        const float *src = g->b + (j0 + jr + j) * g->ldb + p0;
+        for (int64_t p = 0; p < kc; p++) dst[p * nr + j] = src[p];
+      }
+      for (int64_t j = cols; j < nr; j++)
+        for (int64_t p = 0; p < kc; p++) dst[p * nr + j] = 0.0f;
+    } else {
+      for (int64_t p = 0; p < kc; p++) {
+        const float *src = g->b + (p0 + p) * g->ldb + j0 + jr;
+        float *out = dst + p * nr;
+        int64_t j = 0;
+        for (; j < cols; j++) out[j] = src[j];
+        for (; j < nr; j++) out[j] = 0.0f;
+      }
+    }
+    dst += (int64_t)nr * kc;
+  }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Epilogue: bias and activation, applied to a tile while it is still in the L1                */
+
+static void finish_tile(const tl_gemm *g, float *c, int64_t rows, int64_t cols, int64_t j0) {
+  const float *bias = g->bias;
+  const int act = g->activation;
+  if (bias == NULL && act == TL_LINEAR) return;
+  for (int64_t i = 0; i < rows; i++) {
+    float *row = c + i * g->ldc;
+    if (bias != NULL) {
+      if (g->bias_size == 1)
+        for (int64_t j = 0; j < cols; j++) row[j] += bias[0];
+      else
+        for (int64_t j = 0; j < cols; j++) row[j] += bias[j0 + j];
+    }
+    if (act == TL_RELU)
+      for (int64_t j = 0; j < cols; j++) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
+    else if (act == TL_RELU6)
+      for (int64_t j = 0; j < cols; j++)
+        row[j] = row[j] > 0.0f ? (row[j] < 6.0f ? row[j] : 6.0f) : 0.0f;
+  }
+}
+
+/* C = act(beta·C + bias) when k is 0: there is no product to add. */
+static void empty_product(const tl_gemm *g) {
+  for (int64_t i = 0; i < g->m; i++) {
+    float *row = g->c + i * g->ldc;
+    if (!g->accumulate) memset(row, 0, (size_t)g->n * sizeof(float));
+  }
+  finish_tile(g, g->c, g->m, g->n, 0);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Vector shortcuts                                                                            */
+
+/*
+ * A row vector times a matrix (m = 1) or a matrix times a column vector (n = 1): packing would
+ * cost as much as the product, which is one pass over the matrix. Taken only when the vector
+ * operand is contiguous (a 1 × k or k × 1 operand is, unless a leading dimension pads it).
+ */
+static int vector_product(const tl_kernel *kernel, const tl_gemm *g) {
+  if (g->m == 1 && (!g->trans_a || g->lda == 1)) {
+    if (g->trans_b) /* y[j] = Σ_p x[p] B[j, p]: B (n × k) times x */
+      kernel->mat_vec(g->n, g->k, g->b, g->ldb, g->a, g->c, g->accumulate);
+    else
+      kernel->vec_mat(g->k, g->n, g->a, g->b, g->ldb, g->c, g->accumulate);
+    finish_tile(g, g->c, 1, g->n, 0);
+    return 1;
+  }
+  if (g->n == 1 && g->ldc == 1 && (g->trans_b || g->ldb == 1)) {
+    if (g->trans_a) /* y[i] = Σ_p A[p, i] x[p]: x times A (k × m) */
+      kernel->vec_mat(g->k, g->m, g->b, g->a, g->lda, g->c, g->accumulate);
+    else
+      kernel->mat_vec(g->m, g->k, g->a, g->lda, g->b, g->c, g->accumulate);
+    finish_tile(g, g->c, g->m, 1, 0);
+    return 1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The blocked product                                                                         */
+
+/* Rows of C below which B is read in place rather than packed (when it is not transposed). */
+#define TL_SMALL_M 64
+
+/* The packed product (k > 0, no vector shortcut). */
+static void blocked_product(const tl_kernel *kernel, const tl_gemm *g) {
+  const int64_t m = g->m, n = g->n, k = g->k;
+  if (m <= 0 || n <= 0) return;
+
+  const int mr = kernel->mr, nr = kernel->nr;
+  const int64_t mc_max = kernel->mc, kc_max = kernel->kc, nc_max = kernel->nc;
+  /*
+   * With few rows, packing B would cost as much as the product: an untransposed B's full-width
+   * panels are read in place (b_step = ldb) and only its ragged edge is packed.
+   */
+  const int in_place_b = !g->trans_b && m <= TL_SMALL_M;
+  float *a_pack = buffer_reserve(&a_buffer, (size_t)(mc_max + mr) * (size_t)kc_max);
+  float *b_pack = buffer_reserve(&b_buffer, (size_t)(nc_max + nr) * (size_t)kc_max);
+  if (a_pack == NULL || b_pack == NULL) abort(); /* out of memory for a few MiB: nothing sane left */
+  float tile[16 * 64] __attribute__((aligned(64))); /* an edge tile: MR ≤ 16, NR ≤ 64 */
+
+  for (int64_t jc = 0; jc < n; jc += nc_max) {
+    const int64_t nc = n - jc < nc_max ? n - jc : nc_max;
+    for (int64_t pc = 0; pc < k; pc += kc_max) {
+      const int64_t kc = k - pc < kc_max ? k - pc : kc_max;
+      const int first = pc == 0, last = pc + kc == k;
+      const int accumulate = first ? g->accumulate : 1;
+      if (in_place_b) {
+        const int64_t edge = nc % nr;
+        if (edge != 0) pack_b(g, pc, jc + nc - edge, kc, edge, nr, b_pack);
+      } else {
+        pack_b(g, pc, jc, kc, nc, nr, b_pack);
+      }
+      for (int64_t ic = 0; ic < m; ic += mc_max) {
+        const int64_t mc = m - ic < mc_max ? m - ic : mc_max;
+        pack_a(g, ic, pc, mc, kc, mr, a_pack);
+        for (int64_t jr = 0; jr < nc; jr += nr) {
+          const int64_t cols = nc - jr < nr ? nc - jr : nr;
+          const float *b_panel;
+          int64_t b_step;
+          if (in_place_b && cols == nr) {
+            b_panel = g->b + pc * g->ldb + jc + jr;
+            b_step = g->ldb;
+          } else {
+            b_panel = b_pack + (in_place_b ? 0 : (jr / nr) * nr * kc);
+            b_step = nr;
+          }
+          for (int64_t ir = 0; ir < mc; ir += mr) {
+            const int64_t rows = mc - ir < mr ? mc - ir : mr;
+            const float *a_panel = a_pack + (ir / mr) * mr * kc;
+            float *c = g->c + (ic + ir) * g->ldc + jc + jr;
+            if (rows == mr && cols == nr) {
+              kernel->micro(kc, a_panel, b_panel, b_step, c, g->ldc, accumulate);
+            } else {
+              kernel->micro(kc, a_panel, b_panel, b_step, tile, nr, 0);
+              for (int64_t i = 0; i < rows; i++) {
+                float *row = c + i * g->ldc;
+                const float *t = tile + i * nr;
+                if (accumulate)
+                  for (int64_t j = 0; j < cols; j++) row[j] += t[j];
+                else
+                  for (int64_t j = 0; j < cols; j++) row[j] = t[j];
+              }
+            }
+            if (last) finish_tile(g, c, rows, cols, jc + jr);
+          }
+        }
+      }
+    }
+  }
+}
+
+/*
+ * The cases the packed product does not take: nothing to compute, nothing to multiply (k = 0),
+ * or a vector operand. Decided on the whole product, before any split over threads, so that every
+ * element of C is computed the same way whatever the thread count.
+ */
+static int trivial_product(const tl_kernel *kernel, const tl_gemm *g) {
+  if (g->m <= 0 || g->n <= 0) return 1;
+  if (g->k <= 0) {
+    empty_product(g);
+    return 1;
+  }
+  return vector_product(kernel, g);
+}
+
+void tl_sgemm_serial(const tl_kernel *kernel, const tl_gemm *g) {
+  if (!trivial_product(kernel, g)) blocked_product(kernel, g);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Threads                                                                                     */
+
+/* Products below this many multiply-adds run on one thread: waking another costs more. */
+#define TL_PARALLEL_MIN_MADDS (1 << 20)
+
+typedef struct {
+  const tl_kernel *kernel;
+  tl_gemm part[TL_POOL_MAX_THREADS];
+} tl_split;
+
+static void run_part(void *context, int index) {
+  const tl_split *split = (const tl_split *)context;
+  blocked_product(split->kernel, &split->part[index]);
+}
+
+/*
+ * Splits C into `threads` bands of whole micro-tiles, by rows when m has more MR-tiles than n has
+ * NR-tiles, else by columns; each band is an independent product with its own packing, so the
+ * threads share nothing but the read-only inputs. Every element is summed in the same order as on
+ * one thread (the same kc blocks, in order), so the result does not depend on the thread count.
+ */
+void tl_sgemm(const tl_kernel *kernel, int threads, const tl_gemm *g) {
+  if (trivial_product(kernel, g)) return;
+  const double madds = (double)g->m * (double)g->n * (double)g->k;
+  if (threads > TL_POOL_MAX_THREADS) threads = TL_POOL_MAX_THREADS;
+  const int64_t row_tiles = (g->m + kernel->mr - 1) / kernel->mr;
+  const int64_t col_tiles = (g->n + kernel->nr - 1) / kernel->nr;
+  const int by_rows = row_tiles >= col_tiles;
+  const int64_t tiles = by_rows ? row_tiles : col_tiles;
+  if (threads > tiles) threads = (int)tiles;
+  if (threads <= 1 || madds < TL_PARALLEL_MIN_MADDS) {
+    blocked_product(kernel, g);
+    return;
+  }
+  tl_split split;
+  split.kernel = kernel;
+  const int step = by_rows ? kernel->mr : kernel->nr;
+  int64_t start = 0;
+  for (int t = 0; t < threads; t++) {
+    const int64_t count = tiles / threads + (t < tiles % threads ? 1 : 0);
+    int64_t end = start + count * step;
+    const int64_t limit = by_rows ? g->m : g->n;
+    if (end > limit) end = limit;
+    tl_gemm *part = &split.part[t];
+    *part = *g;
+    if (by_rows) {
+      part->m = end - start;
+      part->a = g->trans_a ? g->a + start : g->a + start * g->lda;
+      part->c = g->c + start * g->ldc;
+    } else {
+      part->n = end - start;
+      part->b = g->trans_b ? g->b + start * g->ldb : g->b + start;
+      part->c = g->c + start;
+      if (g->bias != NULL && g->bias_size != 1) part->bias = g->bias + start;
+    }
+    start = end;
+  }
+  tl_pool_run(threads, run_part, &split);
+}

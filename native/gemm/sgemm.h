@@ -1,0 +1,92 @@
+/*
+ * tradelab's own single-precision GEMM: C = act(beta·C + op(A)·op(B) + bias), row-major.
+ *
+ * The shape of it is BLIS's: op(B) is packed into panels NR columns wide and op(A) into panels MR
+ * rows tall, in blocks sized for the caches (kc × nc of B for the L3, mc × kc of A for the L2, one
+ * kc × NR micro-panel of B for the L1), and a register-tiled micro-kernel multiplies one MR-row
+ * panel by one NR-column panel. Packing is where the four transpose cases differ; the
+ * micro-kernels never see a stride they did not choose. One micro-kernel per instruction set
+ * (AVX-512, AVX2+FMA, NEON, portable C) is compiled into the same addon with function-level target
+ * attributes and chosen at run time by what the CPU reports, so one build runs on any machine of
+ * its architecture.
+ */
+#ifndef TRADELAB_SGEMM_H
+#define TRADELAB_SGEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * C[MR × NR] (+)= Σ_p a[p·MR + r] · b[p·b_step + j] over p < k: a is a packed A panel, b either
+ * a packed B panel (b_step = NR) or NR contiguous columns of an untransposed B read in place
+ * (b_step = ldb). accumulate 0 overwrites C, 1 adds to it.
+ */
+typedef void (*tl_micro_kernel)(int64_t k, const float *a, const float *b, int64_t b_step,
+                                float *c, int64_t ldc, int accumulate);
+
+/* y[j] (+)= Σ_p x[p] · M[p·ldm + j] over j < n, p < k: a row vector times a matrix. */
+typedef void (*tl_vec_mat)(int64_t k, int64_t n, const float *x, const float *mat, int64_t ldm,
+                           float *y, int accumulate);
+
+/* y[i] (+)= Σ_p M[i·ldm + p] · x[p] over i < m, p < k: a matrix times a column vector. */
+typedef void (*tl_mat_vec)(int64_t m, int64_t k, const float *mat, int64_t ldm, const float *x,
+                           float *y, int accumulate);
+
+/*
+ * Runs `iterations` rounds of independent fused multiply-adds on registers only (no memory) and
+ * returns the floating-point operations done: the core's compute peak on this instruction set,
+ * which `tradelab bench gemm` sets beside the GEMM's rate.
+ */
+typedef int64_t (*tl_fma_peak)(int64_t iterations);
+
+/* One instruction set's kernels and the block sizes tuned for them. */
+typedef struct tl_kernel {
+  const char *name; /* "avx512", "avx2", "neon", "generic" */
+  int mr, nr;       /* micro-tile */
+  int mc, kc, nc;   /* cache blocks: mc a multiple of mr, nc of nr */
+  tl_micro_kernel micro;
+  tl_vec_mat vec_mat;
+  tl_mat_vec mat_vec;
+  tl_fma_peak fma_peak;
+} tl_kernel;
+
+enum { TL_LINEAR = 0, TL_RELU = 1, TL_RELU6 = 2 };
+
+/* One product. op(A) is m × k (A stored k × m when trans_a), op(B) k × n (n × k when trans_b). */
+typedef struct tl_gemm {
+  int trans_a, trans_b;
+  int64_t m, n, k;
+  const float *a;
+  int64_t lda;
+  const float *b;
+  int64_t ldb;
+  float *c;
+  int64_t ldc;
+  int accumulate;      /* beta: 0 or 1 */
+  const float *bias;   /* NULL, or bias_size values added to every row */
+  int64_t bias_size;   /* 1 (a scalar) or n (one per column) */
+  int activation;      /* TL_LINEAR, TL_RELU or TL_RELU6 */
+} tl_gemm;
+
+/* The kernels this CPU can run, best first; returns how many (at most max). */
+int tl_kernels_supported(const tl_kernel **out, int max);
+
+/* The best kernel this CPU can run (never NULL: the portable one runs everywhere). */
+const tl_kernel *tl_kernel_best(void);
+
+/* The named kernel when this CPU can run it, else NULL. */
+const tl_kernel *tl_kernel_named(const char *name);
+
+/* The product on the calling thread. */
+void tl_sgemm_serial(const tl_kernel *kernel, const tl_gemm *g);
+
+/* The product split over up to `threads` threads (the caller's and a pool's); see sgemm.c. */
+void tl_sgemm(const tl_kernel *kernel, int threads, const tl_gemm *g);
+
+/* Per-instruction-set kernel tables (kernels-*.c); NULL where not compiled for this target. */
+const tl_kernel *tl_kernel_avx512(void);
+const tl_kernel *tl_kernel_avx2(void);
+const tl_kernel *tl_kernel_neon(void);
+const tl_kernel *tl_kernel_generic(void);
+
+#endif

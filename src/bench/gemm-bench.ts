@@ -1,0 +1,240 @@
+import { availableParallelism, loadavg } from 'node:os';
+import { useBackend } from '../compute/backends.js';
+import { writeGemmChoice, type GemmChoice } from '../compute/gemm-choice.js';
+import {
+  GemmParams,
+  loadNativeGemm,
+  loadSystemBlas,
+  nativeGemmStatus,
+  type NativeGemmAddon,
+} from '../compute/native-gemm.js';
+import { tfjsMatMulCall } from '../compute/tfjs-matmul-call.js';
+import { setWasmMatMulPath, wasmMatMulPath } from '../compute/wasm-matmul.js';
+import { median, type BenchResult } from './bench-result.js';
+
+/*
+ * GFLOP/s of single-precision matrix products per kernel and shape: tradelab's own kernels (each
+ * one the CPU runs), the system BLAS when there is one, and XNNPACK through the wasm backend (what
+ * runs when the native GEMM is not built), beside the core's measured FMA peak. The shapes are a
+ * PPO update's on FinRL_Crypto's networks (state 81, two hidden layers of 512, minibatch 2048):
+ * forward, both backward products, a rollout step and one evaluated observation.
+ */
+
+/** One product: op(A) m × k times op(B) k × n. */
+export interface GemmShape {
+  m: number;
+  n: number;
+  k: number;
+  transA: boolean;
+  transB: boolean;
+  /** What the product is in a PPO update, e.g. "forward, hidden layer". */
+  role: string;
+}
+
+/** The PPO shapes (see the file header). */
+export const PPO_GEMM_SHAPES: readonly GemmShape[] = [
+  { m: 2048, n: 512, k: 81, transA: false, transB: false, role: 'forward, input layer' },
+  { m: 2048, n: 512, k: 512, transA: false, transB: false, role: 'forward, hidden layer' },
+  { m: 512, n: 512, k: 2048, transA: true, transB: false, role: 'weight gradient, hidden layer' },
+  { m: 81, n: 512, k: 2048, transA: true, transB: false, role: 'weight gradient, input layer' },
+  { m: 2048, n: 512, k: 512, transA: false, transB: true, role: 'input gradient, hidden layer' },
+  { m: 64, n: 512, k: 512, transA: false, transB: false, role: 'rollout step, 64 envs' },
+  { m: 1, n: 512, k: 512, transA: false, transB: false, role: 'one evaluated observation' },
+];
+
+/** Options for {@link benchGemm}. */
+export interface GemmBenchOptions {
+  /** Products to time. Default {@link PPO_GEMM_SHAPES}. */
+  shapes?: readonly GemmShape[];
+  /** Threads per product. Default 1. */
+  threads?: number;
+  /** Runs per figure; the median is reported. Default 5. */
+  repeat?: number;
+  /** Seconds one run aims at (products are repeated to fill it). Default 0.05. */
+  runSeconds?: number;
+  /** Also time XNNPACK through the wasm backend. Default true. */
+  xnnpack?: boolean;
+  /** Record which of tradelab's kernels and the system BLAS was faster, for `matmul auto`. */
+  saveChoice?: boolean;
+  /** Time only tradelab's best kernel and the system BLAS, no peak (what the choice needs). Default false. */
+  onlyBest?: boolean;
+}
+
+const flopsOf = (s: GemmShape): number => 2 * s.m * s.n * s.k;
+const shapeName = (s: GemmShape): string =>
+  `${s.m}×${s.n}×${s.k} ${s.transA ? 'T' : 'N'}${s.transB ? 'T' : 'N'} (${s.role})`;
+
+/** Seconds per call of `fn`, timed over runs of about `runSeconds` each. */
+function timeCalls(fn: () => void, repeat: number, runSeconds: number): number[] {
+  fn(); // warm-up: packing buffers, pages, caches
+  const started = performance.now();
+  fn();
+  const once = Math.max((performance.now() - started) / 1000, 1e-7);
+  const calls = Math.max(1, Math.round(runSeconds / once));
+  const runs: number[] = [];
+  for (let r = 0; r < repeat; r++) {
+    const t0 = performance.now();
+    for (let c = 0; c < calls; c++) fn();
+    runs.push((performance.now() - t0) / 1000 / calls);
+  }
+  return runs;
+}
+
+/** One product on the addon's current kernel, over a heap holding A, B and C. */
+function nativeProduct(addon: NativeGemmAddon, shape: GemmShape): () => void {
+  const a = shape.m * shape.k;
+  const b = shape.k * shape.n;
+  const heap = new Float32Array(a + b + shape.m * shape.n);
+  for (let i = 0; i < a + b; i++) heap[i] = ((i * 7919) % 1000) / 1000 - 0.5;
+  const params = new GemmParams().set({
+    batch: 1,
+    transA: shape.transA ? 1 : 0,
+    transB: shape.transB ? 1 : 0,
+    m: shape.m,
+    n: shape.n,
+    k: shape.k,
+    aOffset: 0,
+    aStride: 0,
+    lda: 0,
+    bOffset: a,
+    bStride: 0,
+    ldb: 0,
+    cOffset: a + b,
+    cStride: 0,
+    ldc: 0,
+    biasOffset: -1,
+    biasSize: 0,
+    activation: 0,
+    accumulate: 0,
+  });
+  return () => {
+    addon.gemm(heap, params);
+  };
+}
+
+/** The kernel's register-only FMA loop on one thread (the core's peak): its flops and run seconds. */
+function fmaPeak(
+  addon: NativeGemmAddon,
+  kernel: string,
+  repeat: number,
+): { flops: number; runs: number[] } {
+  const iterations = 2_000_000;
+  let flops = 0;
+  const runs = Array.from({ length: repeat }, () => {
+    const started = performance.now();
+    flops = addon.fmaPeak(kernel, iterations);
+    return (performance.now() - started) / 1000;
+  });
+  return { flops, runs };
+}
+
+/** Benchmarks matrix products per kernel and shape; see the file header. */
+export async function benchGemm(options: GemmBenchOptions = {}): Promise<BenchResult[]> {
+  const shapes = options.shapes ?? PPO_GEMM_SHAPES;
+  const threads = options.threads ?? 1;
+  const repeat = options.repeat ?? 5;
+  const runSeconds = options.runSeconds ?? 0.05;
+  const machine = {
+    cpus: availableParallelism(),
+    node: process.version,
+    loadAverage: loadavg()[0] ?? 0,
+  };
+  const results: BenchResult[] = [];
+  const result = (name: string, flops: number, runs: number[], peak?: number): BenchResult => {
+    const seconds = median(runs);
+    const rate = flops / seconds / 1e9;
+    return {
+      bench: 'gemm',
+      name,
+      items: flops,
+      seconds,
+      runs,
+      rate,
+      unit: 'GFLOP/s',
+      ...(peak === undefined ? {} : { peakShare: rate / peak }),
+      machine,
+    };
+  };
+
+  const addon = loadNativeGemm();
+  const kernels: string[] = [];
+  let peak: number | undefined;
+  if (addon !== undefined) {
+    const before = addon.kernel();
+    const best = addon.kernels()[0] ?? 'generic';
+    kernels.push(...(options.onlyBest === true ? [best] : addon.kernels()));
+    if (loadSystemBlas().available) kernels.push('blas');
+    for (const kernel of options.onlyBest === true ? [] : addon.kernels()) {
+      // One thread's loop; with more threads the peak is that many cores' worth.
+      const { flops, runs } = fmaPeak(addon, kernel, repeat);
+      const row = result(
+        `FMA peak, ${kernel}, register-only loop${threads > 1 ? `, × ${threads} cores` : ''}`,
+        flops * threads,
+        runs,
+      );
+      if (kernel === best) peak = row.rate;
+      results.push(row);
+    }
+    addon.setThreads(threads);
+    try {
+      for (const shape of shapes)
+        for (const kernel of kernels) {
+          addon.useKernel(kernel);
+          const label = kernel === 'blas' ? (nativeGemmStatus().blas?.vendor ?? 'BLAS') : kernel;
+          const runs = timeCalls(nativeProduct(addon, shape), repeat, runSeconds);
+          results.push(result(`${shapeName(shape)}: ${label}`, flopsOf(shape), runs, peak));
+        }
+    } finally {
+      addon.useKernel(before);
+      addon.setThreads(1);
+    }
+  }
+
+  if (options.xnnpack !== false) {
+    await useBackend('wasm');
+    const restore = wasmMatMulPath();
+    setWasmMatMulPath('xnnpack');
+    try {
+      for (const shape of shapes) {
+        const call = tfjsMatMulCall(shape.m, shape.n, shape.k, shape.transA, shape.transB);
+        const runs = timeCalls(
+          () => {
+            call.run();
+          },
+          repeat,
+          runSeconds,
+        );
+        results.push(result(`${shapeName(shape)}: XNNPACK (wasm)`, flopsOf(shape), runs, peak));
+        call.dispose();
+      }
+    } finally {
+      setWasmMatMulPath(restore);
+    }
+  }
+
+  if (options.saveChoice === true && addon !== undefined) saveChoice(results, kernels);
+  return results;
+}
+
+/**
+ * Records which side was faster over the shapes (the median of per-shape rates): the system
+ * BLAS only when it beats tradelab's best kernel by more than 5%, since ours needs nothing
+ * installed and a near tie is noise.
+ */
+function saveChoice(results: readonly BenchResult[], kernels: readonly string[]): void {
+  const blas = loadSystemBlas();
+  const own = kernels[0];
+  if (!blas.available || own === undefined || own === 'blas') return;
+  const rates = (suffix: string): number[] =>
+    results.filter((r) => r.items > 0 && r.name.endsWith(`: ${suffix}`)).map((r) => r.rate);
+  const ownRate = median(rates(own));
+  const blasRate = median(rates(blas.vendor ?? 'BLAS'));
+  const choice: GemmChoice = {
+    choice: blasRate > ownRate * 1.05 ? 'blas' : 'native',
+    kernel: own,
+    blas: { vendor: blas.vendor ?? 'BLAS', path: blas.path ?? '' },
+    gflops: { native: ownRate, blas: blasRate },
+    measuredAt: new Date().toISOString(),
+  };
+  writeGemmChoice(choice);
+}

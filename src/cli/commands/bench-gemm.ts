@@ -1,0 +1,28 @@
+import { benchGemm } from '../../bench/index.js';
+import { describeGemmChoice, readGemmChoice } from '../../compute/index.js';
+import type { CommandContext } from '../command-spec.js';
+import { intOption } from '../option-values.js';
+import { printBench } from '../print-bench.js';
+
+/** `tradelab bench gemm`: GFLOP/s per kernel and PPO shape, beside the FMA peak. */
+export async function run(context: CommandContext): Promise<void> {
+  const { out, options } = context;
+  const threads = intOption(options, 'threads', 1);
+  const repeat = intOption(options, 'repeat', 1);
+  const saveChoice = options['save-choice'] === true;
+  const results = await benchGemm({
+    ...(threads === undefined ? {} : { threads }),
+    ...(repeat === undefined ? {} : { repeat }),
+    xnnpack: options['no-xnnpack'] !== true,
+    saveChoice,
+  });
+  printBench(out, results);
+  if (saveChoice && !out.json) {
+    const choice = readGemmChoice();
+    out.line(
+      choice === undefined
+        ? 'No system BLAS to compare with: matmul auto uses tradelab’s kernels.'
+        : `Recorded for matmul auto: ${choice.choice === 'blas' ? choice.blas.vendor : `tradelab's ${choice.kernel} kernels`}; ${describeGemmChoice(choice)}.`,
+    );
+  }
+}
