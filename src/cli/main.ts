@@ -167,10 +167,15 @@ function parseArgsOrExplain(
       allowNegative: true,
     });
     // No option is declared `multiple`, so no value is an array.
-    return {
-      values: parsed.values as Record<string, string | boolean | undefined>,
-      positionals: parsed.positionals,
-    };
+    const values: Record<string, string | boolean | undefined> = {};
+    for (const [name, value] of Object.entries(parsed.values)) {
+      // allowNegative reads `--no-xnnpack`, for an option declared as `no-xnnpack`, as
+      // `xnnpack: false`: put it back under the name the command declared and reads.
+      if (value === false && !(name in options) && `no-${name}` in options)
+        values[`no-${name}`] = true;
+      else values[name] = value as string | boolean | undefined;
+    }
+    return { values, positionals: parsed.positionals };
   } catch (cause) {
     const message = cause instanceof Error ? cause.message : String(cause);
     const unknown = /Unknown option '(--?[^']+)'/.exec(message)?.[1];
