@@ -130,6 +130,11 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         description:
           'auto: add a webgpu row on a hardware adapter (default); always: on any adapter; never',
       },
+      {
+        name: 'no-stock',
+        type: 'boolean',
+        description: "skip the wasm backend's stock kernels (slow: ~50 s a run at the defaults)",
+      },
     ],
     settings: [],
     examples: [

@@ -21,6 +21,7 @@ export async function run(context: CommandContext): Promise<void> {
     ...(updates === undefined ? {} : { updates }),
     ...(repeat === undefined ? {} : { repeat }),
     ...(webgpu === undefined ? {} : { webgpu }),
+    stock: options['no-stock'] !== true,
   });
   printBench(out, results);
 }
