@@ -10,10 +10,12 @@
 #include <node_api.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blas.h"
 #include "sgemm.h"
+#include "training-kernels.h"
 
 #define CHECK(call)                                                                               \
   do {                                                                                            \
@@ -27,6 +29,29 @@
 static const tl_kernel *active_kernel = NULL; /* NULL with use_blas */
 static int use_blas = 0;
 static int threads = 1;
+
+/* A product on whichever implementation products run on now (gemm() below uses the same). */
+static void run_product(const tl_gemm *g) {
+  const tl_blas *blas = use_blas ? tl_blas_current() : NULL;
+  if (blas != NULL)
+    tl_blas_gemm(blas, g);
+  else
+    tl_sgemm(active_kernel, threads, g);
+}
+
+/* A row of ones, grown as needed: the left operand of a column sum. */
+static const float *ones(int64_t count) {
+  static float *values = NULL;
+  static int64_t capacity = 0;
+  if (capacity < count) {
+    float *grown = (float *)realloc(values, (size_t)count * sizeof(float));
+    if (grown == NULL) return NULL;
+    values = grown;
+    for (int64_t i = capacity; i < count; i++) values[i] = 1.0f;
+    capacity = count;
+  }
+  return values;
+}
 
 static napi_value throw_range(napi_env env, const char *message) {
   napi_throw_range_error(env, "TRADELAB_NATIVE_GEMM", message);
@@ -131,7 +156,6 @@ static napi_value gemm(napi_env env, napi_callback_info info) {
   if (batch > 1 && c_stride < c_size)
     return throw_range(env, "gemm: the outputs of a batch overlap (cStride < the span of C)");
 
-  const tl_blas *blas = use_blas ? tl_blas_current() : NULL;
   for (int64_t p = 0; p < batch; p++) {
     tl_gemm g = {
         .trans_a = trans_a,
@@ -150,11 +174,170 @@ static napi_value gemm(napi_env env, napi_callback_info info) {
         .bias_size = bias_size,
         .activation = (int)v[P_ACTIVATION],
     };
-    if (blas != NULL)
-      tl_blas_gemm(blas, &g);
-    else
-      tl_sgemm(active_kernel, threads, &g);
+    run_product(&g);
   }
+  return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The fused training kernels (training-kernels.h), on the same heap                           */
+
+/*
+ * The heap and a Float64Array of at least `min_count` parameters, each an integer unless it is
+ * one of the `real_from` last ones (Adam's constants). Throws (returns 0) when either is wrong.
+ */
+static int heap_and_params(napi_env env, napi_callback_info info, const char *name,
+                           size_t min_count, size_t real_from, float **heap, int64_t *length,
+                           double **params, size_t *count) {
+  size_t argc = 2;
+  napi_value argv[2];
+  char message[160];
+  napi_typedarray_type type;
+  size_t size;
+  void *data;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 2) {
+    snprintf(message, sizeof message, "%s expects (heap, params)", name);
+    throw_range(env, message);
+    return 0;
+  }
+  if (napi_get_typedarray_info(env, argv[0], &type, &size, &data, NULL, NULL) != napi_ok ||
+      type != napi_float32_array) {
+    snprintf(message, sizeof message, "%s: heap must be a Float32Array", name);
+    throw_range(env, message);
+    return 0;
+  }
+  *heap = (float *)data;
+  *length = (int64_t)size;
+  if (napi_get_typedarray_info(env, argv[1], &type, count, &data, NULL, NULL) != napi_ok ||
+      type != napi_float64_array || *count < min_count) {
+    snprintf(message, sizeof message, "%s: params must be a Float64Array of at least %zu values",
+             name, min_count);
+    throw_range(env, message);
+    return 0;
+  }
+  *params = (double *)data;
+  for (size_t i = 0; i < *count && i < real_from; i++) {
+    const double value = (*params)[i];
+    if (!(value >= -1.0 && value <= (double)INT32_MAX) || value != (double)(int64_t)value) {
+      snprintf(message, sizeof message, "%s: parameter %zu must be an integer in [-1, 2^31)", name,
+               i);
+      throw_range(env, message);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Whether `size` values at `offset` lie inside the heap (offset −1 never does). */
+static int inside(int64_t offset, int64_t size, int64_t length) {
+  return offset >= 0 && size >= 0 && offset <= length && size <= length - offset;
+}
+
+/*
+ * reluBackward(heap, [rows, cols, dyOffset, yOffset, gOffset, dbOffset]): g = dy · step(y), then
+ * db = ones · g, the product tradelab's Sum kernel (wasm-training-kernels.ts) runs for a bias
+ * gradient, so db has its bits. Two passes: accumulating db in the first pass ran 4× slower when
+ * the tensors' offsets made stores to db alias the loads (as they do on the wasm heap).
+ */
+static napi_value relu_backward(napi_env env, napi_callback_info info) {
+  float *heap;
+  int64_t length;
+  double *p;
+  size_t count;
+  if (!heap_and_params(env, info, "reluBackward", 6, 6, &heap, &length, &p, &count)) return NULL;
+  const int64_t rows = (int64_t)p[0], cols = (int64_t)p[1];
+  if (rows < 0 || cols < 0) return throw_range(env, "reluBackward: rows and cols must be ≥ 0");
+  const int64_t size = rows * cols;
+  if (!inside((int64_t)p[2], size, length) || !inside((int64_t)p[3], size, length) ||
+      !inside((int64_t)p[4], size, length) || !inside((int64_t)p[5], cols, length))
+    return throw_range(env, "reluBackward: an operand lies outside the heap");
+  float *g = heap + (int64_t)p[4];
+  tl_relu_mask(size, heap + (int64_t)p[2], heap + (int64_t)p[3], g);
+  const float *left = ones(rows);
+  if (left == NULL) return throw_range(env, "reluBackward: out of memory");
+  const tl_gemm sum = {
+      .trans_a = 0,
+      .trans_b = 0,
+      .m = 1,
+      .n = cols,
+      .k = rows,
+      .a = left,
+      .lda = rows > 0 ? rows : 1,
+      .b = g,
+      .ldb = cols > 0 ? cols : 1,
+      .c = heap + (int64_t)p[5],
+      .ldc = cols > 0 ? cols : 1,
+      .accumulate = 0,
+      .bias = NULL,
+      .bias_size = 0,
+      .activation = TL_LINEAR,
+  };
+  run_product(&sum);
+  return NULL;
+}
+
+/* sumOfSquares(heap, [outOffset, offset0, size0, offset1, size1, …]): one float32 at outOffset. */
+static napi_value sum_of_squares(napi_env env, napi_callback_info info) {
+  float *heap;
+  int64_t length;
+  double *p;
+  size_t count;
+  if (!heap_and_params(env, info, "sumOfSquares", 1, (size_t)-1, &heap, &length, &p, &count))
+    return NULL;
+  if (count % 2 != 1 || (count - 1) / 2 > 4096)
+    return throw_range(env, "sumOfSquares: params must be an output offset and (offset, size) pairs");
+  const int tensors = (int)((count - 1) / 2);
+  const float *pointers[4096];
+  int64_t sizes[4096];
+  for (int t = 0; t < tensors; t++) {
+    const int64_t offset = (int64_t)p[1 + 2 * t], size = (int64_t)p[2 + 2 * t];
+    if (!inside(offset, size, length))
+      return throw_range(env, "sumOfSquares: a tensor lies outside the heap");
+    pointers[t] = heap + offset;
+    sizes[t] = size;
+  }
+  if (!inside((int64_t)p[0], 1, length))
+    return throw_range(env, "sumOfSquares: the output lies outside the heap");
+  heap[(int64_t)p[0]] = tl_sum_of_squares(tensors, pointers, sizes);
+  return NULL;
+}
+
+/*
+ * adam(heap, [n, w, g, m, v, wOut, mOut, vOut, accBeta1, accBeta2, scale, beta1, beta2,
+ * 1 − beta1, 1 − beta2, −learningRate, epsilon]): offsets first (scale −1: no scaling), then
+ * Adam's constants as JavaScript numbers, rounded to float32 here as tfjs rounds them.
+ */
+static napi_value adam(napi_env env, napi_callback_info info) {
+  float *heap;
+  int64_t length;
+  double *p;
+  size_t count;
+  if (!heap_and_params(env, info, "adam", 17, 11, &heap, &length, &p, &count)) return NULL;
+  const int64_t n = (int64_t)p[0];
+  for (int i = 1; i <= 7; i++)
+    if (!inside((int64_t)p[i], n, length))
+      return throw_range(env, "adam: an operand lies outside the heap");
+  if (!inside((int64_t)p[8], 1, length) || !inside((int64_t)p[9], 1, length) ||
+      (p[10] != -1.0 && !inside((int64_t)p[10], 1, length)))
+    return throw_range(env, "adam: a scalar lies outside the heap");
+  for (int out = 5; out <= 7; out++)
+    for (int in = 1; in <= 4; in++) {
+      const int64_t a = (int64_t)p[out], b = (int64_t)p[in];
+      if (n > 0 && a < b + n && b < a + n)
+        return throw_range(env, "adam: an output overlaps an input");
+    }
+  const tl_adam_config config = {
+      .beta1 = (float)p[11],
+      .beta2 = (float)p[12],
+      .one_minus_beta1 = (float)p[13],
+      .one_minus_beta2 = (float)p[14],
+      .learning_rate_negated = (float)p[15],
+      .epsilon = (float)p[16],
+  };
+  const float scale = p[10] == -1.0 ? 1.0f : heap[(int64_t)p[10]];
+  tl_adam(n, &config, heap[(int64_t)p[8]], heap[(int64_t)p[9]], scale, heap + (int64_t)p[1],
+          heap + (int64_t)p[2], heap + (int64_t)p[3], heap + (int64_t)p[4], heap + (int64_t)p[5],
+          heap + (int64_t)p[6], heap + (int64_t)p[7]);
   return NULL;
 }
 
@@ -309,6 +492,9 @@ static napi_value init(napi_env env, napi_value exports) {
       {"threads", NULL, get_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"loadBlas", NULL, load_blas, NULL, NULL, NULL, napi_enumerable, NULL},
       {"fmaPeak", NULL, fma_peak, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"reluBackward", NULL, relu_backward, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"sumOfSquares", NULL, sum_of_squares, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"adam", NULL, adam, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   CHECK(napi_define_properties(env, exports, sizeof(properties) / sizeof(properties[0]),
                                properties));

@@ -13,9 +13,10 @@
         "kernels-neon.c",
         "kernels-generic.c",
         "thread-pool.c",
-        "blas.c"
+        "blas.c",
+        "training-kernels.c"
       ],
-      "cflags": ["-O3", "-std=c11", "-Wall", "-Wextra"],
+      "cflags": ["-O3", "-std=c11", "-fno-math-errno", "-Wall", "-Wextra"],
       "cflags!": ["-O2"],
       "defines": ["NAPI_VERSION=8", "_POSIX_C_SOURCE=200809L"],
       "conditions": [

@@ -1,15 +1,19 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from '../compute/backends.js';
+import { nativeGemmStatus } from '../compute/native-gemm.js';
+import { setNativeTrainingKernelsEnabled } from '../compute/native-training-kernels.js';
 import { TradelabError } from '../core/index.js';
 import { PPO_DEFAULTS } from './ppo-config.js';
 import {
   createPpoNetworks,
+  disposeMinibatch,
   disposePpoNetworks,
   gaussianLogProb,
   ppoOptimizer,
   ppoVariables,
   ppoUpdateStep,
+  syntheticMinibatch,
   type PpoLossConfig,
   type PpoMinibatch,
   type PpoStepStats,
@@ -238,4 +242,44 @@ describe('PPO update step options', () => {
     disposePpoNetworks(nets);
     expect(await run(stopped)).toEqual(before);
   });
+});
+
+describe('PPO update on the fused native training kernels', () => {
+  /** The weights' bits after `steps` updates with FinRL-like networks, fused kernels on or off. */
+  async function weightsAfter(steps: number, fused: boolean): Promise<number[][]> {
+    setNativeTrainingKernelsEnabled(fused);
+    try {
+      const nets = createPpoNetworks({ stateDim: 81, actionDim: 10, netDim: 96, seed: 3 });
+      const optimizer = ppoOptimizer(3e-3);
+      const batch = syntheticMinibatch(300, 81, 10, 11);
+      await ppoUpdateStep(nets, optimizer, batch); // creates Adam's moments
+      const before = tf.memory().numTensors;
+      for (let i = 1; i < steps; i++) await ppoUpdateStep(nets, optimizer, batch);
+      expect(tf.memory().numTensors).toBe(before);
+      const bits = ppoVariables(nets).map((v) =>
+        Array.from(new Uint32Array((v.dataSync() as Float32Array).slice().buffer)),
+      );
+      disposeMinibatch(batch);
+      optimizer.dispose();
+      disposePpoNetworks(nets);
+      return bits;
+    } finally {
+      setNativeTrainingKernelsEnabled(true);
+    }
+  }
+
+  it.skipIf(!nativeGemmStatus().available && process.env.CI !== 'true')(
+    'ends with exactly the weights of tfjs’s own kernels',
+    async () => {
+      await useBackend('wasm', { matmul: 'native' });
+      try {
+        const fused = await weightsAfter(4, true);
+        const plain = await weightsAfter(4, false);
+        expect(fused.length).toBe(plain.length);
+        fused.forEach((w, i) => { expect(w, `variable ${i}`).toEqual(plain[i]); });
+      } finally {
+        await useBackend('wasm');
+      }
+    },
+  );
 });

@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { adamStep, nativeTrainingKernelsActive, sumOfSquares } from '../compute/index.js';
 import { Mlp, ownVariable, type HiddenActivation } from '../models/mlp.js';
 import { FtTransformer } from '../models/ft-transformer.js';
 import type { NetworkBody } from '../models/network-body.js';
@@ -237,11 +238,14 @@ export function ppoGradientStep(
     }, variables);
     value.dispose();
     // Clip by global norm: scale every gradient by min(1, maxNorm / ‖g‖).
-    const norm = tf.sqrt(tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g)))));
-    const scale = tf.minimum(1, tf.div(maxNorm, tf.add(norm, 1e-6)));
-    const clippedGrads: tf.NamedTensorMap = {};
-    for (const [name, g] of Object.entries(grads)) clippedGrads[name] = tf.mul(g, scale);
-    optimizer.applyGradients(clippedGrads);
+    const norm = tf.sqrt(sumOfSquares(Object.values(grads)));
+    const scale = tf.minimum<tf.Scalar>(1, tf.div(maxNorm, tf.add(norm, 1e-6)));
+    if (isPpoAdam(optimizer)) optimizer.applyScaledGradients(grads, scale);
+    else {
+      const clippedGrads: tf.NamedTensorMap = {};
+      for (const [name, g] of Object.entries(grads)) clippedGrads[name] = tf.mul(g, scale);
+      optimizer.applyGradients(clippedGrads);
+    }
     const out = tf.stack(parts) as tf.Tensor1D;
     for (const t of parts) t.dispose();
     return out;
@@ -327,6 +331,22 @@ interface AdamProducts {
   accBeta2: tf.Variable;
 }
 
+/** A moment slot of tfjs's Adam (private): the variable and the name it is saved under. */
+interface MomentSlot {
+  originalName: string;
+  variable: tf.Variable;
+}
+
+/** The private state of tfjs's AdamOptimizer that the fused step reads and writes. */
+interface AdamState extends AdamProducts {
+  beta1: number;
+  beta2: number;
+  epsilon: number;
+  accumulatedFirstMoment: (MomentSlot | undefined)[];
+  accumulatedSecondMoment: (MomentSlot | undefined)[];
+  incrementIterations(): void;
+}
+
 /**
  * Adam whose learning rate can change between steps (annealing), and whose saved state restores
  * exactly. tfjs's Adam reads its rate at every step but offers no setter; a subclass may set the
@@ -347,6 +367,85 @@ export class PpoAdam extends tf.AdamOptimizer {
   /** Sets the learning rate of the next steps. */
   setLearningRate(learningRate: number): void {
     this.learningRate = learningRate;
+  }
+
+  /**
+   * One step on the gradients times `scale` (PPO's norm clipping): on the native kernels, one
+   * fused kernel per variable; otherwise the products, then tfjs's Adam. Same bits either way.
+   */
+  applyScaledGradients(grads: tf.NamedTensorMap, scale: tf.Scalar): void {
+    if (nativeTrainingKernelsActive()) {
+      this.fusedStep(grads, scale);
+      return;
+    }
+    tf.tidy(() => {
+      const scaled: tf.NamedTensorMap = {};
+      for (const [name, g] of Object.entries(grads)) scaled[name] = tf.mul(g, scale);
+      // tfjs's Adam reads plain tensors; its type asks for variables.
+      this.applyGradients(scaled as Parameters<tf.AdamOptimizer['applyGradients']>[0]);
+    });
+  }
+
+  /** tfjs's Adam, or the fused kernel where it runs (see {@link applyScaledGradients}). */
+  override applyGradients(
+    variableGradients: Parameters<tf.AdamOptimizer['applyGradients']>[0],
+  ): void {
+    if (nativeTrainingKernelsActive() && !Array.isArray(variableGradients))
+      this.fusedStep(variableGradients);
+    else super.applyGradients(variableGradients);
+  }
+
+  /**
+   * AdamOptimizer.applyGradients (tfjs 4.x) with each variable's update done by one native
+   * kernel: the same moment slots in the same order (so getWeights and checkpoints are
+   * unchanged), and the same float32 arithmetic.
+   */
+  private fusedStep(grads: tf.NamedTensorMap, scale?: tf.Scalar): void {
+    const state = this as unknown as AdamState;
+    const constants = {
+      learningRate: this.learningRate,
+      beta1: state.beta1,
+      beta2: state.beta2,
+      epsilon: state.epsilon,
+    };
+    tf.tidy(() => {
+      Object.keys(grads).forEach((name, i) => {
+        const value = tf.engine().registeredVariables[name];
+        if (value === undefined) return;
+        const slot = (list: (MomentSlot | undefined)[], suffix: string): tf.Variable => {
+          const existing = list[i];
+          if (existing !== undefined) return existing.variable;
+          const created = {
+            originalName: `${name}/${suffix}`,
+            variable: tf.tidy(() => tf.zerosLike(value).variable(false)),
+          };
+          list[i] = created;
+          return created.variable;
+        };
+        const m = slot(state.accumulatedFirstMoment, 'm');
+        const v = slot(state.accumulatedSecondMoment, 'v');
+        const g = grads[name];
+        if (g === undefined) return;
+        const [w2, m2, v2] = adamStep(
+          {
+            w: value,
+            g,
+            m,
+            v,
+            accBeta1: state.accBeta1 as tf.Scalar,
+            accBeta2: state.accBeta2 as tf.Scalar,
+            ...(scale === undefined ? {} : { scale }),
+          },
+          constants,
+        );
+        m.assign(m2);
+        v.assign(v2);
+        value.assign(w2);
+      });
+      state.accBeta1.assign(tf.mul(state.accBeta1, state.beta1));
+      state.accBeta2.assign(tf.mul(state.accBeta2, state.beta2));
+    });
+    state.incrementIterations();
   }
 
   /** tfjs's state (iterations, moments), then the bias-correction products. */

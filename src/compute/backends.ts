@@ -10,6 +10,7 @@ import {
   type NativeGemmStatus,
 } from './native-gemm.js';
 import { setWasmMatMulPath, type WasmMatMulPath } from './wasm-matmul.js';
+import { installNativeTrainingKernels } from './native-training-kernels.js';
 import { installWasmTrainingKernels } from './wasm-training-kernels.js';
 import {
   describeWebGpuAdapter,
@@ -267,6 +268,7 @@ export async function useBackend(
     await import('@tensorflow/tfjs-backend-wasm');
     matmul = setUpWasmMatMul(options);
     installWasmTrainingKernels();
+    installNativeTrainingKernels();
   }
   if (name === 'webgpu') {
     await installWebGpuGlobals();

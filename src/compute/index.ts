@@ -56,3 +56,13 @@ export {
   type WebGpuProbe,
 } from './webgpu-adapter.js';
 export { installWebGpuKernels, uninstallWebGpuKernels } from './webgpu-kernels.js';
+export {
+  adamStep,
+  denseRelu,
+  installNativeTrainingKernels,
+  nativeTrainingKernelsActive,
+  setNativeTrainingKernelsEnabled,
+  sumOfSquares,
+  type AdamConstants,
+  type DenseReluOptions,
+} from './native-training-kernels.js';

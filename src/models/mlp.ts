@@ -1,10 +1,12 @@
 import * as tf from '@tensorflow/tfjs';
+import { denseRelu } from '../compute/index.js';
 import type { NetworkBody } from './network-body.js';
 import { orthogonalMatrix } from './orthogonal.js';
 
 /*
  * A multi-layer perceptron on TensorFlow.js variables: the actor's and the critic's body. Hidden
- * layers are one fused matmul + bias (+ ReLU) kernel each; weights get orthogonal initialization
+ * layers are one fused matmul + bias (+ ReLU) kernel each, in training too (denseRelu: tfjs splits
+ * its fused kernel while recording gradients); weights get orthogonal initialization
  * (gain √2 for hidden layers, as cleanrl and ElegantRL do; the output layer's gain is the caller's).
  */
 
@@ -79,13 +81,9 @@ export class Mlp implements NetworkBody {
       const w = this.weights[l] as tf.Variable;
       const b = this.biases[l] as tf.Variable;
       const hidden = l + 1 < layers;
+      // The first layer's input is data: no gradient flows into it.
       if (hidden && activation === 'relu')
-        h = tf.fused.matMul({
-          a: h,
-          b: w,
-          bias: b,
-          activation: 'relu',
-        }) as tf.Tensor2D;
+        h = denseRelu(h, w as tf.Tensor2D, b as tf.Tensor1D, { inputGradient: l > 0 });
       else {
         h = tf.fused.matMul({ a: h, b: w, bias: b }) as tf.Tensor2D;
         if (hidden) h = tf.tanh(h);
