@@ -173,10 +173,25 @@ export function ppoGradientStep(
   batch: PpoMinibatch,
   config: PpoLossConfig = {},
 ): tf.Tensor1D {
+  return tf.tidy(() => {
+    const { grads, stats } = ppoLossGradients(nets, batch, config);
+    applyClippedGradients(optimizer, grads, config.maxGradNorm ?? PPO_DEFAULTS.maxGradNorm);
+    return stats;
+  });
+}
+
+/**
+ * The first half of {@link ppoGradientStep}: the PPO loss of a minibatch and its gradients with
+ * respect to every variable, with the statistics (the caller disposes both).
+ */
+export function ppoLossGradients(
+  nets: PpoNetworks,
+  batch: PpoMinibatch,
+  config: PpoLossConfig = {},
+): { grads: tf.NamedTensorMap; stats: tf.Tensor1D } {
   const clip = config.ratioClip ?? PPO_DEFAULTS.ratioClip;
   const entropyCoef = config.lambdaEntropy ?? PPO_DEFAULTS.lambdaEntropy;
   const valueCoef = config.valueCoef ?? PPO_DEFAULTS.valueCoef;
-  const maxNorm = config.maxGradNorm ?? PPO_DEFAULTS.maxGradNorm;
   const perMinibatch =
     (config.normalizeAdvantages ?? PPO_DEFAULTS.normalizeAdvantages) &&
     (config.normalizeAdvantagesOver ?? PPO_DEFAULTS.normalizeAdvantagesOver) === 'minibatch';
@@ -191,7 +206,7 @@ export function ppoGradientStep(
       },
     );
   const variables = ppoVariables(nets);
-  const stats = tf.tidy(() => {
+  return tf.tidy(() => {
     const advantages = perMinibatch ? normalizedAdvantages(batch.advantages) : batch.advantages;
     let parts: tf.Scalar[] = [];
     const { value, grads } = tf.variableGrads(() => {
@@ -237,7 +252,22 @@ export function ppoGradientStep(
       );
     }, variables);
     value.dispose();
-    // Clip by global norm: scale every gradient by min(1, maxNorm / ‖g‖).
+    const stats = tf.stack(parts) as tf.Tensor1D;
+    for (const t of parts) t.dispose();
+    return { grads, stats };
+  });
+}
+
+/**
+ * The second half of {@link ppoGradientStep}: clips the gradients to a global norm of `maxNorm`
+ * (every gradient scaled by min(1, maxNorm / ‖g‖)) and steps the optimizer.
+ */
+export function applyClippedGradients(
+  optimizer: tf.Optimizer,
+  grads: tf.NamedTensorMap,
+  maxNorm: number,
+): void {
+  tf.tidy(() => {
     const norm = tf.sqrt(sumOfSquares(Object.values(grads)));
     const scale = tf.minimum<tf.Scalar>(1, tf.div(maxNorm, tf.add(norm, 1e-6)));
     if (isPpoAdam(optimizer)) optimizer.applyScaledGradients(grads, scale);
@@ -246,11 +276,7 @@ export function ppoGradientStep(
       for (const [name, g] of Object.entries(grads)) clippedGrads[name] = tf.mul(g, scale);
       optimizer.applyGradients(clippedGrads);
     }
-    const out = tf.stack(parts) as tf.Tensor1D;
-    for (const t of parts) t.dispose();
-    return out;
   });
-  return stats;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { PpoUpdateSplit } from '../agents/ppo-update-profile.js';
 import type { MemoryReport } from '../compute/memory-report.js';
 
 /** One benchmark figure: what was measured, the median over repeats, and its target if any. */
@@ -23,6 +24,8 @@ export interface BenchResult {
   machine: { cpus: number; node: string; loadAverage: number };
   /** The backend's memory after the measurement, where it matters. */
   memory?: MemoryReport;
+  /** Where one item's batch of work spent its time (bench ppo-update): seconds per update. */
+  split?: PpoUpdateSplit;
 }
 
 /** The median of some numbers. */

@@ -1,21 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import { nativeGemmStatus } from '../compute/native-gemm.js';
+import { loadSystemBlas, nativeGemmStatus } from '../compute/native-gemm.js';
+import { nativeTrainingKernelsActive } from '../compute/native-training-kernels.js';
 import { matMulPathCounts, wasmMatMulPath } from '../compute/wasm-matmul.js';
 import { benchPpoUpdate } from './ppo-update-bench.js';
 
 describe('benchPpoUpdate', () => {
   it('measures every available matmul path and leaves the default one in place', async () => {
     const native = nativeGemmStatus();
+    const blas = native.available ? loadSystemBlas() : undefined;
     const before = matMulPathCounts();
     const results = await benchPpoUpdate({ netDim: 8, batch: 32, updates: 1, repeat: 1 });
     const shapes = '(state 64, netDim 8, actions 4, batch 32)';
     expect(
-      results.map((r) => r.name.replace(/native GEMM: .*? \(state/, 'native GEMM (state')),
+      results.map((r) => r.name.replace(/fused kernels: .*? \(state/, 'fused kernels (state')),
     ).toEqual([
-      ...(native.available ? [`PPO update, wasm, native GEMM ${shapes}`] : []),
+      ...(native.available
+        ? [
+            `PPO update, wasm, native GEMM + fused kernels ${shapes}`,
+            `PPO update, wasm, native GEMM, tfjs's element-wise kernels ${shapes}`,
+          ]
+        : []),
+      ...(blas?.available === true
+        ? [`PPO update, wasm, ${blas.vendor ?? 'BLAS'} sgemm + fused kernels ${shapes}`]
+        : []),
       `PPO update, wasm, XNNPACK with explicit transposes ${shapes}`,
       `PPO update, wasm, stock kernels ${shapes}`,
     ]);
+    // Where the time went, for every wasm row but the stock one; fewer kernels when fused.
+    const splits = results.map((r) => r.split);
+    expect(splits.at(-1)).toBeUndefined();
+    for (const split of splits.slice(0, -1)) {
+      expect(split?.products).toBeGreaterThan(0);
+      expect(split?.optimizer).toBeGreaterThan(0);
+    }
+    if (native.available)
+      expect(results[0]?.split?.kernels).toBeLessThan(results[1]?.split?.kernels ?? 0);
+    expect(nativeTrainingKernelsActive()).toBe(native.available);
     for (const r of results) {
       expect(r.unit).toBe('samples/s');
       expect(r.items).toBe(32);

@@ -7,14 +7,23 @@ import {
   ppoOptimizer,
   syntheticMinibatch,
 } from '../agents/ppo-update.js';
+import { profilePpoUpdate } from '../agents/ppo-update-profile.js';
 import { listBackends, useBackend, type BackendName } from '../compute/backends.js';
 import { describeWebGpuAdapter } from '../compute/webgpu-adapter.js';
-import { describeNativeGemm, nativeGemmStatus } from '../compute/native-gemm.js';
+import { describeNativeGemm, loadSystemBlas, nativeGemmStatus } from '../compute/native-gemm.js';
+import { setNativeTrainingKernelsEnabled } from '../compute/native-training-kernels.js';
 import { setWasmMatMulPath, wasmMatMulPath, type WasmMatMulPath } from '../compute/wasm-matmul.js';
 import { median, timeRuns, type BenchResult } from './bench-result.js';
 
+/** Named shapes: `finrl` is FinRL_Crypto's configuration (actor and critic 81→512→512, 10 assets, minibatch 2048). */
+export const PPO_UPDATE_PRESETS = {
+  finrl: { state: 81, netDim: 512, actions: 10, batch: 2048 },
+} as const;
+
 /** Options for {@link benchPpoUpdate}. */
 export interface PpoUpdateBenchOptions {
+  /** Shapes by name (explicit options win). */
+  preset?: keyof typeof PPO_UPDATE_PRESETS;
   /** State dimension. Default 64. */
   state?: number;
   /** Hidden units per layer. Default 512. */
@@ -29,6 +38,8 @@ export interface PpoUpdateBenchOptions {
   repeat?: number;
   /** Also measure the wasm backend's stock matmul kernels (slow: ~50 s at the defaults). Default true. */
   stock?: boolean;
+  /** Split each wasm row's time into products, element-wise, copies, optimizer and dispatch. Default true. */
+  split?: boolean;
   /**
    * Also measure webgpu: `auto` (default) when Dawn finds a hardware adapter, `always` on any
    * adapter (a software one is ~50× slower than wasm), `never`.
@@ -37,17 +48,24 @@ export interface PpoUpdateBenchOptions {
 }
 
 /**
+ * The target on the default shapes: 1.5× PyTorch 1.13's CPU update on one thread (Debian's build,
+ * 14,164 samples/s on the 2-core development machine, bench/pytorch-ppo-update.py).
+ */
+const TARGET_DEFAULT_SHAPES = 21_246;
+
+/**
  * Samples/s of one PPO minibatch update of actor and critic (forward, backward, gradient clip,
- * Adam), one thread, for each matmul path available: the native GEMM when it is built, XNNPACK
- * with explicit transposes, the backend's stock kernels, and webgpu when there is a GPU. The
- * issue's target, on the best row:
- * ≥ 0.5× PyTorch at its best on the development machine (≈ 29,000 samples/s), so ≥ 14,700.
+ * Adam), one thread, for each matmul path available: the native GEMM with its fused training
+ * kernels, the same with tfjs's element-wise kernels, the system BLAS when there is one, XNNPACK
+ * with explicit transposes (what runs without the native addon), the backend's stock kernels, and
+ * webgpu when there is a GPU; each wasm row with where its time goes.
  */
 export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promise<BenchResult[]> {
-  const state = options.state ?? 64;
-  const netDim = options.netDim ?? 512;
-  const actions = options.actions ?? 4;
-  const batch = options.batch ?? 4096;
+  const preset = options.preset === undefined ? undefined : PPO_UPDATE_PRESETS[options.preset];
+  const state = options.state ?? preset?.state ?? 64;
+  const netDim = options.netDim ?? preset?.netDim ?? 512;
+  const actions = options.actions ?? preset?.actions ?? 4;
+  const batch = options.batch ?? preset?.batch ?? 4096;
   const updates = options.updates ?? 5;
   const repeat = options.repeat ?? 3;
   const machine = {
@@ -57,14 +75,34 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
   };
   await useBackend('wasm');
   const restore = wasmMatMulPath();
-  const paths: { backend: BackendName; path?: WasmMatMulPath; name: string }[] = [];
+  const paths: {
+    backend: BackendName;
+    path?: WasmMatMulPath;
+    name: string;
+    /** false: tfjs's element-wise kernels instead of the fused native ones. */
+    fused?: boolean;
+  }[] = [];
   const native = nativeGemmStatus();
-  if (native.available)
+  if (native.available) {
     paths.push({
       backend: 'wasm',
       path: 'native',
-      name: `wasm, native GEMM: ${describeNativeGemm(native)}`,
+      name: `wasm, native GEMM + fused kernels: ${describeNativeGemm(native)}`,
     });
+    paths.push({
+      backend: 'wasm',
+      path: 'native',
+      fused: false,
+      name: "wasm, native GEMM, tfjs's element-wise kernels",
+    });
+    const blas = loadSystemBlas();
+    if (blas.available)
+      paths.push({
+        backend: 'wasm',
+        path: 'blas',
+        name: `wasm, ${blas.vendor ?? 'BLAS'} sgemm + fused kernels`,
+      });
+  }
   paths.push({ backend: 'wasm', path: 'xnnpack', name: 'wasm, XNNPACK with explicit transposes' });
   if (options.stock !== false)
     paths.push({ backend: 'wasm', path: 'stock', name: 'wasm, stock kernels' });
@@ -79,6 +117,7 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
     for (const path of paths) {
       await useBackend(path.backend);
       if (path.path !== undefined) setWasmMatMulPath(path.path);
+      setNativeTrainingKernelsEnabled(path.fused !== false);
       const nets = createPpoNetworks({ stateDim: state, actionDim: actions, netDim, seed: 1 });
       const optimizer = ppoOptimizer(3e-4);
       const minibatch = syntheticMinibatch(batch, state, actions);
@@ -95,6 +134,10 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
       await run(); // warm-up: kernels set up, Adam's slots created
       const runs = await timeRuns(repeat, run);
       const seconds = median(runs);
+      const split =
+        options.split !== false && path.backend === 'wasm' && path.path !== 'stock'
+          ? await profilePpoUpdate(nets, optimizer, minibatch, updates)
+          : undefined;
       results.push({
         bench: 'ppo-update',
         name: `PPO update, ${path.name} (state ${state}, netDim ${netDim}, actions ${actions}, batch ${batch})`,
@@ -103,6 +146,7 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
         runs,
         rate: (batch * updates) / seconds,
         unit: 'samples/s',
+        ...(split === undefined ? {} : { split }),
         machine,
       });
       disposeMinibatch(minibatch);
@@ -110,15 +154,16 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
       disposePpoNetworks(nets);
     }
   } finally {
+    setNativeTrainingKernelsEnabled(true);
     await useBackend('wasm');
     setWasmMatMulPath(restore);
   }
-  // The target is for the issue's shapes, and for what tradelab can do: its best path.
+  // The target is for the default shapes, and for what tradelab can do: its best path.
   const atTarget = state === 64 && netDim === 512 && actions === 4 && batch === 4096;
   const best = results.reduce<BenchResult | undefined>(
     (b, r) => (b === undefined || r.rate > b.rate ? r : b),
     undefined,
   );
-  if (atTarget && best !== undefined) best.target = 14_700;
+  if (atTarget && best !== undefined) best.target = TARGET_DEFAULT_SHAPES;
   return results;
 }

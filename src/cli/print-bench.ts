@@ -4,6 +4,11 @@ import { count } from './format.js';
 import type { Output } from './output.js';
 import { renderTable } from './output.js';
 
+/** The seconds of an update's parts, summed. */
+function splitTotal(split: NonNullable<BenchResult['split']>): number {
+  return split.products + split.elementWise + split.copies + split.optimizer + split.dispatch;
+}
+
 /** Prints benchmark results as a table (or one JSON object each with `--json`). */
 export function printBench(out: Output, results: readonly BenchResult[]): void {
   if (out.json) {
@@ -47,6 +52,45 @@ export function printBench(out: Output, results: readonly BenchResult[]): void {
       out.line(
         `memory after ${r.name.trim().split(':')[0] ?? ''}: ${r.memory.tensors} tensors, ${formatBytes(r.memory.tensorBytes)} of tensor data, ${r.memory.backendHeapBytes === null ? 'no' : formatBytes(r.memory.backendHeapBytes)} ${r.memory.backend} heap, ${formatBytes(r.memory.rssBytes)} resident`,
       );
+  const split = results.filter((r) => r.split !== undefined);
+  if (split.length > 0) {
+    out.line('\nWhere an update goes (ms per update; dispatch: JavaScript between kernels):');
+    const ms = (seconds: number, total: number): string =>
+      `${(seconds * 1000).toFixed(1)} (${((100 * seconds) / total).toFixed(0)}%)`;
+    for (const line of renderTable(split, [
+      {
+        header: 'PATH',
+        value: (r) => r.name.replace(/^PPO update, /, '').replace(/ \(state.*$/, ''),
+      },
+      {
+        header: 'PRODUCTS',
+        value: (r) => (r.split === undefined ? '' : ms(r.split.products, splitTotal(r.split))),
+        right: true,
+      },
+      {
+        header: 'ELEMENT-WISE',
+        value: (r) => (r.split === undefined ? '' : ms(r.split.elementWise, splitTotal(r.split))),
+        right: true,
+      },
+      {
+        header: 'COPIES',
+        value: (r) => (r.split === undefined ? '' : ms(r.split.copies, splitTotal(r.split))),
+        right: true,
+      },
+      {
+        header: 'OPTIMIZER',
+        value: (r) => (r.split === undefined ? '' : ms(r.split.optimizer, splitTotal(r.split))),
+        right: true,
+      },
+      {
+        header: 'DISPATCH',
+        value: (r) => (r.split === undefined ? '' : ms(r.split.dispatch, splitTotal(r.split))),
+        right: true,
+      },
+      { header: 'KERNELS', value: (r) => String(r.split?.kernels ?? ''), right: true },
+    ]))
+      out.line(line);
+  }
   const m = results[0]?.machine;
   if (m !== undefined)
     out.line(

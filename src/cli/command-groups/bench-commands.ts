@@ -104,9 +104,16 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
   {
     words: ['bench', 'ppo-update'],
     summary:
-      'benchmark one PPO minibatch update (forward, backward, Adam) in samples/s, per matmul path, one thread',
+      'benchmark one PPO minibatch update (forward, backward, Adam) in samples/s per matmul path, one thread, and where its time goes',
     positionals: [],
     options: [
+      {
+        name: 'preset',
+        type: 'string',
+        value: 'NAME',
+        description:
+          "finrl: FinRL_Crypto's shapes (state 81, netDim 512, actions 10, batch 2048); flags override",
+      },
       { name: 'state', type: 'string', value: 'N', description: 'state dimension (default 64)' },
       {
         name: 'net-dim',
@@ -135,11 +142,17 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         type: 'boolean',
         description: "skip the wasm backend's stock kernels (slow: ~50 s a run at the defaults)",
       },
+      {
+        name: 'no-split',
+        type: 'boolean',
+        description: 'skip the table of where an update goes (products, element-wise, optimizer…)',
+      },
     ],
     settings: [],
     examples: [
       'tradelab bench ppo-update',
       'tradelab bench ppo-update --state 64 --net-dim 512 --actions 4 --batch 4096',
+      'tradelab bench ppo-update --preset finrl --no-stock',
     ],
     load: () => import('../commands/bench-ppo-update.js'),
   },

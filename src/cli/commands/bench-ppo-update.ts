@@ -13,6 +13,7 @@ export async function run(context: CommandContext): Promise<void> {
   const updates = intOption(options, 'updates', 1);
   const repeat = intOption(options, 'repeat', 1);
   const webgpu = choiceOption(options, 'webgpu', ['auto', 'always', 'never'] as const);
+  const preset = choiceOption(options, 'preset', ['finrl'] as const);
   const results = await benchPpoUpdate({
     ...(state === undefined ? {} : { state }),
     ...(netDim === undefined ? {} : { netDim }),
@@ -21,6 +22,8 @@ export async function run(context: CommandContext): Promise<void> {
     ...(updates === undefined ? {} : { updates }),
     ...(repeat === undefined ? {} : { repeat }),
     ...(webgpu === undefined ? {} : { webgpu }),
+    ...(preset === undefined ? {} : { preset }),
+    split: options['no-split'] !== true,
     stock: options['no-stock'] !== true,
   });
   printBench(out, results);
