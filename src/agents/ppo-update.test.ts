@@ -276,7 +276,9 @@ describe('PPO update on the fused native training kernels', () => {
         const fused = await weightsAfter(4, true);
         const plain = await weightsAfter(4, false);
         expect(fused.length).toBe(plain.length);
-        fused.forEach((w, i) => { expect(w, `variable ${i}`).toEqual(plain[i]); });
+        fused.forEach((w, i) => {
+          expect(w, `variable ${i}`).toEqual(plain[i]);
+        });
       } finally {
         await useBackend('wasm');
       }
