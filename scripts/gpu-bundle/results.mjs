@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The GPU bundle's results file (run.sh calls this; it lives beside app/ in the bundle).
 //
-//   node results.mjs add LABEL LINES RESULTS [--table]
+//   node results.mjs add LABEL LINES RESULTS [--table | --text]
 //       appends the JSON lines of LINES to RESULTS, each with "command": LABEL; with --table,
-//       prints them as `tradelab bench` prints its table (its own printBench, from app/dist)
+//       prints them as `tradelab bench` prints its table (its own printBench, from app/dist); with
+//       --text, one line each (for bench/pytorch-ppo-update.py's, which are not tradelab's)
 //   node results.mjs webgpu LINES
 //       says whether `tradelab backends --json` (LINES) found a WebGPU adapter; exits 1 if not
 //   node results.mjs ratios RESULTS
@@ -33,11 +34,16 @@ function readLines(path) {
     });
 }
 
-async function add(label, linesPath, resultsPath, table) {
+async function add(label, linesPath, resultsPath, show) {
   const records = readLines(linesPath);
   for (const record of records)
     appendFileSync(resultsPath, `${JSON.stringify({ command: label, ...record })}\n`);
-  if (!table) return;
+  if (show === '--text')
+    for (const r of records)
+      console.log(
+        `${r.name}: ${number.format(r.rate)} ${r.unit}${r.cpuRate === undefined ? '' : `, ${number.format(r.cpuRate)} per CPU second`} (median of ${r.runs.length} runs: ${r.runs.map((s) => s.toFixed(3)).join(' ')} s)`,
+      );
+  if (show !== '--table') return;
   const { printBench } = await import(pathToFileURL(join(app, 'dist/cli/print-bench.js')).href);
   const { createOutput } = await import(pathToFileURL(join(app, 'dist/cli/output.js')).href);
   printBench(createOutput({ stdout: process.stdout, stderr: process.stderr }, false), records);
@@ -113,13 +119,12 @@ function webgpu(linesPath) {
 }
 
 const [command, ...args] = process.argv.slice(2);
-if (command === 'add' && args.length >= 3)
-  await add(args[0], args[1], args[2], args.includes('--table'));
+if (command === 'add' && args.length >= 3) await add(args[0], args[1], args[2], args[3]);
 else if (command === 'webgpu' && args.length === 1) webgpu(args[0]);
 else if (command === 'ratios' && args.length === 1) ratios(args[0]);
 else {
   console.error(
-    'usage: node results.mjs add LABEL LINES RESULTS [--table] | webgpu LINES | ratios RESULTS',
+    'usage: node results.mjs add LABEL LINES RESULTS [--table | --text] | webgpu LINES | ratios RESULTS',
   );
   process.exit(2);
 }

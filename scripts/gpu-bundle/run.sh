@@ -214,12 +214,9 @@ if python3 -c 'import torch' >/dev/null 2>&1; then
       label="python3 bench/pytorch-ppo-update.py $shape --device $device${torch_args:+ $torch_args}"
       # shellcheck disable=SC2086 # a shape and the options are several words
       set -- python3 "$here/app/bench/pytorch-ppo-update.py" $shape --device "$device" $torch_args
-      if step "$label" "$@"; then
-        printf '\n$ %s\n' "$label" | show
-        show <"$scratch/stdout"
-      fi
-      step "$label --json" "$@" --json &&
-        node "$here/results.mjs" add "$label" "$scratch/stdout" "$results"
+      step "$label --json" "$@" --json || continue
+      printf '\n$ %s\n' "$label" | show
+      node "$here/results.mjs" add "$label" "$scratch/stdout" "$results" --text | show
     done
   done
   IFS=$default_ifs
