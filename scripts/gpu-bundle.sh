@@ -64,6 +64,13 @@ done
 
 node_bin=$(command -v node) || die "no node on PATH" "install Node.js 20.19 or later"
 node_platform=$(node -p 'process.platform + "-" + process.arch')
+# A distribution's node (Debian's nodejs) links libnode, libuv, OpenSSL…, which the GPU machine
+# may not have; an official build (nodejs.org, nvm) links only the C and C++ runtimes.
+standard_libraries='^(linux-vdso|libdl|libstdc\+\+|libm|libgcc_s|libpthread|libc|librt|ld-linux[-a-z0-9_.]*)\.so'
+other_libraries=$(ldd "$node_bin" 2>/dev/null | awk '{ sub(".*/", "", $1); print $1 }' | grep -Ev "$standard_libraries" | tr '\n' ' ' || true)
+[ -z "$other_libraries" ] ||
+  die "$node_bin links shared libraries a bare machine may lack: $other_libraries" \
+    "put an official Node.js build (nodejs.org, nvm) first on PATH"
 node_version=$(node --version)
 [ -f "$root/dist/cli/run.js" ] || die "tradelab is not built (dist/ is missing)" "run npm ci (or npm run build)"
 for tool in tar xz; do
