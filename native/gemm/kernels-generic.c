@@ -54,6 +54,7 @@ static const tl_kernel generic_kernel = {
     .kc = 256,
     .nc = 4096,
     .micro = micro_generic,
+    .rows_mat = rows_mat_generic,
     .vec_mat = vec_mat_generic,
     .mat_vec = mat_vec_generic,
     .fma_peak = fma_peak_generic,

@@ -70,6 +70,7 @@ static const tl_kernel neon_kernel = {
     .kc = 256,
     .nc = 4092,
     .micro = micro_neon,
+    .rows_mat = rows_mat_neon,
     .vec_mat = vec_mat_neon,
     .mat_vec = mat_vec_neon,
     .fma_peak = fma_peak_neon,

@@ -24,6 +24,17 @@
 typedef void (*tl_micro_kernel)(int64_t k, const float *a, const float *b, int64_t b_step,
                                 float *c, int64_t ldc, int accumulate);
 
+/*
+ * Y[i·ldy + j] (+)= Σ_p A(i, p) · M[p·ldm + j] over i < m, j < n, p < k, with A(i, p) =
+ * a[i·a_row_step + p·a_col_step]: a few rows times a matrix (m ≤ TL_ROWS_MAX).
+ */
+typedef void (*tl_rows_mat)(int64_t m, int64_t k, int64_t n, const float *a, int64_t a_row_step,
+                            int64_t a_col_step, const float *mat, int64_t ldm, float *y,
+                            int64_t ldy, int accumulate);
+
+/* Rows of C up to which rows_mat beats the packed product (measured: see sgemm.c). */
+#define TL_ROWS_MAX 4
+
 /* y[j] (+)= Σ_p x[p] · M[p·ldm + j] over j < n, p < k: a row vector times a matrix. */
 typedef void (*tl_vec_mat)(int64_t k, int64_t n, const float *x, const float *mat, int64_t ldm,
                            float *y, int accumulate);
@@ -45,6 +56,7 @@ typedef struct tl_kernel {
   int mr, nr;       /* micro-tile */
   int mc, kc, nc;   /* cache blocks: mc a multiple of mr, nc of nr */
   tl_micro_kernel micro;
+  tl_rows_mat rows_mat;
   tl_vec_mat vec_mat;
   tl_mat_vec mat_vec;
   tl_fma_peak fma_peak;

@@ -7,3 +7,4 @@ export { benchPpo, type PpoBenchOptions } from './ppo-bench.js';
 export { benchLearn, type LearnBenchOptions } from './learn-bench.js';
 export { benchLearnStudy, type LearnStudyBenchOptions } from './learn-study-bench.js';
 export { benchGemm, PPO_GEMM_SHAPES, type GemmBenchOptions, type GemmShape } from './gemm-bench.js';
+export { benchEval, type EvalBenchOptions } from './eval-bench.js';

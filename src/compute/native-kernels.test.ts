@@ -138,8 +138,8 @@ function firstMismatch(c: Case, r: ReturnType<typeof run>): string | undefined {
   return undefined;
 }
 
-const EDGES = [1, 7, 17, 63];
-/** Sizes that cross the micro-tiles (MR ≤ 14, NR ≤ 32) and the cache blocks (mc 144, kc 256, nc 4096). */
+const EDGES = [1, 2, 4, 7, 17, 63];
+/** Sizes that cross the micro-tiles (MR ≤ 12, NR ≤ 32), the cache blocks (mc 144, kc 256, nc 4096) and the few-rows path (m ≤ 4). */
 const LARGE: Array<[number, number, number]> = [
   [513, 65, 300],
   [17, 513, 513],

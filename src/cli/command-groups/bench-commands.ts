@@ -157,6 +157,42 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
     load: () => import('../commands/bench-ppo-update.js'),
   },
   {
+    words: ['bench', 'eval'],
+    summary:
+      "benchmark evaluation as a study runs it: one deterministic episode per test range, the actor's forward pass every bar",
+    positionals: [],
+    options: [
+      {
+        name: 'net-dims',
+        type: 'string',
+        value: 'LIST',
+        description: 'hidden units per layer to measure (default 512,2048)',
+      },
+      {
+        name: 'ranges',
+        type: 'string',
+        value: 'LIST',
+        description: 'test ranges evaluated together, one forward pass for all (default 1,2)',
+      },
+      { name: 'bars', type: 'string', value: 'N', description: 'bars per range (default 2000)' },
+      {
+        name: 'assets',
+        type: 'string',
+        value: 'N',
+        description: 'assets, the action dimension (default 10)',
+      },
+      {
+        name: 'repeat',
+        type: 'string',
+        value: 'R',
+        description: 'runs per measurement; the median is reported (default 3)',
+      },
+    ],
+    settings: [],
+    examples: ['tradelab bench eval', 'tradelab bench eval --net-dims 512 --ranges 2 --json'],
+    load: () => import('../commands/bench-eval.js'),
+  },
+  {
     words: ['bench', 'ppo'],
     summary:
       'benchmark PPO training end to end: env steps/s, rollout/update phase split, per nEnvs',
