@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PPO_DEFAULTS } from '../agents/index.js';
 import { createProfileRegistry } from '../profiles/index.js';
-import { memoryShortfall, type DrlWorkerSettings } from './drl-worker-objective.js';
+import { memoryShortfall, workerThreads, type DrlWorkerSettings } from './drl-worker-objective.js';
 import type { TrialShape } from './drl-objective.js';
 
 const GIB = 2 ** 30;
@@ -36,5 +36,16 @@ describe("a trading trial's memory check", () => {
   it('fails a trial whose workers do not fit in memory, saying how much each needs', () => {
     const why = memoryShortfall(hostBudget(1), 8, shape(2048));
     expect(why).toMatch(/netDim 2048, .* MiB per worker; 8 workers do not fit/);
+  });
+});
+
+describe("a trading worker's native threads", () => {
+  it('shares the cores out among the workers, at least one each', () => {
+    expect(workerThreads(1, 16)).toBe(16);
+    expect(workerThreads(2, 16)).toBe(8);
+    expect(workerThreads(3, 16)).toBe(5);
+    expect(workerThreads(16, 16)).toBe(1);
+    expect(workerThreads(40, 16)).toBe(1);
+    expect(workerThreads(1, 2)).toBe(2);
   });
 });

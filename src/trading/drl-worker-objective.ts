@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { useBackend } from '../compute/index.js';
 import type { BackendChoice } from '../config/index.js';
 import { openDatasetStore } from '../data/index.js';
@@ -38,10 +39,23 @@ export interface DrlWorkerSettings {
   };
 }
 
-/** The `drl` objective of one worker: one native thread (workers fill the cores). */
+/**
+ * The native GEMM threads of each of `workers` trial workers on this machine: the cores shared
+ * out, so that a pool of N workers on N cores keeps one thread each and `--workers 1` uses them
+ * all. tradelab's kernels give the same bits on any thread count, so a trial's result does not
+ * depend on how many workers ran beside it.
+ */
+export function workerThreads(workers: number, cores: number = availableParallelism()): number {
+  return Math.max(1, Math.floor(cores / Math.max(1, workers)));
+}
+
+/** The `drl` objective of one worker, its products on its share of the cores. */
 export async function createObjective(setup: ObjectiveSetup): Promise<Objective> {
   const settings = setup.options as unknown as DrlWorkerSettings;
-  await useBackend(settings.backend, { gpuProfile: settings.gpuProfile, nativeThreads: 1 });
+  await useBackend(settings.backend, {
+    gpuProfile: settings.gpuProfile,
+    nativeThreads: workerThreads(setup.workers),
+  });
   return createDrlObjective({
     loadMarket: (spec) => loadStudyData(openDatasetStore(settings.dataDir), spec),
     memoryCheck: (shape) => Promise.resolve(memoryShortfall(settings, setup.workers, shape)),
