@@ -16,6 +16,9 @@
 #include "blas.h"
 #include "sgemm.h"
 #include "training-kernels.h"
+#include "attention.h"
+#include "layer-norm.h"
+#include "token-kernels.h"
 
 #define CHECK(call)                                                                               \
   do {                                                                                            \
@@ -341,6 +344,209 @@ static napi_value adam(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* The FT-Transformer's kernels (attention.h, layer-norm.h, token-kernels.h), on the same heap  */
+
+/* a·b·c, or −1 when it would overflow int64 (each factor is already below 2^31). */
+static int64_t elements3(int64_t a, int64_t b, int64_t c) {
+  if (a < 0 || b < 0 || c < 0) return -1;
+  const int64_t ab = a * b;
+  if (c > 0 && ab > INT64_MAX / c) return -1;
+  return ab * c;
+}
+
+/* Whether `size` values at each of `count` offsets lie inside the heap. */
+static int all_inside(const double *p, const int *which, int count, int64_t size,
+                      int64_t length) {
+  for (int i = 0; i < count; i++)
+    if (!inside((int64_t)p[which[i]], size, length)) return 0;
+  return size >= 0;
+}
+
+/* The attention shape of params [batch, tokens, heads, headDim, queries, …, scale]. */
+static tl_attention_shape attention_shape(const double *p, double scale) {
+  tl_attention_shape shape = {
+      .batch = (int64_t)p[0],
+      .tokens = (int64_t)p[1],
+      .heads = (int64_t)p[2],
+      .head_dim = (int64_t)p[3],
+      .queries = (int64_t)p[4],
+      .scale = (float)scale,
+  };
+  return shape;
+}
+
+/*
+ * attentionForward(heap, [batch, tokens, heads, headDim, queries, qkv, o, lse, scale]):
+ * o [batch·queries, d] and lse [batch, heads, queries] from qkv [batch·tokens, 3d].
+ */
+static napi_value attention_forward(napi_env env, napi_callback_info info) {
+  float *heap;
+  int64_t length;
+  double *p;
+  size_t count;
+  if (!heap_and_params(env, info, "attentionForward", 9, 8, &heap, &length, &p, &count))
+    return NULL;
+  const tl_attention_shape shape = attention_shape(p, p[8]);
+  if (!tl_attention_shape_valid(&shape))
+    return throw_range(env, "attentionForward: sizes must be ≥ 1, queries tokens or 1");
+  const int64_t d = elements3(shape.heads, shape.head_dim, 1);
+  const int64_t qkv = elements3(shape.batch, shape.tokens, 3 * d);
+  const int64_t o = elements3(shape.batch, shape.queries, d);
+  const int64_t lse = elements3(shape.batch, shape.heads, shape.queries);
+  if (qkv < 0 || o < 0 || lse < 0 || !inside((int64_t)p[5], qkv, length) ||
+      !inside((int64_t)p[6], o, length) || !inside((int64_t)p[7], lse, length))
+    return throw_range(env, "attentionForward: an operand lies outside the heap");
+  if (tl_attention_forward(&shape, threads, heap + (int64_t)p[5], heap + (int64_t)p[6],
+                           heap + (int64_t)p[7]) != 0)
+    return throw_range(env, "attentionForward: out of memory");
+  return NULL;
+}
+
+/*
+ * attentionBackward(heap, [batch, tokens, heads, headDim, queries, qkv, o, lse, dO, dqkv,
+ * scale]): dqkv [batch·tokens, 3d] from the forward's qkv, o and lse and dO, o's gradient.
+ */
+static napi_value attention_backward(napi_env env, napi_callback_info info) {
+  float *heap;
+  int64_t length;
+  double *p;
+  size_t count;
+  if (!heap_and_params(env, info, "attentionBackward", 11, 10, &heap, &length, &p, &count))
+    return NULL;
+  const tl_attention_shape shape = attention_shape(p, p[10]);
+  if (!tl_attention_shape_valid(&shape))
+    return throw_range(env, "attentionBackward: sizes must be ≥ 1, queries tokens or 1");
+  const int64_t d = elements3(shape.heads, shape.head_dim, 1);
+  const int64_t qkv = elements3(shape.batch, shape.tokens, 3 * d);
+  const int64_t o = elements3(shape.batch, shape.queries, d);
+  const int64_t lse = elements3(shape.batch, shape.heads, shape.queries);
+  if (qkv < 0 || o < 0 || lse < 0 || !inside((int64_t)p[5], qkv, length) ||
+      !inside((int64_t)p[6], o, length) || !inside((int64_t)p[7], lse, length) ||
+      !inside((int64_t)p[8], o, length) || !inside((int64_t)p[9], qkv, length))
+    return throw_range(env, "attentionBackward: an operand lies outside the heap");
+  if (tl_attention_backward(&shape, threads, heap + (int64_t)p[5], heap + (int64_t)p[6],
+                            heap + (int64_t)p[7], heap + (int64_t)p[8],
+                            heap + (int64_t)p[9]) != 0)
+    return throw_range(env, "attentionBackward: out of memory");
+  return NULL;
+}
+
+/* layerNormForward(heap, [rows, cols, x, gain, bias, y, stats, epsilon]). */
+static napi_value layer_norm_forward(napi_env env, napi_callback_info info) {
+  float *heap;
+  int64_t length;
+  double *p;
+  size_t count;
+  if (!heap_and_params(env, info, "layerNormForward", 8, 7, &heap, &length, &p, &count))
+    return NULL;
+  const int64_t rows = (int64_t)p[0], cols = (int64_t)p[1];
+  const int64_t size = elements3(rows, cols, 1), stats = elements3(rows, 2, 1);
+  static const int full[] = {2, 5}, row[] = {3, 4};
+  if (cols < 1 || size < 0 || !all_inside(p, full, 2, size, length) ||
+      !all_inside(p, row, 2, cols, length) || !inside((int64_t)p[6], stats, length))
+    return throw_range(env, "layerNormForward: an operand lies outside the heap");
+  tl_layer_norm_forward(rows, cols, (float)p[7], threads, heap + (int64_t)p[2],
+                        heap + (int64_t)p[3], heap + (int64_t)p[4], heap + (int64_t)p[5],
+                        heap + (int64_t)p[6]);
+  return NULL;
+}
+
+/* layerNormBackward(heap, [rows, cols, dy, x, gain, stats, dx, dGain, dBias]). */
+static napi_value layer_norm_backward(napi_env env, napi_callback_info info) {
+  float *heap;
+  int64_t length;
+  double *p;
+  size_t count;
+  if (!heap_and_params(env, info, "layerNormBackward", 9, 9, &heap, &length, &p, &count))
+    return NULL;
+  const int64_t rows = (int64_t)p[0], cols = (int64_t)p[1];
+  const int64_t size = elements3(rows, cols, 1), stats = elements3(rows, 2, 1);
+  static const int full[] = {2, 3, 6}, row[] = {4, 7, 8};
+  if (cols < 1 || size < 0 || !all_inside(p, full, 3, size, length) ||
+      !all_inside(p, row, 3, cols, length) || !inside((int64_t)p[5], stats, length))
+    return throw_range(env, "layerNormBackward: an operand lies outside the heap");
+  float *partials = (float *)malloc((size_t)(2 * cols * (threads < 1 ? 1 : threads)) *
+                                    sizeof(float));
+  if (partials == NULL) return throw_range(env, "layerNormBackward: out of memory");
+  tl_layer_norm_backward(rows, cols, threads, heap + (int64_t)p[2], heap + (int64_t)p[3],
+                         heap + (int64_t)p[4], heap + (int64_t)p[5], heap + (int64_t)p[6],
+                         heap + (int64_t)p[7], heap + (int64_t)p[8], partials);
+  free(partials);
+  return NULL;
+}
+
+/* tokenize(heap, [batch, inputs, d, x, w, bias, cls, tokens]). */
+static napi_value tokenize(napi_env env, napi_callback_info info) {
+  float *heap;
+  int64_t length;
+  double *p;
+  size_t count;
+  if (!heap_and_params(env, info, "tokenize", 8, 8, &heap, &length, &p, &count)) return NULL;
+  const int64_t batch = (int64_t)p[0], inputs = (int64_t)p[1], d = (int64_t)p[2];
+  const int64_t x = elements3(batch, inputs, 1), w = elements3(inputs, d, 1);
+  const int64_t tokens = elements3(batch, inputs + 1, d);
+  static const int params[] = {4, 5};
+  if (x < 0 || w < 0 || tokens < 0 || !inside((int64_t)p[3], x, length) ||
+      !all_inside(p, params, 2, w, length) || !inside((int64_t)p[6], d, length) ||
+      !inside((int64_t)p[7], tokens, length))
+    return throw_range(env, "tokenize: an operand lies outside the heap");
+  tl_tokenize(batch, inputs, d, heap + (int64_t)p[3], heap + (int64_t)p[4],
+              heap + (int64_t)p[5], heap + (int64_t)p[6], heap + (int64_t)p[7]);
+  return NULL;
+}
+
+/* tokenizeBackward(heap, [batch, inputs, d, x, dTokens, dw, dBias, dCls]). */
+static napi_value tokenize_backward(napi_env env, napi_callback_info info) {
+  float *heap;
+  int64_t length;
+  double *p;
+  size_t count;
+  if (!heap_and_params(env, info, "tokenizeBackward", 8, 8, &heap, &length, &p, &count))
+    return NULL;
+  const int64_t batch = (int64_t)p[0], inputs = (int64_t)p[1], d = (int64_t)p[2];
+  const int64_t x = elements3(batch, inputs, 1), w = elements3(inputs, d, 1);
+  const int64_t tokens = elements3(batch, inputs + 1, d);
+  static const int params[] = {5, 6};
+  if (x < 0 || w < 0 || tokens < 0 || !inside((int64_t)p[3], x, length) ||
+      !inside((int64_t)p[4], tokens, length) || !all_inside(p, params, 2, w, length) ||
+      !inside((int64_t)p[7], d, length))
+    return throw_range(env, "tokenizeBackward: an operand lies outside the heap");
+  tl_tokenize_backward(batch, inputs, d, heap + (int64_t)p[3], heap + (int64_t)p[4],
+                       heap + (int64_t)p[5], heap + (int64_t)p[6], heap + (int64_t)p[7]);
+  return NULL;
+}
+
+/* firstRows(heap, [batch, tokens, d, x, out]) and, backward, ([batch, tokens, d, dy, dx]). */
+static napi_value first_rows_either(napi_env env, napi_callback_info info, int backward) {
+  const char *name = backward ? "firstRowsBackward" : "firstRows";
+  float *heap;
+  int64_t length;
+  double *p;
+  size_t count;
+  if (!heap_and_params(env, info, name, 5, 5, &heap, &length, &p, &count)) return NULL;
+  const int64_t batch = (int64_t)p[0], tokens = (int64_t)p[1], d = (int64_t)p[2];
+  const int64_t all = elements3(batch, tokens, d), first = elements3(batch, d, 1);
+  const int64_t in = backward ? first : all, out = backward ? all : first;
+  if (all < 0 || first < 0 || !inside((int64_t)p[3], in, length) ||
+      !inside((int64_t)p[4], out, length))
+    return throw_range(env, backward ? "firstRowsBackward: an operand lies outside the heap"
+                                     : "firstRows: an operand lies outside the heap");
+  if (backward)
+    tl_first_rows_backward(batch, tokens, d, heap + (int64_t)p[3], heap + (int64_t)p[4]);
+  else
+    tl_first_rows(batch, tokens, d, heap + (int64_t)p[3], heap + (int64_t)p[4]);
+  return NULL;
+}
+
+static napi_value first_rows(napi_env env, napi_callback_info info) {
+  return first_rows_either(env, info, 0);
+}
+
+static napi_value first_rows_backward(napi_env env, napi_callback_info info) {
+  return first_rows_either(env, info, 1);
+}
+
 /* kernels(): the names of tradelab's kernels this CPU runs, best first. */
 static napi_value kernels(napi_env env, napi_callback_info info) {
   (void)info;
@@ -495,6 +701,14 @@ static napi_value init(napi_env env, napi_value exports) {
       {"reluBackward", NULL, relu_backward, NULL, NULL, NULL, napi_enumerable, NULL},
       {"sumOfSquares", NULL, sum_of_squares, NULL, NULL, NULL, napi_enumerable, NULL},
       {"adam", NULL, adam, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"attentionForward", NULL, attention_forward, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"attentionBackward", NULL, attention_backward, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"layerNormForward", NULL, layer_norm_forward, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"layerNormBackward", NULL, layer_norm_backward, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"tokenize", NULL, tokenize, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"tokenizeBackward", NULL, tokenize_backward, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"firstRows", NULL, first_rows, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"firstRowsBackward", NULL, first_rows_backward, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   CHECK(napi_define_properties(env, exports, sizeof(properties) / sizeof(properties[0]),
                                properties));

@@ -14,7 +14,10 @@
         "kernels-generic.c",
         "thread-pool.c",
         "blas.c",
-        "training-kernels.c"
+        "training-kernels.c",
+        "attention.c",
+        "layer-norm.c",
+        "token-kernels.c"
       ],
       "cflags": ["-O3", "-std=c11", "-fno-math-errno", "-Wall", "-Wextra"],
       "cflags!": ["-O2"],

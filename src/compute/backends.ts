@@ -11,6 +11,7 @@ import {
 } from './native-gemm.js';
 import { setWasmMatMulPath, type WasmMatMulPath } from './wasm-matmul.js';
 import { installNativeTrainingKernels } from './native-training-kernels.js';
+import { installNativeTransformerKernels } from './native-transformer-kernels.js';
 import { installWasmTrainingKernels } from './wasm-training-kernels.js';
 import {
   describeWebGpuAdapter,
@@ -269,6 +270,7 @@ export async function useBackend(
     matmul = setUpWasmMatMul(options);
     installWasmTrainingKernels();
     installNativeTrainingKernels();
+    installNativeTransformerKernels();
   }
   if (name === 'webgpu') {
     await installWebGpuGlobals();

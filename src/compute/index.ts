@@ -66,3 +66,13 @@ export {
   type AdamConstants,
   type DenseReluOptions,
 } from './native-training-kernels.js';
+export {
+  firstTokenRows,
+  installNativeTransformerKernels,
+  layerNorm,
+  multiHeadAttention,
+  nativeTransformerKernelsActive,
+  tokenize,
+  type AttentionOptions,
+  type AttentionQueries,
+} from './native-transformer-kernels.js';

@@ -1,6 +1,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from '../compute/backends.js';
+import {
+  nativeTransformerKernelsActive,
+  setNativeTrainingKernelsEnabled,
+} from '../compute/index.js';
 import { Rng } from '../core/random.js';
 import { FtTransformer, ftTransformerSize } from './ft-transformer.js';
 
@@ -106,6 +110,62 @@ describe('FT-Transformer', () => {
     expect(tf.memory().numTensors).toBe(after);
     net.dispose();
     expect(tf.memory().numTensors).toBe(start);
+  });
+
+  it('gives the same outputs and gradients on the native kernels as on the tfjs ops', () => {
+    // Where the addon is built, the native kernels run by default; elsewhere both runs are tfjs.
+    const net = new FtTransformer({ inputs: 11, outputs: 3, seed: 6 }, 'ft-paths');
+    const x = tf.tensor2d(inputs(9, 11, 4), [9, 11]);
+    const weights = tf.tensor2d(inputs(9, 3, 5), [9, 3]);
+    const pass = (): Float32Array[] =>
+      tf.tidy(() => {
+        const { value, grads } = tf.variableGrads(
+          () => tf.sum<tf.Scalar>(tf.mul(net.apply(x), weights)),
+          net.variables,
+        );
+        return [
+          net.apply(x).dataSync() as Float32Array,
+          value.dataSync() as Float32Array,
+          ...net.variables.map((v) => grads[v.name]?.dataSync() as Float32Array),
+        ];
+      });
+    const native = nativeTransformerKernelsActive();
+    const fused = pass();
+    setNativeTrainingKernelsEnabled(false);
+    let plain: Float32Array[];
+    try {
+      plain = pass();
+    } finally {
+      setNativeTrainingKernelsEnabled(true);
+    }
+    expect(nativeTransformerKernelsActive()).toBe(native);
+    fused.forEach((a, i) => {
+      const b = plain[i] ?? new Float32Array();
+      const scale = Math.max(...Array.from(b, Math.abs));
+      const diff = Math.max(...Array.from(a, (v, j) => Math.abs(v - (b[j] ?? 0))));
+      expect(diff / scale, `tensor ${i}`).toBeLessThan(1e-4);
+    });
+    tf.dispose([x, weights]);
+    net.dispose();
+  });
+
+  it('keeps the same number of tensors from one training step to the next', () => {
+    const net = new FtTransformer({ inputs: 9, outputs: 2, seed: 2 }, 'ft-steps');
+    const x = tf.tensor2d(inputs(16, 9, 6), [16, 9]);
+    const y = tf.tensor2d(inputs(16, 2, 7), [16, 2]);
+    const optimizer = tf.train.adam(1e-3);
+    const step = (): void => {
+      tf.tidy(() => {
+        optimizer.minimize(() => tf.losses.meanSquaredError(y, net.apply(x)), false, net.variables);
+      });
+    };
+    step();
+    const after = tf.memory().numTensors;
+    for (let i = 0; i < 4; i++) step();
+    expect(tf.memory().numTensors).toBe(after);
+    optimizer.dispose();
+    tf.dispose([x, y]);
+    net.dispose();
   });
 
   it('says which setting is wrong and how to fix it', () => {

@@ -1,6 +1,13 @@
 import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../core/random.js';
 import { TradelabError } from '../core/index.js';
+import {
+  denseRelu,
+  firstTokenRows,
+  layerNorm,
+  multiHeadAttention,
+  tokenize,
+} from '../compute/index.js';
 import { ownVariable } from './mlp.js';
 import type { NetworkBody } from './network-body.js';
 import { orthogonalMatrix } from './orthogonal.js';
@@ -13,8 +20,13 @@ import { orthogonalMatrix } from './orthogonal.js';
  * network can learn interactions between an asset's indicators, across assets and with the
  * portfolio state; the output is read from [CLS] through LayerNorm → ReLU → linear.
  *
- * Attention is batched matrix products over [batch × heads] (tfjs folds the batch dimension into
- * the backend's matmul), so the cost grows with the square of the observation size: keep
+ * Each layer is one op of compute/native-transformer-kernels.ts: on the wasm backend with the
+ * native GEMM a fused native kernel each way (attention FlashAttention-style, without the
+ * [batch·heads, T, T] scores; LayerNorm, the tokenizer and the [CLS] read-out in one pass each),
+ * elsewhere the tfjs ops. The residual stream is [batch·tokens, d] rows throughout, so no op
+ * reshapes or transposes it, and since the output reads only [CLS], the last block computes
+ * attention, residual and feed-forward for the [CLS] rows alone (the other tokens' keys and
+ * values still feed it). Attention's cost grows with the square of the observation size: keep
  * observations to a few hundred values.
  */
 
@@ -37,14 +49,17 @@ export interface FtTransformerConfig {
   seed?: number;
 }
 
+/** A LayerNorm's gain and bias. */
+type Norm = [tf.Tensor1D, tf.Tensor1D];
+
 interface Block {
-  norm1: [tf.Variable, tf.Variable];
+  norm1: Norm;
   wq: tf.Variable;
   wk: tf.Variable;
   wv: tf.Variable;
   wo: tf.Variable;
   bo: tf.Variable;
-  norm2: [tf.Variable, tf.Variable];
+  norm2: Norm;
   w1: tf.Variable;
   b1: tf.Variable;
   w2: tf.Variable;
@@ -55,11 +70,11 @@ interface Block {
 export class FtTransformer implements NetworkBody {
   readonly config: Readonly<Required<FtTransformerConfig>>;
   private readonly named: Record<string, tf.Variable> = {};
-  private readonly tokenWeights: tf.Variable;
-  private readonly tokenBiases: tf.Variable;
-  private readonly cls: tf.Variable;
+  private readonly tokenWeights: tf.Tensor2D;
+  private readonly tokenBiases: tf.Tensor2D;
+  private readonly cls: tf.Tensor2D;
   private readonly blockList: Block[] = [];
-  private readonly headNorm: [tf.Variable, tf.Variable];
+  private readonly headNorm: Norm;
   private readonly headWeights: tf.Variable;
   private readonly headBias: tf.Variable;
 
@@ -91,14 +106,14 @@ export class FtTransformer implements NetworkBody {
       );
     const orthogonal = (rows: number, cols: number, gain: number): tf.Tensor2D =>
       tf.tensor2d(orthogonalMatrix(rows, cols, gain, c.seed * 1000 + layer++), [rows, cols]);
-    const norm = (key: string): [tf.Variable, tf.Variable] => [
-      add(`${key}/gain`, tf.ones([d])),
-      add(`${key}/bias`, tf.zeros([d])),
+    const norm = (key: string): Norm => [
+      add(`${key}/gain`, tf.ones([d])) as tf.Tensor1D,
+      add(`${key}/bias`, tf.zeros([d])) as tf.Tensor1D,
     ];
     // Token directions of unit expected norm, as the paper's uniform(±1/√d) init.
-    this.tokenWeights = add('tok_w', normal(c.inputs, d, 1 / Math.sqrt(d)));
-    this.tokenBiases = add('tok_b', normal(c.inputs, d, 1 / Math.sqrt(d)));
-    this.cls = add('cls', normal(1, d, 1 / Math.sqrt(d)));
+    this.tokenWeights = add('tok_w', normal(c.inputs, d, 1 / Math.sqrt(d))) as tf.Tensor2D;
+    this.tokenBiases = add('tok_b', normal(c.inputs, d, 1 / Math.sqrt(d))) as tf.Tensor2D;
+    this.cls = add('cls', normal(1, d, 1 / Math.sqrt(d))) as tf.Tensor2D;
     for (let b = 0; b < c.blocks; b++) {
       const p = `block${b}`;
       this.blockList.push({
@@ -129,63 +144,31 @@ export class FtTransformer implements NetworkBody {
   }
 
   apply(x: tf.Tensor2D): tf.Tensor2D {
-    const { inputs, dToken: d, heads } = this.config;
-    const batch = x.shape[0];
+    const { inputs, heads } = this.config;
     const tokens = inputs + 1;
-    const dHead = d / heads;
-    // [batch, inputs, 1] × [inputs, d] + [inputs, d] → [batch, inputs, d], then [CLS] first.
-    const features = tf.add<tf.Tensor3D>(
-      tf.mul(tf.expandDims(x, 2), this.tokenWeights),
-      this.tokenBiases,
-    );
-    // Broadcast, not tile: tile's gradient is a slice and an add per row, broadcasting's one sum.
-    const cls = tf.add<tf.Tensor3D>(tf.zeros([batch, 1, d]), tf.reshape(this.cls, [1, 1, d]));
-    let h = tf.concat([cls, features], 1);
-    const rows = (t: tf.Tensor): tf.Tensor2D => tf.reshape(t, [batch * tokens, d]);
-    // [batch·tokens, d] → [batch·heads, tokens, dHead]
-    const split = (t: tf.Tensor2D): tf.Tensor3D =>
-      tf.reshape(tf.transpose(tf.reshape(t, [batch, tokens, heads, dHead]), [0, 2, 1, 3]), [
-        batch * heads,
-        tokens,
-        dHead,
-      ]);
-    for (const block of this.blockList) {
-      const a = rows(layerNorm(h, block.norm1));
-      // The 1/√dHead scale on q (tokens × d values) rather than on the tokens² scores.
-      const q = split(tf.mul(tf.matMul(a, block.wq), 1 / Math.sqrt(dHead)));
-      const k = split(tf.matMul(a, block.wk));
-      const v = split(tf.matMul(a, block.wv));
-      const weights = tf.softmax(tf.matMul(q, k, false, true));
-      const mixed = tf.reshape(
-        tf.transpose(
-          tf.reshape(tf.matMul(weights, v), [batch, heads, tokens, dHead]),
-          [0, 2, 1, 3],
-        ),
-        [batch * tokens, d],
-      );
-      const attended = tf.fused.matMul({ a: mixed, b: block.wo, bias: block.bo });
-      h = tf.add(h, tf.reshape(attended, [batch, tokens, d]));
-      const f = rows(layerNorm(h, block.norm2));
-      const inner = tf.fused.matMul({ a: f, b: block.w1, bias: block.b1, activation: 'relu' });
-      const out = tf.fused.matMul({ a: inner, b: block.w2, bias: block.b2 });
-      h = tf.add(h, tf.reshape(out, [batch, tokens, d]));
-    }
-    const first = tf.reshape(tf.slice(h, [0, 0, 0], [batch, 1, d]), [batch, d]);
-    const head = tf.relu(layerNorm(first, this.headNorm));
+    // [batch·tokens, d]: every sample's rows, [CLS] first.
+    let h = tokenize(x, this.tokenWeights, this.tokenBiases, this.cls);
+    this.blockList.forEach((block, index) => {
+      // The output reads only [CLS]: in the last block only [CLS] queries, and the rest of the
+      // block (residual, feed-forward) runs on [CLS] rows alone.
+      const last = index === this.blockList.length - 1;
+      const a = layerNorm(h, ...block.norm1);
+      // One product for q, k and v: three of the GEMM's narrowest products made one.
+      const qkv = tf.matMul<tf.Tensor2D>(a, tf.concat([block.wq, block.wk, block.wv], 1));
+      const mixed = multiHeadAttention(qkv, { tokens, heads, queries: last ? 'first' : 'all' });
+      if (last) h = firstTokenRows(h, tokens);
+      h = tf.add(h, tf.fused.matMul({ a: mixed, b: block.wo, bias: block.bo }));
+      const f = layerNorm(h, ...block.norm2);
+      const inner = denseRelu(f, block.w1 as tf.Tensor2D, block.b1 as tf.Tensor1D);
+      h = tf.add(h, tf.fused.matMul({ a: inner, b: block.w2, bias: block.b2 }));
+    });
+    const head = tf.relu(layerNorm(h, ...this.headNorm));
     return tf.fused.matMul({ a: head, b: this.headWeights, bias: this.headBias }) as tf.Tensor2D;
   }
 
   dispose(): void {
     for (const v of this.variables) v.dispose();
   }
-}
-
-/** LayerNorm over the last axis with a learned gain and bias. */
-function layerNorm<T extends tf.Tensor>(x: T, [gain, bias]: [tf.Variable, tf.Variable]): T {
-  const mean = tf.mean(x, -1, true);
-  const centered = tf.sub(x, mean);
-  const variance = tf.mean(tf.square(centered), -1, true);
-  return tf.add(tf.mul(tf.div(centered, tf.sqrt(tf.add(variance, 1e-5))), gain), bias);
 }
 
 function checkConfig(c: Required<FtTransformerConfig>): void {
