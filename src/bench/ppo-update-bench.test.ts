@@ -47,4 +47,22 @@ describe('benchPpoUpdate', () => {
     expect(after.transposed).toBeGreaterThan(before.transposed);
     if (native.available) expect(after.native).toBeGreaterThan(before.native);
   });
+
+  it('measures the FT-Transformer actor when asked', async () => {
+    const results = await benchPpoUpdate({
+      policy: 'ft_transformer',
+      state: 5,
+      netDim: 8,
+      batch: 8,
+      updates: 1,
+      repeat: 1,
+      stock: false,
+      split: false,
+    });
+    expect(results.length).toBeGreaterThan(0);
+    for (const r of results) {
+      expect(r.name).toMatch(/^PPO update, ft_transformer actor, wasm, .*\(state 5, netDim 8/);
+      expect(r.rate).toBeGreaterThan(0);
+    }
+  });
 });

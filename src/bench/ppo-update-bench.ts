@@ -8,6 +8,7 @@ import {
   syntheticMinibatch,
 } from '../agents/ppo-update.js';
 import { profilePpoUpdate } from '../agents/ppo-update-profile.js';
+import type { PolicyNetwork } from '../agents/ppo-config.js';
 import { listBackends, useBackend, type BackendName } from '../compute/backends.js';
 import { describeWebGpuAdapter } from '../compute/webgpu-adapter.js';
 import { describeNativeGemm, loadSystemBlas, nativeGemmStatus } from '../compute/native-gemm.js';
@@ -32,6 +33,8 @@ export interface PpoUpdateBenchOptions {
   actions?: number;
   /** Minibatch size. Default 4096. */
   batch?: number;
+  /** The actor's network ('ft_transformer': the FT-Transformer policy). Default 'mlp'. */
+  policy?: PolicyNetwork;
   /** Updates per run. Default 5. */
   updates?: number;
   /** Runs per figure; the median is reported. Default 3. */
@@ -66,6 +69,7 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
   const netDim = options.netDim ?? preset?.netDim ?? 512;
   const actions = options.actions ?? preset?.actions ?? 4;
   const batch = options.batch ?? preset?.batch ?? 4096;
+  const policy = options.policy ?? 'mlp';
   const updates = options.updates ?? 5;
   const repeat = options.repeat ?? 3;
   const machine = {
@@ -118,7 +122,13 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
       await useBackend(path.backend);
       if (path.path !== undefined) setWasmMatMulPath(path.path);
       setNativeTrainingKernelsEnabled(path.fused !== false);
-      const nets = createPpoNetworks({ stateDim: state, actionDim: actions, netDim, seed: 1 });
+      const nets = createPpoNetworks({
+        stateDim: state,
+        actionDim: actions,
+        netDim,
+        policy,
+        seed: 1,
+      });
       const optimizer = ppoOptimizer(3e-4);
       const minibatch = syntheticMinibatch(batch, state, actions);
       // The last step's statistics are read: on a GPU that waits for every queued step.
@@ -140,7 +150,7 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
           : undefined;
       results.push({
         bench: 'ppo-update',
-        name: `PPO update, ${path.name} (state ${state}, netDim ${netDim}, actions ${actions}, batch ${batch})`,
+        name: `PPO update${policy === 'mlp' ? '' : `, ${policy} actor`}, ${path.name} (state ${state}, netDim ${netDim}, actions ${actions}, batch ${batch})`,
         items: batch * updates,
         seconds,
         runs,
@@ -159,7 +169,8 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
     setWasmMatMulPath(restore);
   }
   // The target is for the default shapes, and for what tradelab can do: its best path.
-  const atTarget = state === 64 && netDim === 512 && actions === 4 && batch === 4096;
+  const atTarget =
+    policy === 'mlp' && state === 64 && netDim === 512 && actions === 4 && batch === 4096;
   const best = results.reduce<BenchResult | undefined>(
     (b, r) => (b === undefined || r.rate > b.rate ? r : b),
     undefined,

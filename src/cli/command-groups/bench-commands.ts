@@ -123,6 +123,12 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
       },
       { name: 'actions', type: 'string', value: 'N', description: 'action dimension (default 4)' },
       { name: 'batch', type: 'string', value: 'N', description: 'minibatch size (default 4096)' },
+      {
+        name: 'policy',
+        type: 'string',
+        value: 'NET',
+        description: "the actor's network: mlp (default) or ft_transformer",
+      },
       { name: 'updates', type: 'string', value: 'N', description: 'updates per run (default 5)' },
       {
         name: 'repeat',
@@ -153,6 +159,7 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
       'tradelab bench ppo-update',
       'tradelab bench ppo-update --state 64 --net-dim 512 --actions 4 --batch 4096',
       'tradelab bench ppo-update --preset finrl --no-stock',
+      'tradelab bench ppo-update --policy ft_transformer --state 81 --actions 10 --batch 512 --no-stock',
     ],
     load: () => import('../commands/bench-ppo-update.js'),
   },

@@ -1,3 +1,4 @@
+import { POLICY_NETWORKS } from '../../agents/index.js';
 import { benchPpoUpdate } from '../../bench/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { choiceOption, intOption } from '../option-values.js';
@@ -14,6 +15,7 @@ export async function run(context: CommandContext): Promise<void> {
   const repeat = intOption(options, 'repeat', 1);
   const webgpu = choiceOption(options, 'webgpu', ['auto', 'always', 'never'] as const);
   const preset = choiceOption(options, 'preset', ['finrl'] as const);
+  const policy = choiceOption(options, 'policy', POLICY_NETWORKS);
   const results = await benchPpoUpdate({
     ...(state === undefined ? {} : { state }),
     ...(netDim === undefined ? {} : { netDim }),
@@ -23,6 +25,7 @@ export async function run(context: CommandContext): Promise<void> {
     ...(repeat === undefined ? {} : { repeat }),
     ...(webgpu === undefined ? {} : { webgpu }),
     ...(preset === undefined ? {} : { preset }),
+    ...(policy === undefined ? {} : { policy }),
     split: options['no-split'] !== true,
     stock: options['no-stock'] !== true,
   });
