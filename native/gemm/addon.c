@@ -372,13 +372,15 @@ static tl_attention_shape attention_shape(const double *p, double scale) {
       .head_dim = (int64_t)p[3],
       .queries = (int64_t)p[4],
       .scale = (float)scale,
+      .isa = use_blas ? NULL : active_kernel->name,
   };
   return shape;
 }
 
 /*
- * attentionForward(heap, [batch, tokens, heads, headDim, queries, qkv, o, lse, scale]):
- * o [batch·queries, d] and lse [batch, heads, queries] from qkv [batch·tokens, 3d].
+ * attentionForward(heap, [batch, tokens, heads, headDim, queries, qkv, o, stats, scale]):
+ * o [batch·queries, d] and stats [batch, heads, queries, 2] (each query row's max score and
+ * 1/Σ exp) from qkv [batch·tokens, 3d].
  */
 static napi_value attention_forward(napi_env env, napi_callback_info info) {
   float *heap;
@@ -393,9 +395,9 @@ static napi_value attention_forward(napi_env env, napi_callback_info info) {
   const int64_t d = elements3(shape.heads, shape.head_dim, 1);
   const int64_t qkv = elements3(shape.batch, shape.tokens, 3 * d);
   const int64_t o = elements3(shape.batch, shape.queries, d);
-  const int64_t lse = elements3(shape.batch, shape.heads, shape.queries);
-  if (qkv < 0 || o < 0 || lse < 0 || !inside((int64_t)p[5], qkv, length) ||
-      !inside((int64_t)p[6], o, length) || !inside((int64_t)p[7], lse, length))
+  const int64_t stats = elements3(shape.batch, shape.heads, 2 * shape.queries);
+  if (qkv < 0 || o < 0 || stats < 0 || !inside((int64_t)p[5], qkv, length) ||
+      !inside((int64_t)p[6], o, length) || !inside((int64_t)p[7], stats, length))
     return throw_range(env, "attentionForward: an operand lies outside the heap");
   if (tl_attention_forward(&shape, threads, heap + (int64_t)p[5], heap + (int64_t)p[6],
                            heap + (int64_t)p[7]) != 0)
@@ -404,8 +406,8 @@ static napi_value attention_forward(napi_env env, napi_callback_info info) {
 }
 
 /*
- * attentionBackward(heap, [batch, tokens, heads, headDim, queries, qkv, o, lse, dO, dqkv,
- * scale]): dqkv [batch·tokens, 3d] from the forward's qkv, o and lse and dO, o's gradient.
+ * attentionBackward(heap, [batch, tokens, heads, headDim, queries, qkv, o, stats, dO, dqkv,
+ * scale]): dqkv [batch·tokens, 3d] from the forward's qkv, o and stats and dO, o's gradient.
  */
 static napi_value attention_backward(napi_env env, napi_callback_info info) {
   float *heap;
@@ -420,9 +422,9 @@ static napi_value attention_backward(napi_env env, napi_callback_info info) {
   const int64_t d = elements3(shape.heads, shape.head_dim, 1);
   const int64_t qkv = elements3(shape.batch, shape.tokens, 3 * d);
   const int64_t o = elements3(shape.batch, shape.queries, d);
-  const int64_t lse = elements3(shape.batch, shape.heads, shape.queries);
-  if (qkv < 0 || o < 0 || lse < 0 || !inside((int64_t)p[5], qkv, length) ||
-      !inside((int64_t)p[6], o, length) || !inside((int64_t)p[7], lse, length) ||
+  const int64_t stats = elements3(shape.batch, shape.heads, 2 * shape.queries);
+  if (qkv < 0 || o < 0 || stats < 0 || !inside((int64_t)p[5], qkv, length) ||
+      !inside((int64_t)p[6], o, length) || !inside((int64_t)p[7], stats, length) ||
       !inside((int64_t)p[8], o, length) || !inside((int64_t)p[9], qkv, length))
     return throw_range(env, "attentionBackward: an operand lies outside the heap");
   if (tl_attention_backward(&shape, threads, heap + (int64_t)p[5], heap + (int64_t)p[6],

@@ -68,8 +68,10 @@ ATT_ATTRS static float ATT_FN(softmax_row)(int64_t tp, float *s, float *total) {
   for (int l = 0; l < TL_ATT_LANES; l++) high[l] = s[l];
   for (int64_t j0 = TL_ATT_LANES; j0 < tp; j0 += TL_ATT_LANES)
     for (int l = 0; l < TL_ATT_LANES; l++) high[l] = s[j0 + l] > high[l] ? s[j0 + l] : high[l];
-  float max = high[0];
-  for (int l = 1; l < TL_ATT_LANES; l++) max = high[l] > max ? high[l] : max;
+  /* Halving, so the lanes reduce in log2(lanes) vector steps rather than a chain of scalars. */
+  for (int w = TL_ATT_LANES / 2; w > 0; w /= 2)
+    for (int l = 0; l < w; l++) high[l] = high[l + w] > high[l] ? high[l + w] : high[l];
+  const float max = high[0];
   float sums[TL_ATT_LANES] = {0};
   for (int64_t j0 = 0; j0 < tp; j0 += TL_ATT_LANES)
     for (int l = 0; l < TL_ATT_LANES; l++) {
@@ -77,15 +79,15 @@ ATT_ATTRS static float ATT_FN(softmax_row)(int64_t tp, float *s, float *total) {
       s[j0 + l] = p;
       sums[l] += p;
     }
-  float sum = 0.0f;
-  for (int l = 0; l < TL_ATT_LANES; l++) sum += sums[l];
-  *total = sum;
+  for (int w = TL_ATT_LANES / 2; w > 0; w /= 2)
+    for (int l = 0; l < w; l++) sums[l] += sums[l + w];
+  *total = sums[0];
   return max;
 }
 
 /* The forward pass of samples [b0, b1) (see tl_attention_forward). */
 ATT_ATTRS static void ATT_FN(forward_part)(const tl_attention_shape *g, const float *qkv,
-                                           float *o, float *lse, int64_t b0, int64_t b1,
+                                           float *o, float *stats, int64_t b0, int64_t b1,
                                            float *scratch) {
   const int64_t t = g->tokens, dh = g->head_dim, d = g->heads * dh, ld = 3 * d;
   const int64_t tp = tl_att_padded(t), nq = g->queries;
@@ -107,8 +109,11 @@ ATT_ATTRS static void ATT_FN(forward_part)(const tl_attention_shape *g, const fl
         for (int64_t j = t; j < tp; j++) s[j] = -INFINITY;
         float total;
         const float max = ATT_FN(softmax_row)(tp, s, &total);
-        ATT_FN(weighted_rows)(t, dh, s, v, ld, 1.0f / total, o + (b * nq + i) * d + h * dh);
-        lse[(b * g->heads + h) * nq + i] = max + logf(total);
+        const float inverse = 1.0f / total;
+        ATT_FN(weighted_rows)(t, dh, s, v, ld, inverse, o + (b * nq + i) * d + h * dh);
+        float *row_stats = stats + 2 * ((b * g->heads + h) * nq + i);
+        row_stats[0] = max;
+        row_stats[1] = inverse;
       }
     }
   }
@@ -116,7 +121,7 @@ ATT_ATTRS static void ATT_FN(forward_part)(const tl_attention_shape *g, const fl
 
 /* The backward pass of samples [b0, b1) (see tl_attention_backward). */
 ATT_ATTRS static void ATT_FN(backward_part)(const tl_attention_shape *g, const float *qkv,
-                                            const float *o, const float *lse, const float *d_o,
+                                            const float *o, const float *stats, const float *d_o,
                                             float *dqkv, int64_t b0, int64_t b1,
                                             float *scratch) {
   const int64_t t = g->tokens, dh = g->head_dim, d = g->heads * dh, ld = 3 * d;
@@ -149,12 +154,13 @@ ATT_ATTRS static void ATT_FN(backward_part)(const tl_attention_shape *g, const f
         for (int64_t c = 0; c < dh; c++) qs[c] = q[i * ld + c] * scale;
         ATT_FN(scores)(tp, dh, qs, kt, p);
         for (int64_t j = t; j < tp; j++) p[j] = -INFINITY;
-        const float row_lse = lse[(b * g->heads + h) * nq + i];
+        const float *row_stats = stats + 2 * ((b * g->heads + h) * nq + i);
         float dot = 0.0f; /* Σ_c do·o = Σ_j P·dP: the softmax gradient's row term */
         for (int64_t c = 0; c < dh; c++) dot += doi[c] * oi[c];
         for (int64_t j0 = 0; j0 < tp; j0 += TL_ATT_LANES) {
           float pl[TL_ATT_LANES], dp[TL_ATT_LANES] = {0};
-          for (int l = 0; l < TL_ATT_LANES; l++) pl[l] = tl_att_exp(p[j0 + l] - row_lse);
+          for (int l = 0; l < TL_ATT_LANES; l++)
+            pl[l] = tl_att_exp(p[j0 + l] - row_stats[0]) * row_stats[1];
           for (int64_t c = 0; c < dh; c++) {
             const float dc = doi[c];
             const float *vc = vt + c * tp + j0;

@@ -1,7 +1,8 @@
 /*
- * The attention kernels (see attention.h): the loops in attention-body.h compiled for AVX-512,
- * AVX2 and the baseline, chosen at run time by what the CPU supports, and split over samples on
- * the GEMM's thread pool.
+ * The attention kernels (see attention.h): the loops in attention-body.h (any head width) and
+ * attention-fast.h (heads of 8 columns; GCC and clang) compiled for AVX-512, AVX2 and the
+ * baseline, chosen at run time by what the CPU supports, and split over samples on the GEMM's
+ * thread pool.
  */
 #include "attention.h"
 
@@ -64,51 +65,82 @@ TL_ATT_INLINE float tl_att_exp(float x) {
   return x < -87.0f ? 0.0f : poly * power;
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__GNUC__) || defined(__clang__)
+#define TL_ATT_FAST 1
+#else
+#define TL_ATT_FAST 0
+#endif
+
+#if defined(__x86_64__) && TL_ATT_FAST
 #define ATT_FN(name) att_##name##_avx512
 #define ATT_ATTRS __attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma")))
+#define ATT_W 16
 #include "attention-body.h"
+#include "attention-fast.h"
 #undef ATT_FN
 #undef ATT_ATTRS
+#undef ATT_W
 #define ATT_FN(name) att_##name##_avx2
 #define ATT_ATTRS __attribute__((target("avx2,fma")))
+#define ATT_W 8
 #include "attention-body.h"
+#include "attention-fast.h"
 #undef ATT_FN
 #undef ATT_ATTRS
+#undef ATT_W
 #endif
 #define ATT_FN(name) att_##name##_generic
 #define ATT_ATTRS
+#define ATT_W 4
 #include "attention-body.h"
+#if TL_ATT_FAST
+#include "attention-fast.h"
+#endif
 #undef ATT_FN
 #undef ATT_ATTRS
+#undef ATT_W
 
 typedef void (*forward_fn)(const tl_attention_shape *, const float *, float *, float *,
                            int64_t, int64_t, float *);
 typedef void (*backward_fn)(const tl_attention_shape *, const float *, const float *,
                             const float *, const float *, float *, int64_t, int64_t, float *);
 
-/* The best instance this CPU runs (sgemm.c's checks: the CPU and the OS's saved registers). */
-static void choose(forward_fn *forward, backward_fn *backward) {
-  static forward_fn chosen_forward = NULL;
-  static backward_fn chosen_backward = NULL;
-  if (chosen_forward == NULL) {
-    forward_fn f = att_forward_part_generic;
-    backward_fn b = att_backward_part_generic;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) {
-      f = att_forward_part_avx512;
-      b = att_backward_part_avx512;
-    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      f = att_forward_part_avx2;
-      b = att_backward_part_avx2;
-    }
+/* One instruction set's kernels: any head width, and heads of 8 (NULL: not compiled). */
+typedef struct instance {
+  forward_fn forward, fast_forward;
+  backward_fn backward, fast_backward;
+  int64_t lanes; /* the fast kernels' vector width */
+} instance;
+
+/*
+ * The instance named `isa` when this build has it and the CPU runs it (sgemm.c's checks: the
+ * CPU and the OS's saved registers), else the best one that does.
+ */
+static const instance *choose(const char *isa) {
+#if TL_ATT_FAST
+  static const instance generic = {att_forward_part_generic, att_fast_forward_part_generic,
+                                   att_backward_part_generic, att_fast_backward_part_generic, 4};
+#else
+  static const instance generic = {att_forward_part_generic, NULL, att_backward_part_generic,
+                                   NULL, 4};
 #endif
-    chosen_backward = b;
-    chosen_forward = f;
-  }
-  *forward = chosen_forward;
-  *backward = chosen_backward;
+  const int named = isa != NULL;
+#if defined(__x86_64__) && TL_ATT_FAST
+  static const instance avx512 = {att_forward_part_avx512, att_fast_forward_part_avx512,
+                                  att_backward_part_avx512, att_fast_backward_part_avx512, 16};
+  static const instance avx2 = {att_forward_part_avx2, att_fast_forward_part_avx2,
+                                att_backward_part_avx2, att_fast_backward_part_avx2, 8};
+  __builtin_cpu_init();
+  const int has_avx512 = __builtin_cpu_supports("avx512f");
+  const int has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (named && strcmp(isa, "generic") == 0) return &generic;
+  if (named && strcmp(isa, "avx2") == 0 && has_avx2) return &avx2;
+  if (has_avx512) return &avx512;
+  if (has_avx2) return &avx2;
+#else
+  (void)named;
+#endif
+  return &generic;
 }
 
 int tl_attention_shape_valid(const tl_attention_shape *g) {
@@ -122,8 +154,8 @@ typedef struct job {
   int parts;
   forward_fn forward;
   backward_fn backward;
-  const float *qkv, *o, *lse, *d_o;
-  float *o_out, *lse_out, *dqkv;
+  const float *qkv, *o, *stats, *d_o;
+  float *o_out, *stats_out, *dqkv;
   int64_t scratch_floats;
   int failed; /* set by a part that could not allocate its scratch */
 } job;
@@ -139,9 +171,9 @@ static void run_part(void *context, int index) {
     return;
   }
   if (j->forward != NULL)
-    j->forward(j->shape, j->qkv, j->o_out, j->lse_out, b0, b1, scratch);
+    j->forward(j->shape, j->qkv, j->o_out, j->stats_out, b0, b1, scratch);
   else
-    j->backward(j->shape, j->qkv, j->o, j->lse, j->d_o, j->dqkv, b0, b1, scratch);
+    j->backward(j->shape, j->qkv, j->o, j->stats, j->d_o, j->dqkv, b0, b1, scratch);
   free(scratch);
 }
 
@@ -154,33 +186,32 @@ static int run(job *j, int threads) {
 }
 
 int tl_attention_forward(const tl_attention_shape *shape, int threads, const float *qkv,
-                         float *o, float *lse) {
-  forward_fn forward;
-  backward_fn backward;
-  choose(&forward, &backward);
+                         float *o, float *stats) {
+  const instance *kernels = choose(shape->isa);
   const int64_t tp = tl_att_padded(shape->tokens), dh = shape->head_dim;
+  /* One query row per head fills one lane of the fast kernel's W: the generic one is faster. */
+  const int fast = dh == 8 && shape->queries > 1 && kernels->fast_forward != NULL;
   job j = {.shape = shape,
-           .forward = forward,
+           .forward = fast ? kernels->fast_forward : kernels->forward,
            .qkv = qkv,
            .o_out = o,
-           .lse_out = lse,
-           .scratch_floats = dh * tp + tp + dh};
+           .stats_out = stats,
+           .scratch_floats = fast ? shape->tokens * kernels->lanes : dh * tp + tp + dh};
   return run(&j, threads);
 }
 
 int tl_attention_backward(const tl_attention_shape *shape, int threads, const float *qkv,
-                          const float *o, const float *lse, const float *d_o, float *dqkv) {
-  forward_fn forward;
-  backward_fn backward;
-  choose(&forward, &backward);
-  const int64_t tp = tl_att_padded(shape->tokens), dh = shape->head_dim;
+                          const float *o, const float *stats, const float *d_o, float *dqkv) {
+  const instance *kernels = choose(shape->isa);
+  const int64_t tp = tl_att_padded(shape->tokens), dh = shape->head_dim, nq = shape->queries;
+  const int fast = dh == 8 && kernels->fast_backward != NULL;
   job j = {.shape = shape,
-           .backward = backward,
+           .backward = fast ? kernels->fast_backward : kernels->backward,
            .qkv = qkv,
            .o = o,
-           .lse = lse,
+           .stats = stats,
            .d_o = d_o,
            .dqkv = dqkv,
-           .scratch_floats = 4 * dh * tp + 2 * tp + dh};
+           .scratch_floats = fast ? nq * (25 + kernels->lanes) : 4 * dh * tp + 2 * tp + dh};
   return run(&j, threads);
 }

@@ -5,11 +5,12 @@
  * time in buffers that stay in L1, so the [batch·heads, T, T] scores and weights TensorFlow.js
  * materializes (55 MB each at 512 samples of 82 tokens) never exist, and q, k and v are read in
  * place from the projection's [batch·T, 3·d] rows (head h: columns h·dh … of each third), so no
- * transposes split or merge the heads. The forward pass keeps each query row's log-sum-exp; the
- * backward pass recomputes P from it and produces dq, dk and dv in the same layout.
+ * transposes split or merge the heads. The forward pass keeps each query row's max score and
+ * 1/Σ exp; the backward pass recomputes P from them and produces dq, dk and dv in the same layout.
  *
  * Sums run in a different order from tfjs's kernels (and exp is a polynomial), so results match
- * them to float32 rounding (relative ~1e-6), not bit for bit.
+ * them to float32 rounding (relative ~1e-6), not bit for bit. Heads of 8 columns (the default)
+ * run attention-fast.h's loops, others attention-body.h's.
  */
 #ifndef TRADELAB_ATTENTION_H
 #define TRADELAB_ATTENTION_H
@@ -25,18 +26,23 @@
 typedef struct tl_attention_shape {
   int64_t batch, tokens, heads, head_dim, queries;
   float scale; /* applied to the scores: 1/√head_dim */
+  /*
+   * The instruction set to run, as sgemm.h's kernel names ("avx512", "avx2", "generic"; the
+   * GEMM's choice, so a test can pin both); NULL or one this build lacks: the best the CPU runs.
+   */
+  const char *isa;
 } tl_attention_shape;
 
 /* Whether the shape is one the kernels take (all positive, queries tokens or 1). */
 int tl_attention_shape_valid(const tl_attention_shape *shape);
 
 /*
- * Forward: o [batch·queries, d] = softmax(scale·q·kᵀ)·v per head, and lse [batch, heads,
- * queries] the log-sum-exp of each query row's scores. Split over up to `threads` threads by
- * sample. Returns 0, or −1 when scratch memory could not be allocated.
+ * Forward: o [batch·queries, d] = softmax(scale·q·kᵀ)·v per head, and stats [batch, heads,
+ * queries, 2] each query row's max score and 1/Σ exp(score − max). Split over up to `threads`
+ * threads by sample. Returns 0, or −1 when scratch memory could not be allocated.
  */
 int tl_attention_forward(const tl_attention_shape *shape, int threads, const float *qkv,
-                         float *o, float *lse);
+                         float *o, float *stats);
 
 /*
  * Backward: dqkv [batch·tokens, 3·d] from the forward's inputs and outputs and do, the gradient
@@ -44,6 +50,6 @@ int tl_attention_forward(const tl_attention_shape *shape, int threads, const flo
  * or −1 when scratch memory could not be allocated.
  */
 int tl_attention_backward(const tl_attention_shape *shape, int threads, const float *qkv,
-                          const float *o, const float *lse, const float *d_o, float *dqkv);
+                          const float *o, const float *stats, const float *d_o, float *dqkv);
 
 #endif

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from './backends.js';
-import { nativeGemmStatus } from './native-gemm.js';
+import { nativeGemmStatus, useNativeKernel } from './native-gemm.js';
 import { setNativeTrainingKernelsEnabled } from './native-training-kernels.js';
 import {
   firstTokenRows,
@@ -13,8 +13,9 @@ import {
 
 /*
  * The native transformer kernels against the tfjs ops they replace: outputs and the gradients of
- * every input, to float32 rounding (they sum in another order). Skipped when the native addon is
- * not built, except in CI.
+ * every input, to float32 rounding (they sum in another order); attention on every instruction
+ * set this CPU runs (it follows the GEMM's). Skipped when the native addon is not built, except
+ * in CI.
  */
 
 const native = nativeGemmStatus();
@@ -80,31 +81,40 @@ describe.skipIf(skip)('native transformer kernels match the tfjs ops', () => {
     setNativeTrainingKernelsEnabled(true);
   });
 
-  // 37 tokens (a partial block of keys), dHead 8 and 6 (the eight-column loops and the rest).
-  for (const [heads, d] of [
-    [4, 32],
-    [2, 12],
-  ] as const)
-    for (const queries of ['all', 'first'] as const)
-      it(`attention, ${heads} heads of ${d / heads}, queries ${queries}: output and dqkv`, () => {
-        const tokens = 37;
-        const batch = 5;
-        const qkv = tf.randomNormal<tf.Rank.R2>([batch * tokens, 3 * d], 0, 1.5, 'float32', 1);
-        const attend = (x: tf.Tensor): tf.Tensor =>
-          multiHeadAttention(x as tf.Tensor2D, { tokens, heads, queries });
-        const before = tf.memory().numTensors;
-        const [fused, plain] = bothWays(() => valueAndGradients(attend, [qkv], 2));
-        expect(tf.memory().numTensors).toBe(before);
-        expect(fused[0]).toHaveLength(batch * (queries === 'all' ? tokens : 1) * d);
-        expectClose(fused, plain, ['output', 'dqkv']);
-        if (queries === 'first') {
-          // Only [CLS] queries: the other rows' q columns get no gradient.
-          const dqkv = fused[1] ?? new Float32Array();
-          expect(dqkv.subarray(3 * d, 3 * d + d).every((v) => v === 0)).toBe(true);
-          expect(dqkv.subarray(0, d).some((v) => v !== 0)).toBe(true);
-        }
-        qkv.dispose();
-      });
+  // 37 tokens (partial tiles of keys and queries), dHead 8 (attention-fast.h) and 6 (the generic
+  // loops), on each instruction set.
+  for (const isa of native.kernels ?? ['avx512'])
+    for (const [heads, d] of [
+      [4, 32],
+      [2, 12],
+    ] as const)
+      for (const queries of ['all', 'first'] as const)
+        it(`attention on ${isa}, ${heads} heads of ${d / heads}, queries ${queries}: output and dqkv`, () => {
+          const tokens = 37;
+          const batch = 5;
+          const qkv = tf.randomNormal<tf.Rank.R2>([batch * tokens, 3 * d], 0, 1.5, 'float32', 1);
+          const attend = (x: tf.Tensor): tf.Tensor =>
+            multiHeadAttention(x as tf.Tensor2D, { tokens, heads, queries });
+          const before = tf.memory().numTensors;
+          useNativeKernel(isa);
+          let fused: Float32Array[];
+          let plain: Float32Array[];
+          try {
+            [fused, plain] = bothWays(() => valueAndGradients(attend, [qkv], 2));
+          } finally {
+            useNativeKernel(native.kernel ?? 'own');
+          }
+          expect(tf.memory().numTensors).toBe(before);
+          expect(fused[0]).toHaveLength(batch * (queries === 'all' ? tokens : 1) * d);
+          expectClose(fused, plain, ['output', 'dqkv']);
+          if (queries === 'first') {
+            // Only [CLS] queries: the other rows' q columns get no gradient.
+            const dqkv = fused[1] ?? new Float32Array();
+            expect(dqkv.subarray(3 * d, 3 * d + d).every((v) => v === 0)).toBe(true);
+            expect(dqkv.subarray(0, d).some((v) => v !== 0)).toBe(true);
+          }
+          qkv.dispose();
+        });
 
   it('attention weighs every key: a key far above the rest takes all the weight', () => {
     const [tokens, d] = [3, 4];

@@ -22,7 +22,7 @@ import { nativeTrainingKernelsActive } from './native-training-kernels.js';
  *   samples of 82 tokens, twice, and its gradient), and transposes to split and merge the heads.
  *   {@link multiHeadAttention} is FlashAttention's plan on a CPU (native/gemm/attention.h): each
  *   (sample, head) in L1-sized buffers, straight from the projection's rows, keeping only each
- *   query row's log-sum-exp for the backward pass, which recomputes the weights.
+ *   query row's max score and 1/Σ exp for the backward pass, which recomputes the weights.
  * - LayerNorm: nine element-wise kernels forward and about twice as many backward;
  *   {@link layerNorm} is one pass each way.
  * - the tokenizer's broadcast Multiply and Add and the Concat that prepends [CLS] (its gradient a
@@ -97,23 +97,23 @@ function attentionKernel(addon: TransformerKernelsAddon): KernelFunc {
     const shape = attentionParams(qkv, attrs);
     const [batch = 0, , heads = 0, headDim = 0, queries = 0] = shape;
     const o = backend.makeOutput([batch * queries, heads * headDim], 'float32');
-    const lse = backend.makeOutput([batch, heads, queries], 'float32');
+    const stats = backend.makeOutput([batch, heads, queries, 2], 'float32');
     params.set([
       ...shape,
       offsetOf(backend, qkv),
       offsetOf(backend, o),
-      offsetOf(backend, lse),
+      offsetOf(backend, stats),
       1 / Math.sqrt(headDim),
     ]);
     addon.attentionForward(backend.wasm.HEAPF32, params);
-    return [o, lse];
+    return [o, stats];
   };
 }
 
 function attentionGradKernel(addon: TransformerKernelsAddon): KernelFunc {
   const params = new Float64Array(11);
   return (args: KernelArgs) => {
-    const { dy, qkv, o, lse } = args.inputs as Record<'dy' | 'qkv' | 'o' | 'lse', TensorInfo>;
+    const { dy, qkv, o, stats } = args.inputs as Record<'dy' | 'qkv' | 'o' | 'stats', TensorInfo>;
     const attrs = args.attrs as unknown as AttentionAttrs;
     const backend = args.backend as unknown as WasmBackendInternals;
     const shape = attentionParams(qkv, attrs);
@@ -122,7 +122,7 @@ function attentionGradKernel(addon: TransformerKernelsAddon): KernelFunc {
       ...shape,
       offsetOf(backend, qkv),
       offsetOf(backend, o),
-      offsetOf(backend, lse),
+      offsetOf(backend, stats),
       offsetOf(backend, dy),
       offsetOf(backend, dqkv),
       1 / Math.sqrt(shape[3] ?? 1),
@@ -334,13 +334,13 @@ export function multiHeadAttention(qkv: tf.Tensor2D, options: AttentionOptions):
   const attrs = { tokens, heads, queries: queries === 'all' ? tokens : 1 };
   const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const [input, save] = args as [tf.Tensor2D, tf.GradSaveFunc];
-    const [o, lse] = runMany(ATTENTION, { qkv: input }, attrs) as [tf.Tensor2D, tf.Tensor];
-    save([input, o, lse]);
+    const [o, stats] = runMany(ATTENTION, { qkv: input }, attrs) as [tf.Tensor2D, tf.Tensor];
+    save([input, o, stats]);
     return {
       value: o,
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [q, out, logSumExp] = saved as [tf.Tensor, tf.Tensor, tf.Tensor];
-        return [runOne(ATTENTION_GRAD, { dy, qkv: q, o: out, lse: logSumExp }, attrs)];
+        const [q, out, rowStats] = saved as [tf.Tensor, tf.Tensor, tf.Tensor];
+        return [runOne(ATTENTION_GRAD, { dy, qkv: q, o: out, stats: rowStats }, attrs)];
       },
     };
   });
