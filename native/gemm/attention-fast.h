@@ -191,4 +191,57 @@ ATT_ATTRS static void ATT_FN(fast_backward_part)(const tl_attention_shape *g, co
   }
 }
 
+/*
+ * The backward pass where only each sample's first token queries (see tl_attention_backward):
+ * one query row per head, so keys in lanes would spend more on transposing the tile than on the
+ * arithmetic. Each key's score and dP are 8-term dot products; exp and dS run as one vectorized
+ * loop over the keys; dK and dV rows are the query row and do scaled, stored in place.
+ */
+ATT_ATTRS static void ATT_FN(fast_backward_first_part)(const tl_attention_shape *g,
+                                                       const float *qkv, const float *o,
+                                                       const float *stats, const float *d_o,
+                                                       float *dqkv, int64_t b0, int64_t b1,
+                                                       float *scratch) {
+  typedef ATT_FN(v8) v8;
+  const int64_t t = g->tokens, d = g->heads * 8, ld = 3 * d;
+  float *p = scratch; /* [t]: scores, then weights */
+  float *ds = p + t;  /* [t]: dP, then dS */
+  for (int64_t b = b0; b < b1; b++) {
+    const float *rows = qkv + b * t * ld;
+    float *drows = dqkv + b * t * ld;
+    for (int64_t h = 0; h < g->heads; h++) {
+      const float *q = rows + h * 8, *k = q + d, *v = q + 2 * d;
+      const float *doh = d_o + b * d + h * 8, *oh = o + b * d + h * 8;
+      const float *row_stats = stats + 2 * (b * g->heads + h);
+      v8 qs, dov;
+      float dot = 0.0f;
+      for (int c = 0; c < 8; c++) {
+        qs[c] = q[c] * g->scale;
+        dov[c] = doh[c];
+        dot += doh[c] * oh[c];
+      }
+      for (int64_t j = 0; j < t; j++) {
+        const v8 kq = *(const v8 *)(k + j * ld) * qs, vd = *(const v8 *)(v + j * ld) * dov;
+        p[j] = ((kq[0] + kq[1]) + (kq[2] + kq[3])) + ((kq[4] + kq[5]) + (kq[6] + kq[7]));
+        ds[j] = ((vd[0] + vd[1]) + (vd[2] + vd[3])) + ((vd[4] + vd[5]) + (vd[6] + vd[7]));
+      }
+      const float high = row_stats[0], inverse = row_stats[1];
+      for (int64_t j = 0; j < t; j++) {
+        const float weight = tl_att_exp(p[j] - high) * inverse;
+        p[j] = weight;
+        ds[j] = weight * (ds[j] - dot);
+      }
+      v8 dq = {};
+      for (int64_t j = 0; j < t; j++) {
+        const v8 kj = *(const v8 *)(k + j * ld);
+        dq += kj * ds[j];
+        *(v8 *)(drows + j * ld + d + h * 8) = qs * ds[j];
+        *(v8 *)(drows + j * ld + 2 * d + h * 8) = dov * p[j];
+      }
+      *(v8 *)(drows + h * 8) = dq * g->scale;
+      for (int64_t i = 1; i < t; i++) *(v8 *)(drows + i * ld + h * 8) = (v8){};
+    }
+  }
+}
+
 #undef ATT_SELECT

@@ -108,7 +108,7 @@ typedef void (*backward_fn)(const tl_attention_shape *, const float *, const flo
 /* One instruction set's kernels: any head width, and heads of 8 (NULL: not compiled). */
 typedef struct instance {
   forward_fn forward, fast_forward;
-  backward_fn backward, fast_backward;
+  backward_fn backward, fast_backward, fast_backward_first;
   int64_t lanes; /* the fast kernels' vector width */
 } instance;
 
@@ -119,17 +119,20 @@ typedef struct instance {
 static const instance *choose(const char *isa) {
 #if TL_ATT_FAST
   static const instance generic = {att_forward_part_generic, att_fast_forward_part_generic,
-                                   att_backward_part_generic, att_fast_backward_part_generic, 4};
+                                   att_backward_part_generic, att_fast_backward_part_generic,
+                                   att_fast_backward_first_part_generic, 4};
 #else
   static const instance generic = {att_forward_part_generic, NULL, att_backward_part_generic,
-                                   NULL, 4};
+                                   NULL, NULL, 4};
 #endif
   const int named = isa != NULL;
 #if defined(__x86_64__) && TL_ATT_FAST
   static const instance avx512 = {att_forward_part_avx512, att_fast_forward_part_avx512,
-                                  att_backward_part_avx512, att_fast_backward_part_avx512, 16};
+                                  att_backward_part_avx512, att_fast_backward_part_avx512,
+                                  att_fast_backward_first_part_avx512, 16};
   static const instance avx2 = {att_forward_part_avx2, att_fast_forward_part_avx2,
-                                att_backward_part_avx2, att_fast_backward_part_avx2, 8};
+                                att_backward_part_avx2, att_fast_backward_part_avx2,
+                                att_fast_backward_first_part_avx2, 8};
   __builtin_cpu_init();
   const int has_avx512 = __builtin_cpu_supports("avx512f");
   const int has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -205,13 +208,18 @@ int tl_attention_backward(const tl_attention_shape *shape, int threads, const fl
   const instance *kernels = choose(shape->isa);
   const int64_t tp = tl_att_padded(shape->tokens), dh = shape->head_dim, nq = shape->queries;
   const int fast = dh == 8 && kernels->fast_backward != NULL;
+  const int first = fast && nq == 1;
   job j = {.shape = shape,
-           .backward = fast ? kernels->fast_backward : kernels->backward,
+           .backward = first  ? kernels->fast_backward_first
+                       : fast ? kernels->fast_backward
+                              : kernels->backward,
            .qkv = qkv,
            .o = o,
            .stats = stats,
            .d_o = d_o,
            .dqkv = dqkv,
-           .scratch_floats = fast ? nq * (25 + kernels->lanes) : 4 * dh * tp + 2 * tp + dh};
+           .scratch_floats = first  ? 2 * shape->tokens
+                             : fast ? nq * (25 + kernels->lanes)
+                                    : 4 * dh * tp + 2 * tp + dh};
   return run(&j, threads);
 }
