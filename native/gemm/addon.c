@@ -363,9 +363,22 @@ static int all_inside(const double *p, const int *which, int count, int64_t size
   return size >= 0;
 }
 
-/* The attention shape of params [batch, tokens, heads, headDim, queries, …, scale]. */
-static tl_attention_shape attention_shape(const double *p, double scale) {
-  tl_attention_shape shape = {
+/* Whether `rows` rows of d values, `row` apart from `offset`, lie inside the heap. */
+static int rows_inside(double offset, int64_t rows, int64_t row, int64_t d, int64_t length) {
+  const int64_t span = elements3(rows - 1, row, 1);
+  return span >= 0 && inside((int64_t)offset, span + d, length);
+}
+
+/*
+ * The shape and operands of params [batch, tokens, heads, headDim, queries, q, k, v, qRow,
+ * kvRow, …], checked: every size positive, rows at least d wide, every row inside the heap.
+ * Returns 0 (after throwing) when any is wrong.
+ */
+static int attention_operands(napi_env env, const char *name, const double *p, double scale,
+                              int64_t length, float *heap, tl_attention_shape *shape,
+                              tl_attention_io *io) {
+  char message[160];
+  *shape = (tl_attention_shape){
       .batch = (int64_t)p[0],
       .tokens = (int64_t)p[1],
       .heads = (int64_t)p[2],
@@ -374,62 +387,92 @@ static tl_attention_shape attention_shape(const double *p, double scale) {
       .scale = (float)scale,
       .isa = use_blas ? NULL : active_kernel->name,
   };
-  return shape;
+  const int64_t q_row = (int64_t)p[8], kv_row = (int64_t)p[9];
+  const int64_t d = elements3(shape->heads, shape->head_dim, 1);
+  const int64_t q_rows = elements3(shape->batch, shape->queries, 1);
+  const int64_t kv_rows = elements3(shape->batch, shape->tokens, 1);
+  if (!tl_attention_shape_valid(shape) || d < 0 || q_rows < 0 || kv_rows < 0 || q_row < d ||
+      kv_row < d) {
+    snprintf(message, sizeof message, "%s: sizes must be ≥ 1 and rows at least heads·headDim wide",
+             name);
+    throw_range(env, message);
+    return 0;
+  }
+  if (!rows_inside(p[5], q_rows, q_row, d, length) ||
+      !rows_inside(p[6], kv_rows, kv_row, d, length) ||
+      !rows_inside(p[7], kv_rows, kv_row, d, length)) {
+    snprintf(message, sizeof message, "%s: q, k or v lies outside the heap", name);
+    throw_range(env, message);
+    return 0;
+  }
+  *io = (tl_attention_io){.q = heap + (int64_t)p[5],
+                          .k = heap + (int64_t)p[6],
+                          .v = heap + (int64_t)p[7],
+                          .q_row = q_row,
+                          .kv_row = kv_row};
+  return 1;
 }
 
 /*
- * attentionForward(heap, [batch, tokens, heads, headDim, queries, qkv, o, stats, scale]):
- * o [batch·queries, d] and stats [batch, heads, queries, 2] (each query row's max score and
- * 1/Σ exp) from qkv [batch·tokens, 3d].
+ * attentionForward(heap, [batch, tokens, heads, headDim, queries, q, k, v, qRow, kvRow, o,
+ * stats, scale]): o [batch·queries, d] and stats [batch, heads, queries, 2] (each query row's
+ * max score and 1/Σ exp) from q, k and v as tl_attention_io places them.
  */
 static napi_value attention_forward(napi_env env, napi_callback_info info) {
   float *heap;
   int64_t length;
   double *p;
   size_t count;
-  if (!heap_and_params(env, info, "attentionForward", 9, 8, &heap, &length, &p, &count))
+  if (!heap_and_params(env, info, "attentionForward", 13, 12, &heap, &length, &p, &count))
     return NULL;
-  const tl_attention_shape shape = attention_shape(p, p[8]);
-  if (!tl_attention_shape_valid(&shape))
-    return throw_range(env, "attentionForward: sizes must be ≥ 1, queries tokens or 1");
-  const int64_t d = elements3(shape.heads, shape.head_dim, 1);
-  const int64_t qkv = elements3(shape.batch, shape.tokens, 3 * d);
-  const int64_t o = elements3(shape.batch, shape.queries, d);
+  tl_attention_shape shape;
+  tl_attention_io io;
+  if (!attention_operands(env, "attentionForward", p, p[12], length, heap, &shape, &io))
+    return NULL;
+  const int64_t o = elements3(shape.batch, shape.queries, shape.heads * shape.head_dim);
   const int64_t stats = elements3(shape.batch, shape.heads, 2 * shape.queries);
-  if (qkv < 0 || o < 0 || stats < 0 || !inside((int64_t)p[5], qkv, length) ||
-      !inside((int64_t)p[6], o, length) || !inside((int64_t)p[7], stats, length))
-    return throw_range(env, "attentionForward: an operand lies outside the heap");
-  if (tl_attention_forward(&shape, threads, heap + (int64_t)p[5], heap + (int64_t)p[6],
-                           heap + (int64_t)p[7]) != 0)
+  if (o < 0 || stats < 0 || !inside((int64_t)p[10], o, length) ||
+      !inside((int64_t)p[11], stats, length))
+    return throw_range(env, "attentionForward: o or stats lies outside the heap");
+  if (tl_attention_forward(&shape, threads, &io, heap + (int64_t)p[10], heap + (int64_t)p[11]) !=
+      0)
     return throw_range(env, "attentionForward: out of memory");
   return NULL;
 }
 
 /*
- * attentionBackward(heap, [batch, tokens, heads, headDim, queries, qkv, o, stats, dO, dqkv,
- * scale]): dqkv [batch·tokens, 3d] from the forward's qkv, o and stats and dO, o's gradient.
+ * attentionBackward(heap, [batch, tokens, heads, headDim, queries, q, k, v, qRow, kvRow, o,
+ * stats, dO, dq, dk, dv, scale]): dq, dk and dv (strided as q, k and v) from the forward's
+ * operands and outputs and dO, o's gradient.
  */
 static napi_value attention_backward(napi_env env, napi_callback_info info) {
   float *heap;
   int64_t length;
   double *p;
   size_t count;
-  if (!heap_and_params(env, info, "attentionBackward", 11, 10, &heap, &length, &p, &count))
+  if (!heap_and_params(env, info, "attentionBackward", 17, 16, &heap, &length, &p, &count))
     return NULL;
-  const tl_attention_shape shape = attention_shape(p, p[10]);
-  if (!tl_attention_shape_valid(&shape))
-    return throw_range(env, "attentionBackward: sizes must be ≥ 1, queries tokens or 1");
-  const int64_t d = elements3(shape.heads, shape.head_dim, 1);
-  const int64_t qkv = elements3(shape.batch, shape.tokens, 3 * d);
+  tl_attention_shape shape;
+  tl_attention_io io;
+  if (!attention_operands(env, "attentionBackward", p, p[16], length, heap, &shape, &io))
+    return NULL;
+  const int64_t d = shape.heads * shape.head_dim;
   const int64_t o = elements3(shape.batch, shape.queries, d);
   const int64_t stats = elements3(shape.batch, shape.heads, 2 * shape.queries);
-  if (qkv < 0 || o < 0 || stats < 0 || !inside((int64_t)p[5], qkv, length) ||
-      !inside((int64_t)p[6], o, length) || !inside((int64_t)p[7], stats, length) ||
-      !inside((int64_t)p[8], o, length) || !inside((int64_t)p[9], qkv, length))
-    return throw_range(env, "attentionBackward: an operand lies outside the heap");
-  if (tl_attention_backward(&shape, threads, heap + (int64_t)p[5], heap + (int64_t)p[6],
-                            heap + (int64_t)p[7], heap + (int64_t)p[8],
-                            heap + (int64_t)p[9]) != 0)
+  if (o < 0 || stats < 0 || !inside((int64_t)p[10], o, length) ||
+      !inside((int64_t)p[11], stats, length) || !inside((int64_t)p[12], o, length))
+    return throw_range(env, "attentionBackward: o, stats or dO lies outside the heap");
+  /* dq, dk and dv lie where q, k and v do: the same rows and strides. */
+  const int64_t q_rows = shape.batch * shape.queries, kv_rows = shape.batch * shape.tokens;
+  if (!rows_inside(p[13], q_rows, io.q_row, d, length) ||
+      !rows_inside(p[14], kv_rows, io.kv_row, d, length) ||
+      !rows_inside(p[15], kv_rows, io.kv_row, d, length))
+    return throw_range(env, "attentionBackward: dq, dk or dv lies outside the heap");
+  const tl_attention_grads grads = {.dq = heap + (int64_t)p[13],
+                                    .dk = heap + (int64_t)p[14],
+                                    .dv = heap + (int64_t)p[15]};
+  if (tl_attention_backward(&shape, threads, &io, heap + (int64_t)p[10], heap + (int64_t)p[11],
+                            heap + (int64_t)p[12], &grads) != 0)
     return throw_range(env, "attentionBackward: out of memory");
   return NULL;
 }

@@ -86,25 +86,25 @@ ATT_ATTRS static float ATT_FN(softmax_row)(int64_t tp, float *s, float *total) {
 }
 
 /* The forward pass of samples [b0, b1) (see tl_attention_forward). */
-ATT_ATTRS static void ATT_FN(forward_part)(const tl_attention_shape *g, const float *qkv,
-                                           float *o, float *stats, int64_t b0, int64_t b1,
-                                           float *scratch) {
-  const int64_t t = g->tokens, dh = g->head_dim, d = g->heads * dh, ld = 3 * d;
-  const int64_t tp = tl_att_padded(t), nq = g->queries;
+ATT_ATTRS static void ATT_FN(forward_part)(const tl_attention_shape *g,
+                                           const tl_attention_io *io, float *o, float *stats,
+                                           int64_t b0, int64_t b1, float *scratch) {
+  const int64_t t = g->tokens, dh = g->head_dim, d = g->heads * dh;
+  const int64_t tp = tl_att_padded(t), nq = g->queries, ldq = io->q_row, ld = io->kv_row;
   float *kt = scratch;          /* [dh][tp]: this head's keys, transposed */
   float *s = kt + dh * tp;      /* [tp]: one row's scores, then weights */
   float *qs = s + tp;           /* [dh]: one query row, scaled */
   for (int64_t b = b0; b < b1; b++) {
-    const float *rows = qkv + b * t * ld;
     for (int64_t h = 0; h < g->heads; h++) {
-      const float *q = rows + h * dh, *k = q + d, *v = q + 2 * d;
+      const float *q = io->q + b * nq * ldq + h * dh;
+      const float *k = io->k + b * t * ld + h * dh, *v = io->v + b * t * ld + h * dh;
       for (int64_t c = 0; c < dh; c++) {
         float *kc = kt + c * tp;
         for (int64_t j = 0; j < t; j++) kc[j] = k[j * ld + c];
         for (int64_t j = t; j < tp; j++) kc[j] = 0.0f;
       }
       for (int64_t i = 0; i < nq; i++) {
-        for (int64_t c = 0; c < dh; c++) qs[c] = q[i * ld + c] * g->scale;
+        for (int64_t c = 0; c < dh; c++) qs[c] = q[i * ldq + c] * g->scale;
         ATT_FN(scores)(tp, dh, qs, kt, s);
         for (int64_t j = t; j < tp; j++) s[j] = -INFINITY;
         float total;
@@ -120,12 +120,13 @@ ATT_ATTRS static void ATT_FN(forward_part)(const tl_attention_shape *g, const fl
 }
 
 /* The backward pass of samples [b0, b1) (see tl_attention_backward). */
-ATT_ATTRS static void ATT_FN(backward_part)(const tl_attention_shape *g, const float *qkv,
-                                            const float *o, const float *stats, const float *d_o,
-                                            float *dqkv, int64_t b0, int64_t b1,
-                                            float *scratch) {
-  const int64_t t = g->tokens, dh = g->head_dim, d = g->heads * dh, ld = 3 * d;
-  const int64_t tp = tl_att_padded(t), nq = g->queries;
+ATT_ATTRS static void ATT_FN(backward_part)(const tl_attention_shape *g,
+                                            const tl_attention_io *io, const float *o,
+                                            const float *stats, const float *d_o,
+                                            const tl_attention_grads *grads, int64_t b0,
+                                            int64_t b1, float *scratch) {
+  const int64_t t = g->tokens, dh = g->head_dim, d = g->heads * dh;
+  const int64_t tp = tl_att_padded(t), nq = g->queries, ldq = io->q_row, ld = io->kv_row;
   const float scale = g->scale;
   float *kt = scratch;      /* [dh][tp]: keys, transposed */
   float *vt = kt + dh * tp; /* [dh][tp]: values, transposed */
@@ -135,10 +136,11 @@ ATT_ATTRS static void ATT_FN(backward_part)(const tl_attention_shape *g, const f
   float *ds = p + tp;       /* [tp] */
   float *qs = ds + tp;      /* [dh] */
   for (int64_t b = b0; b < b1; b++) {
-    const float *rows = qkv + b * t * ld;
-    float *drows = dqkv + b * t * ld;
     for (int64_t h = 0; h < g->heads; h++) {
-      const float *q = rows + h * dh, *k = q + d, *v = q + 2 * d;
+      const float *q = io->q + b * nq * ldq + h * dh;
+      const float *k = io->k + b * t * ld + h * dh, *v = io->v + b * t * ld + h * dh;
+      float *dq = grads->dq + b * nq * ldq + h * dh;
+      float *dk = grads->dk + b * t * ld + h * dh, *dv = grads->dv + b * t * ld + h * dh;
       for (int64_t c = 0; c < dh; c++) {
         float *kc = kt + c * tp, *vc = vt + c * tp;
         for (int64_t j = 0; j < t; j++) {
@@ -151,7 +153,7 @@ ATT_ATTRS static void ATT_FN(backward_part)(const tl_attention_shape *g, const f
       for (int64_t i = 0; i < nq; i++) {
         const float *doi = d_o + (b * nq + i) * d + h * dh;
         const float *oi = o + (b * nq + i) * d + h * dh;
-        for (int64_t c = 0; c < dh; c++) qs[c] = q[i * ld + c] * scale;
+        for (int64_t c = 0; c < dh; c++) qs[c] = q[i * ldq + c] * scale;
         ATT_FN(scores)(tp, dh, qs, kt, p);
         for (int64_t j = t; j < tp; j++) p[j] = -INFINITY;
         const float *row_stats = stats + 2 * ((b * g->heads + h) * nq + i);
@@ -179,11 +181,8 @@ ATT_ATTRS static void ATT_FN(backward_part)(const tl_attention_shape *g, const f
           }
           for (int l = 0; l < TL_ATT_LANES; l++) ds[j0 + l] = dsl[l];
         }
-        ATT_FN(weighted_rows)(t, dh, ds, k, ld, scale, drows + i * ld + h * dh);
+        ATT_FN(weighted_rows)(t, dh, ds, k, ld, scale, dq + i * ldq);
       }
-      for (int64_t i = nq; i < t; i++)
-        for (int64_t c = 0; c < dh; c++) drows[i * ld + h * dh + c] = 0.0f;
-      float *dk = drows + d + h * dh, *dv = drows + 2 * d + h * dh;
       for (int64_t j = 0; j < t; j++)
         for (int64_t c = 0; c < dh; c++) {
           dk[j * ld + c] = dkt[c * tp + j];

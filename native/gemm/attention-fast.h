@@ -41,22 +41,25 @@ ATT_ATTRS TL_ATT_INLINE ATT_FN(vf) ATT_FN(exp)(ATT_FN(vf) x) {
 }
 
 /* The forward pass of samples [b0, b1) (see tl_attention_forward), W queries at a time. */
-ATT_ATTRS static void ATT_FN(fast_forward_part)(const tl_attention_shape *g, const float *qkv,
-                                                float *o, float *stats, int64_t b0, int64_t b1,
+ATT_ATTRS static void ATT_FN(fast_forward_part)(const tl_attention_shape *g,
+                                                const tl_attention_io *io, float *o,
+                                                float *stats, int64_t b0, int64_t b1,
                                                 float *scratch) {
   typedef ATT_FN(vf) vf;
   typedef ATT_FN(vi) vi;
-  const int64_t t = g->tokens, d = g->heads * 8, ld = 3 * d, nq = g->queries;
+  const int64_t t = g->tokens, d = g->heads * 8, nq = g->queries;
+  const int64_t ldq = io->q_row, ld = io->kv_row;
   vf *s = (vf *)scratch; /* [t]: a key's scores for the tile's queries, then their weights */
   for (int64_t b = b0; b < b1; b++) {
-    const float *rows = qkv + b * t * ld;
     for (int64_t h = 0; h < g->heads; h++) {
-      const float *q = rows + h * 8, *k = q + d, *v = q + 2 * d;
+      const float *q = io->q + b * nq * ldq + h * 8;
+      const float *k = io->k + b * t * ld + h * 8, *v = io->v + b * t * ld + h * 8;
       for (int64_t i0 = 0; i0 < nq; i0 += ATT_W) {
         const int64_t n = nq - i0 < ATT_W ? nq - i0 : ATT_W;
         vf qt[8]; /* column c of the tile's queries, scaled; 0 past the last query */
         for (int c = 0; c < 8; c++)
-          for (int l = 0; l < ATT_W; l++) qt[c][l] = l < n ? q[(i0 + l) * ld + c] * g->scale : 0.0f;
+          for (int l = 0; l < ATT_W; l++)
+            qt[c][l] = l < n ? q[(i0 + l) * ldq + c] * g->scale : 0.0f;
         vf high = (vf){} - INFINITY;
         for (int64_t j = 0; j < t; j++) {
           const float *kj = k + j * ld;
@@ -94,13 +97,15 @@ ATT_ATTRS static void ATT_FN(fast_forward_part)(const tl_attention_shape *g, con
 }
 
 /* The backward pass of samples [b0, b1) (see tl_attention_backward), W keys at a time. */
-ATT_ATTRS static void ATT_FN(fast_backward_part)(const tl_attention_shape *g, const float *qkv,
-                                                 const float *o, const float *stats,
-                                                 const float *d_o, float *dqkv, int64_t b0,
+ATT_ATTRS static void ATT_FN(fast_backward_part)(const tl_attention_shape *g,
+                                                 const tl_attention_io *io, const float *o,
+                                                 const float *stats, const float *d_o,
+                                                 const tl_attention_grads *grads, int64_t b0,
                                                  int64_t b1, float *scratch) {
   typedef ATT_FN(vf) vf;
   typedef ATT_FN(v8) v8;
-  const int64_t t = g->tokens, d = g->heads * 8, ld = 3 * d, nq = g->queries;
+  const int64_t t = g->tokens, d = g->heads * 8, nq = g->queries;
+  const int64_t ldq = io->q_row, ld = io->kv_row;
   const float scale = g->scale;
   float *qs = scratch;         /* [nq][8]: query rows, scaled */
   float *dos = qs + 8 * nq;    /* [nq][8]: do rows */
@@ -108,17 +113,17 @@ ATT_ATTRS static void ATT_FN(fast_backward_part)(const tl_attention_shape *g, co
   float *dots = dq + 8 * nq;   /* [nq]: Σ_c do·o, the softmax gradient's row term */
   vf *ds = (vf *)(dots + nq);  /* [nq]: the tile's dS, a vector of W keys per query */
   for (int64_t b = b0; b < b1; b++) {
-    const float *rows = qkv + b * t * ld;
-    float *drows = dqkv + b * t * ld;
     for (int64_t h = 0; h < g->heads; h++) {
-      const float *q = rows + h * 8, *k = q + d, *v = q + 2 * d;
+      const float *q = io->q + b * nq * ldq + h * 8;
+      const float *k = io->k + b * t * ld + h * 8, *v = io->v + b * t * ld + h * 8;
+      float *dk = grads->dk + b * t * ld + h * 8, *dv = grads->dv + b * t * ld + h * 8;
       const float *head_stats = stats + 2 * (b * g->heads + h) * nq;
       for (int64_t i = 0; i < nq; i++) {
         const float *doi = d_o + (b * nq + i) * d + h * 8;
         const float *oi = o + (b * nq + i) * d + h * 8;
         float dot = 0.0f;
         for (int c = 0; c < 8; c++) {
-          qs[i * 8 + c] = q[i * ld + c] * scale;
+          qs[i * 8 + c] = q[i * ldq + c] * scale;
           dos[i * 8 + c] = doi[c];
           dq[i * 8 + c] = 0.0f;
           dot += doi[c] * oi[c];
@@ -145,7 +150,7 @@ ATT_ATTRS static void ATT_FN(fast_backward_part)(const tl_attention_shape *g, co
         }
         vf valid;
         memcpy(&valid, mask, sizeof valid);
-        vf dk[8] = {}, dv[8] = {};
+        vf dk_acc[8] = {}, dv_acc[8] = {};
         for (int64_t i = 0; i < nq; i++) {
           const float *qi = qs + i * 8, *doi = dos + i * 8;
           vf score = kt[0] * qi[0], dp = vt[0] * doi[0];
@@ -158,16 +163,16 @@ ATT_ATTRS static void ATT_FN(fast_backward_part)(const tl_attention_shape *g, co
           const vf dsi = p * (dp - dots[i]);
 #pragma GCC unroll 8
           for (int c = 0; c < 8; c++) {
-            dv[c] += p * doi[c];
-            dk[c] += dsi * qi[c];
+            dv_acc[c] += p * doi[c];
+            dk_acc[c] += dsi * qi[c];
           }
           ds[i] = dsi;
         }
         for (int64_t l = 0; l < n; l++) {
-          float *dkl = drows + (j0 + l) * ld + d + h * 8, *dvl = dkl + d;
+          float *dkl = dk + (j0 + l) * ld, *dvl = dv + (j0 + l) * ld;
           for (int c = 0; c < 8; c++) {
-            dkl[c] = dk[c][l];
-            dvl[c] = dv[c][l];
+            dkl[c] = dk_acc[c][l];
+            dvl[c] = dv_acc[c][l];
           }
         }
         v8 krows[ATT_W];
@@ -183,34 +188,33 @@ ATT_ATTRS static void ATT_FN(fast_backward_part)(const tl_attention_shape *g, co
           *dqi += even + odd;
         }
       }
-      for (int64_t i = 0; i < t; i++) {
-        float *dqi = drows + i * ld + h * 8;
-        for (int c = 0; c < 8; c++) dqi[c] = i < nq ? dq[i * 8 + c] * scale : 0.0f;
-      }
+      float *dqh = grads->dq + b * nq * ldq + h * 8;
+      for (int64_t i = 0; i < nq; i++)
+        for (int c = 0; c < 8; c++) dqh[i * ldq + c] = dq[i * 8 + c] * scale;
     }
   }
 }
 
 /*
- * The backward pass where only each sample's first token queries (see tl_attention_backward):
- * one query row per head, so keys in lanes would spend more on transposing the tile than on the
+ * The backward pass with one query row per sample (the [CLS] token's; see
+ * tl_attention_backward): one query row per head, so keys in lanes would spend more on transposing the tile than on the
  * arithmetic. Each key's score and dP are 8-term dot products; exp and dS run as one vectorized
  * loop over the keys; dK and dV rows are the query row and do scaled, stored in place.
  */
-ATT_ATTRS static void ATT_FN(fast_backward_first_part)(const tl_attention_shape *g,
-                                                       const float *qkv, const float *o,
-                                                       const float *stats, const float *d_o,
-                                                       float *dqkv, int64_t b0, int64_t b1,
-                                                       float *scratch) {
+ATT_ATTRS static void ATT_FN(fast_backward_one_part)(const tl_attention_shape *g,
+                                                     const tl_attention_io *io, const float *o,
+                                                     const float *stats, const float *d_o,
+                                                     const tl_attention_grads *grads,
+                                                     int64_t b0, int64_t b1, float *scratch) {
   typedef ATT_FN(v8) v8;
-  const int64_t t = g->tokens, d = g->heads * 8, ld = 3 * d;
+  const int64_t t = g->tokens, d = g->heads * 8, ldq = io->q_row, ld = io->kv_row;
   float *p = scratch; /* [t]: scores, then weights */
   float *ds = p + t;  /* [t]: dP, then dS */
   for (int64_t b = b0; b < b1; b++) {
-    const float *rows = qkv + b * t * ld;
-    float *drows = dqkv + b * t * ld;
     for (int64_t h = 0; h < g->heads; h++) {
-      const float *q = rows + h * 8, *k = q + d, *v = q + 2 * d;
+      const float *q = io->q + b * ldq + h * 8;
+      const float *k = io->k + b * t * ld + h * 8, *v = io->v + b * t * ld + h * 8;
+      float *dk = grads->dk + b * t * ld + h * 8, *dv = grads->dv + b * t * ld + h * 8;
       const float *doh = d_o + b * d + h * 8, *oh = o + b * d + h * 8;
       const float *row_stats = stats + 2 * (b * g->heads + h);
       v8 qs, dov;
@@ -235,11 +239,10 @@ ATT_ATTRS static void ATT_FN(fast_backward_first_part)(const tl_attention_shape 
       for (int64_t j = 0; j < t; j++) {
         const v8 kj = *(const v8 *)(k + j * ld);
         dq += kj * ds[j];
-        *(v8 *)(drows + j * ld + d + h * 8) = qs * ds[j];
-        *(v8 *)(drows + j * ld + 2 * d + h * 8) = dov * p[j];
+        *(v8 *)(dk + j * ld) = qs * ds[j];
+        *(v8 *)(dv + j * ld) = dov * p[j];
       }
-      *(v8 *)(drows + h * 8) = dq * g->scale;
-      for (int64_t i = 1; i < t; i++) *(v8 *)(drows + i * ld + h * 8) = (v8){};
+      *(v8 *)(grads->dq + b * ldq + h * 8) = dq * g->scale;
     }
   }
 }

@@ -100,15 +100,16 @@ TL_ATT_INLINE float tl_att_exp(float x) {
 #undef ATT_ATTRS
 #undef ATT_W
 
-typedef void (*forward_fn)(const tl_attention_shape *, const float *, float *, float *,
+typedef void (*forward_fn)(const tl_attention_shape *, const tl_attention_io *, float *, float *,
                            int64_t, int64_t, float *);
-typedef void (*backward_fn)(const tl_attention_shape *, const float *, const float *,
-                            const float *, const float *, float *, int64_t, int64_t, float *);
+typedef void (*backward_fn)(const tl_attention_shape *, const tl_attention_io *, const float *,
+                            const float *, const float *, const tl_attention_grads *, int64_t,
+                            int64_t, float *);
 
 /* One instruction set's kernels: any head width, and heads of 8 (NULL: not compiled). */
 typedef struct instance {
   forward_fn forward, fast_forward;
-  backward_fn backward, fast_backward, fast_backward_first;
+  backward_fn backward, fast_backward, fast_backward_one;
   int64_t lanes; /* the fast kernels' vector width */
 } instance;
 
@@ -120,7 +121,7 @@ static const instance *choose(const char *isa) {
 #if TL_ATT_FAST
   static const instance generic = {att_forward_part_generic, att_fast_forward_part_generic,
                                    att_backward_part_generic, att_fast_backward_part_generic,
-                                   att_fast_backward_first_part_generic, 4};
+                                   att_fast_backward_one_part_generic, 4};
 #else
   static const instance generic = {att_forward_part_generic, NULL, att_backward_part_generic,
                                    NULL, NULL, 4};
@@ -129,10 +130,10 @@ static const instance *choose(const char *isa) {
 #if defined(__x86_64__) && TL_ATT_FAST
   static const instance avx512 = {att_forward_part_avx512, att_fast_forward_part_avx512,
                                   att_backward_part_avx512, att_fast_backward_part_avx512,
-                                  att_fast_backward_first_part_avx512, 16};
+                                  att_fast_backward_one_part_avx512, 16};
   static const instance avx2 = {att_forward_part_avx2, att_fast_forward_part_avx2,
                                 att_backward_part_avx2, att_fast_backward_part_avx2,
-                                att_fast_backward_first_part_avx2, 8};
+                                att_fast_backward_one_part_avx2, 8};
   __builtin_cpu_init();
   const int has_avx512 = __builtin_cpu_supports("avx512f");
   const int has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -147,8 +148,7 @@ static const instance *choose(const char *isa) {
 }
 
 int tl_attention_shape_valid(const tl_attention_shape *g) {
-  return g->batch > 0 && g->tokens > 0 && g->heads > 0 && g->head_dim > 0 &&
-         (g->queries == g->tokens || g->queries == 1);
+  return g->batch > 0 && g->tokens > 0 && g->heads > 0 && g->head_dim > 0 && g->queries > 0;
 }
 
 /* One thread's share of a call: its samples and its own scratch. */
@@ -157,8 +157,10 @@ typedef struct job {
   int parts;
   forward_fn forward;
   backward_fn backward;
-  const float *qkv, *o, *stats, *d_o;
-  float *o_out, *stats_out, *dqkv;
+  const tl_attention_io *io;
+  const tl_attention_grads *grads;
+  const float *o, *stats, *d_o;
+  float *o_out, *stats_out;
   int64_t scratch_floats;
   int failed; /* set by a part that could not allocate its scratch */
 } job;
@@ -174,9 +176,9 @@ static void run_part(void *context, int index) {
     return;
   }
   if (j->forward != NULL)
-    j->forward(j->shape, j->qkv, j->o_out, j->stats_out, b0, b1, scratch);
+    j->forward(j->shape, j->io, j->o_out, j->stats_out, b0, b1, scratch);
   else
-    j->backward(j->shape, j->qkv, j->o, j->stats, j->d_o, j->dqkv, b0, b1, scratch);
+    j->backward(j->shape, j->io, j->o, j->stats, j->d_o, j->grads, b0, b1, scratch);
   free(scratch);
 }
 
@@ -188,7 +190,7 @@ static int run(job *j, int threads) {
   return j->failed ? -1 : 0;
 }
 
-int tl_attention_forward(const tl_attention_shape *shape, int threads, const float *qkv,
+int tl_attention_forward(const tl_attention_shape *shape, int threads, const tl_attention_io *io,
                          float *o, float *stats) {
   const instance *kernels = choose(shape->isa);
   const int64_t tp = tl_att_padded(shape->tokens), dh = shape->head_dim;
@@ -196,28 +198,29 @@ int tl_attention_forward(const tl_attention_shape *shape, int threads, const flo
   const int fast = dh == 8 && shape->queries > 1 && kernels->fast_forward != NULL;
   job j = {.shape = shape,
            .forward = fast ? kernels->fast_forward : kernels->forward,
-           .qkv = qkv,
+           .io = io,
            .o_out = o,
            .stats_out = stats,
            .scratch_floats = fast ? shape->tokens * kernels->lanes : dh * tp + tp + dh};
   return run(&j, threads);
 }
 
-int tl_attention_backward(const tl_attention_shape *shape, int threads, const float *qkv,
-                          const float *o, const float *stats, const float *d_o, float *dqkv) {
+int tl_attention_backward(const tl_attention_shape *shape, int threads, const tl_attention_io *io,
+                          const float *o, const float *stats, const float *d_o,
+                          const tl_attention_grads *grads) {
   const instance *kernels = choose(shape->isa);
   const int64_t tp = tl_att_padded(shape->tokens), dh = shape->head_dim, nq = shape->queries;
   const int fast = dh == 8 && kernels->fast_backward != NULL;
   const int first = fast && nq == 1;
   job j = {.shape = shape,
-           .backward = first  ? kernels->fast_backward_first
+           .backward = first  ? kernels->fast_backward_one
                        : fast ? kernels->fast_backward
                               : kernels->backward,
-           .qkv = qkv,
+           .io = io,
+           .grads = grads,
            .o = o,
            .stats = stats,
            .d_o = d_o,
-           .dqkv = dqkv,
            .scratch_floats = first  ? 2 * shape->tokens
                              : fast ? nq * (25 + kernels->lanes)
                                     : 4 * dh * tp + 2 * tp + dh};

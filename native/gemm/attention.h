@@ -18,10 +18,9 @@
 #include <stdint.h>
 
 /*
- * The shape of one attention call. The projection qkv is [batch·tokens, 3·heads·head_dim] row
- * major: columns [0, d) are q, [d, 2d) k, [2d, 3d) v, d = heads·head_dim. queries is tokens
- * (every token attends) or 1 (only each sample's first token, the [CLS] token, queries: what
- * the last block of a network that reads only [CLS] needs).
+ * The shape of one attention call: batch samples of `tokens` keys and values and `queries` query
+ * rows each (tokens when every token attends; 1 when only the [CLS] token does, all a network
+ * that reads only [CLS] needs from its last block), heads of head_dim columns, d = heads·head_dim.
  */
 typedef struct tl_attention_shape {
   int64_t batch, tokens, heads, head_dim, queries;
@@ -33,7 +32,23 @@ typedef struct tl_attention_shape {
   const char *isa;
 } tl_attention_shape;
 
-/* Whether the shape is one the kernels take (all positive, queries tokens or 1). */
+/*
+ * Where q, k and v lie: row r of q at q + r·q_row (batch·queries rows), row r of k and v at
+ * k + r·kv_row and v + r·kv_row (batch·tokens rows), each row's d values contiguous, head h at
+ * columns h·head_dim …. A [batch·tokens, 3d] projection is q = qkv, k = qkv + d, v = qkv + 2d,
+ * both strides 3d; a separate q [batch, d] and kv [batch·tokens, 2d] are q_row d and kv_row 2d.
+ */
+typedef struct tl_attention_io {
+  const float *q, *k, *v;
+  int64_t q_row, kv_row;
+} tl_attention_io;
+
+/* The gradients of q, k and v, in the same places as tl_attention_io's. */
+typedef struct tl_attention_grads {
+  float *dq, *dk, *dv;
+} tl_attention_grads;
+
+/* Whether the shape is one the kernels take (every size positive). */
 int tl_attention_shape_valid(const tl_attention_shape *shape);
 
 /*
@@ -41,15 +56,15 @@ int tl_attention_shape_valid(const tl_attention_shape *shape);
  * queries, 2] each query row's max score and 1/Σ exp(score − max). Split over up to `threads`
  * threads by sample. Returns 0, or −1 when scratch memory could not be allocated.
  */
-int tl_attention_forward(const tl_attention_shape *shape, int threads, const float *qkv,
+int tl_attention_forward(const tl_attention_shape *shape, int threads, const tl_attention_io *io,
                          float *o, float *stats);
 
 /*
- * Backward: dqkv [batch·tokens, 3·d] from the forward's inputs and outputs and do, the gradient
- * of o. Where only the first token queries, the q columns of the other rows get 0. Returns 0,
- * or −1 when scratch memory could not be allocated.
+ * Backward: dq, dk and dv (every value of each written) from the forward's inputs and outputs
+ * and do, the gradient of o. Returns 0, or −1 when scratch memory could not be allocated.
  */
-int tl_attention_backward(const tl_attention_shape *shape, int threads, const float *qkv,
-                          const float *o, const float *stats, const float *d_o, float *dqkv);
+int tl_attention_backward(const tl_attention_shape *shape, int threads, const tl_attention_io *io,
+                          const float *o, const float *stats, const float *d_o,
+                          const tl_attention_grads *grads);
 
 #endif

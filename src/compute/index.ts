@@ -71,8 +71,8 @@ export {
   installNativeTransformerKernels,
   layerNorm,
   multiHeadAttention,
+  multiHeadCrossAttention,
   nativeTransformerKernelsActive,
   tokenize,
   type AttentionOptions,
-  type AttentionQueries,
 } from './native-transformer-kernels.js';

@@ -7,6 +7,7 @@ import {
   firstTokenRows,
   layerNorm,
   multiHeadAttention,
+  multiHeadCrossAttention,
   nativeTransformerKernelsActive,
   tokenize,
 } from './native-transformer-kernels.js';
@@ -82,38 +83,45 @@ describe.skipIf(skip)('native transformer kernels match the tfjs ops', () => {
   });
 
   // 37 tokens (partial tiles of keys and queries), dHead 8 (attention-fast.h) and 6 (the generic
-  // loops), on each instruction set.
+  // loops), on each instruction set; self-attention (qkv), and 1 or 3 queries per sample (q, kv).
   for (const isa of native.kernels ?? ['avx512'])
     for (const [heads, d] of [
       [4, 32],
       [2, 12],
     ] as const)
-      for (const queries of ['all', 'first'] as const)
-        it(`attention on ${isa}, ${heads} heads of ${d / heads}, queries ${queries}: output and dqkv`, () => {
+      for (const queries of ['all', 1, 3] as const)
+        it(`attention on ${isa}, ${heads} heads of ${d / heads}, queries ${queries}: output and gradients`, () => {
           const tokens = 37;
           const batch = 5;
-          const qkv = tf.randomNormal<tf.Rank.R2>([batch * tokens, 3 * d], 0, 1.5, 'float32', 1);
-          const attend = (x: tf.Tensor): tf.Tensor =>
-            multiHeadAttention(x as tf.Tensor2D, { tokens, heads, queries });
+          const kv = tf.randomNormal<tf.Rank.R2>([batch * tokens, 2 * d], 0, 1.5, 'float32', 1);
+          const rows = batch * (queries === 'all' ? tokens : queries);
+          const q = tf.randomNormal<tf.Rank.R2>([rows, d], 0, 1.5, 'float32', 2);
+          // Self-attention reads q, k and v from one [batch·tokens, 3d] projection.
+          const inputs = queries === 'all' ? [tf.concat([q, kv], 1)] : [q, kv];
+          const attend = (...xs: tf.Tensor[]): tf.Tensor =>
+            queries === 'all'
+              ? multiHeadAttention(xs[0] as tf.Tensor2D, { tokens, heads })
+              : multiHeadCrossAttention(xs[0] as tf.Tensor2D, xs[1] as tf.Tensor2D, {
+                  tokens,
+                  heads,
+                });
           const before = tf.memory().numTensors;
           useNativeKernel(isa);
           let fused: Float32Array[];
           let plain: Float32Array[];
           try {
-            [fused, plain] = bothWays(() => valueAndGradients(attend, [qkv], 2));
+            [fused, plain] = bothWays(() => valueAndGradients(attend, inputs, 3));
           } finally {
             useNativeKernel(native.kernel ?? 'own');
           }
           expect(tf.memory().numTensors).toBe(before);
-          expect(fused[0]).toHaveLength(batch * (queries === 'all' ? tokens : 1) * d);
-          expectClose(fused, plain, ['output', 'dqkv']);
-          if (queries === 'first') {
-            // Only [CLS] queries: the other rows' q columns get no gradient.
-            const dqkv = fused[1] ?? new Float32Array();
-            expect(dqkv.subarray(3 * d, 3 * d + d).every((v) => v === 0)).toBe(true);
-            expect(dqkv.subarray(0, d).some((v) => v !== 0)).toBe(true);
-          }
-          qkv.dispose();
+          expect(fused[0]).toHaveLength(rows * d);
+          expectClose(
+            fused,
+            plain,
+            queries === 'all' ? ['output', 'dqkv'] : ['output', 'dq', 'dkv'],
+          );
+          tf.dispose([q, kv, ...inputs]);
         });
 
   it('attention weighs every key: a key far above the rest takes all the weight', () => {

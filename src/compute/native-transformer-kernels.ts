@@ -20,7 +20,8 @@ import { nativeTrainingKernelsActive } from './native-training-kernels.js';
  * - attention: batched products over batch × heads tiny [T × T × dHead] matrices, each packed and
  *   tiled separately by the GEMM (7–21 GFLOP/s), a softmax over [batch·heads, T, T] (55 MB at 512
  *   samples of 82 tokens, twice, and its gradient), and transposes to split and merge the heads.
- *   {@link multiHeadAttention} is FlashAttention's plan on a CPU (native/gemm/attention.h): each
+ *   {@link multiHeadAttention} (and {@link multiHeadCrossAttention}, for queries of [CLS] only)
+ *   is FlashAttention's plan on a CPU (native/gemm/attention.h): each
  *   (sample, head) in L1-sized buffers, straight from the projection's rows, keeping only each
  *   query row's max score and 1/Σ exp for the backward pass, which recomputes the weights.
  * - LayerNorm: nine element-wise kernels forward and about twice as many backward;
@@ -77,58 +78,99 @@ function offsetOf(backend: WasmBackendInternals, t: TensorInfo): number {
 interface AttentionAttrs {
   tokens: number;
   heads: number;
-  /** Query rows per sample: tokens, or 1 (the first token only). */
-  queries: number;
 }
 
-/** The attention kernels' shape parameters, from qkv [batch·tokens, 3d] and the attributes. */
-function attentionParams(qkv: TensorInfo, attrs: AttentionAttrs): number[] {
-  const [rows = 0, width = 0] = qkv.shape;
-  const d = width / 3;
-  return [rows / attrs.tokens, attrs.tokens, attrs.heads, d / attrs.heads, attrs.queries];
+/**
+ * The addon's attention operands (native/gemm/addon.c: batch, tokens, heads, headDim, queries,
+ * q, k, v, qRow, kvRow) from either one projection qkv [batch·tokens, 3d] (every token queries)
+ * or queries q [batch·queries, d] beside keys and values kv [batch·tokens, 2d].
+ */
+function attentionOperands(
+  backend: WasmBackendInternals,
+  inputs: { qkv?: TensorInfo; q?: TensorInfo; kv?: TensorInfo },
+  { tokens, heads }: AttentionAttrs,
+): { params: number[]; batch: number; queries: number; d: number } {
+  if (inputs.qkv !== undefined) {
+    const [rows = 0, width = 0] = inputs.qkv.shape;
+    const d = width / 3;
+    const at = offsetOf(backend, inputs.qkv);
+    const batch = rows / tokens;
+    return {
+      params: [batch, tokens, heads, d / heads, tokens, at, at + d, at + 2 * d, 3 * d, 3 * d],
+      batch,
+      queries: tokens,
+      d,
+    };
+  }
+  const { q, kv } = inputs as { q: TensorInfo; kv: TensorInfo };
+  const [qRows = 0, d = 0] = q.shape;
+  const batch = (kv.shape[0] ?? 0) / tokens;
+  const queries = qRows / batch;
+  const at = offsetOf(backend, kv);
+  return {
+    params: [batch, tokens, heads, d / heads, queries, offsetOf(backend, q), at, at + d, d, 2 * d],
+    batch,
+    queries,
+    d,
+  };
 }
 
+/** (qkv) or (q, kv) → [o [batch·queries, d], stats [batch, heads, queries, 2]]. */
 function attentionKernel(addon: TransformerKernelsAddon): KernelFunc {
-  const params = new Float64Array(9);
+  const params = new Float64Array(13);
   return (args: KernelArgs) => {
-    const { qkv } = args.inputs as { qkv: TensorInfo };
     const attrs = args.attrs as unknown as AttentionAttrs;
     const backend = args.backend as unknown as WasmBackendInternals;
-    const shape = attentionParams(qkv, attrs);
-    const [batch = 0, , heads = 0, headDim = 0, queries = 0] = shape;
-    const o = backend.makeOutput([batch * queries, heads * headDim], 'float32');
-    const stats = backend.makeOutput([batch, heads, queries, 2], 'float32');
+    const { batch, queries, d, params: operands } = attentionOperands(backend, args.inputs, attrs);
+    const o = backend.makeOutput([batch * queries, d], 'float32');
+    const stats = backend.makeOutput([batch, attrs.heads, queries, 2], 'float32');
     params.set([
-      ...shape,
-      offsetOf(backend, qkv),
+      ...operands,
       offsetOf(backend, o),
       offsetOf(backend, stats),
-      1 / Math.sqrt(headDim),
+      1 / Math.sqrt(d / attrs.heads),
     ]);
     addon.attentionForward(backend.wasm.HEAPF32, params);
     return [o, stats];
   };
 }
 
+/** (dy, o, stats, qkv) → dqkv, or (dy, o, stats, q, kv) → [dq, dkv]. */
 function attentionGradKernel(addon: TransformerKernelsAddon): KernelFunc {
-  const params = new Float64Array(11);
+  const params = new Float64Array(17);
   return (args: KernelArgs) => {
-    const { dy, qkv, o, stats } = args.inputs as Record<'dy' | 'qkv' | 'o' | 'stats', TensorInfo>;
+    const { dy, o, stats, qkv, q, kv } = args.inputs as Record<'dy' | 'o' | 'stats', TensorInfo> & {
+      qkv?: TensorInfo;
+      q?: TensorInfo;
+      kv?: TensorInfo;
+    };
     const attrs = args.attrs as unknown as AttentionAttrs;
     const backend = args.backend as unknown as WasmBackendInternals;
-    const shape = attentionParams(qkv, attrs);
-    const dqkv = backend.makeOutput([...qkv.shape], 'float32');
+    const { d, params: operands } = attentionOperands(backend, args.inputs, attrs);
+    let outputs: TensorInfo[];
+    let places: number[];
+    if (qkv !== undefined) {
+      const dqkv = backend.makeOutput([...qkv.shape], 'float32');
+      const at = offsetOf(backend, dqkv);
+      outputs = [dqkv];
+      places = [at, at + d, at + 2 * d];
+    } else {
+      const dq = backend.makeOutput([...(q as TensorInfo).shape], 'float32');
+      const dkv = backend.makeOutput([...(kv as TensorInfo).shape], 'float32');
+      const at = offsetOf(backend, dkv);
+      outputs = [dq, dkv];
+      places = [offsetOf(backend, dq), at, at + d];
+    }
     params.set([
-      ...shape,
-      offsetOf(backend, qkv),
+      ...operands,
       offsetOf(backend, o),
       offsetOf(backend, stats),
       offsetOf(backend, dy),
-      offsetOf(backend, dqkv),
-      1 / Math.sqrt(shape[3] ?? 1),
+      ...places,
+      1 / Math.sqrt(d / attrs.heads),
     ]);
     addon.attentionBackward(backend.wasm.HEAPF32, params);
-    return dqkv;
+    return outputs.length === 1 ? (outputs[0] as TensorInfo) : outputs;
   };
 }
 
@@ -298,31 +340,21 @@ function runMany(
   return tf.engine().runKernel(name, inputs, attrs) as unknown as tf.Tensor[];
 }
 
-/** Which tokens query in {@link multiHeadAttention}. */
-export type AttentionQueries = 'all' | 'first';
-
-/** The layout of {@link multiHeadAttention}'s input. */
+/** The layout of {@link multiHeadAttention}'s and {@link multiHeadCrossAttention}'s inputs. */
 export interface AttentionOptions {
-  /** Tokens per sample. */
+  /** Tokens (keys and values) per sample. */
   tokens: number;
   /** Heads; each takes dHead = d / heads columns of q, k and v. */
   heads: number;
-  /**
-   * 'all': every token attends, the output has a row per token. 'first': only each sample's first
-   * token (the [CLS] token) queries, the output has a row per sample, which is all a network that
-   * reads [CLS] needs from its last block. Default 'all'.
-   */
-  queries?: AttentionQueries;
 }
 
 /**
- * Multi-head scaled dot-product attention: qkv [batch·tokens, 3d] holds each token's query, key
- * and value side by side (one product with [Wq | Wk | Wv]); the result is softmax(q·kᵀ/√dHead)·v
- * per head, the heads side by side: [batch·tokens, d], or [batch, d] for queries 'first'.
+ * Multi-head scaled dot-product self-attention: qkv [batch·tokens, 3d] holds each token's query,
+ * key and value side by side (one product with [Wq | Wk | Wv]); the result [batch·tokens, d] is
+ * softmax(q·kᵀ/√dHead)·v per head, the heads side by side.
  */
 export function multiHeadAttention(qkv: tf.Tensor2D, options: AttentionOptions): tf.Tensor2D {
   const { tokens, heads } = options;
-  const queries = options.queries ?? 'all';
   const [rows, width] = qkv.shape;
   if (width % (3 * heads) !== 0 || rows % tokens !== 0)
     throw new TradelabError(
@@ -330,8 +362,11 @@ export function multiHeadAttention(qkv: tf.Tensor2D, options: AttentionOptions):
       `multiHeadAttention: qkv [${rows}, ${width}] is not [batch·${tokens}, 3·${heads}·dHead]`,
       { hint: 'qkv is the product of the tokens with [Wq | Wk | Wv]' },
     );
-  if (!nativeTransformerKernelsActive()) return attentionOps(qkv, tokens, heads, queries);
-  const attrs = { tokens, heads, queries: queries === 'all' ? tokens : 1 };
+  if (!nativeTransformerKernelsActive()) {
+    const [q, kv] = tf.split(qkv, [width / 3, (2 * width) / 3], 1) as [tf.Tensor2D, tf.Tensor2D];
+    return attentionOps(q, kv, tokens, heads);
+  }
+  const attrs = { tokens, heads };
   const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const [input, save] = args as [tf.Tensor2D, tf.GradSaveFunc];
     const [o, stats] = runMany(ATTENTION, { qkv: input }, attrs) as [tf.Tensor2D, tf.Tensor];
@@ -339,24 +374,59 @@ export function multiHeadAttention(qkv: tf.Tensor2D, options: AttentionOptions):
     return {
       value: o,
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [q, out, rowStats] = saved as [tf.Tensor, tf.Tensor, tf.Tensor];
-        return [runOne(ATTENTION_GRAD, { dy, qkv: q, o: out, stats: rowStats }, attrs)];
+        const [x, out, rowStats] = saved as [tf.Tensor, tf.Tensor, tf.Tensor];
+        return [runOne(ATTENTION_GRAD, { dy, o: out, stats: rowStats, qkv: x }, attrs)];
       },
     };
   });
   return op(qkv);
 }
 
-/** {@link multiHeadAttention} as tfjs ops: batched products over [batch·heads]. */
-function attentionOps(
-  qkv: tf.Tensor2D,
-  tokens: number,
-  heads: number,
-  queries: AttentionQueries,
+/**
+ * Multi-head attention of separate query rows: q [batch·queries, d] (each sample's queries, e.g.
+ * only its [CLS] token's, all a network that reads [CLS] needs from its last block) over kv
+ * [batch·tokens, 2d], each token's key and value side by side. The result is [batch·queries, d].
+ */
+export function multiHeadCrossAttention(
+  q: tf.Tensor2D,
+  kv: tf.Tensor2D,
+  options: AttentionOptions,
 ): tf.Tensor2D {
-  const [rows, width] = qkv.shape;
-  const d = width / 3;
-  const batch = rows / tokens;
+  const { tokens, heads } = options;
+  const [qRows, d] = q.shape;
+  const [kvRows, width] = kv.shape;
+  const batch = kvRows / tokens;
+  if (d % heads !== 0 || width !== 2 * d || kvRows % tokens !== 0 || qRows % batch !== 0)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `multiHeadCrossAttention: q [${qRows}, ${d}] and kv [${kvRows}, ${width}] are not [batch·queries, ${heads}·dHead] and [batch·${tokens}, 2·${heads}·dHead]`,
+      { hint: 'kv is the product of the tokens with [Wk | Wv]' },
+    );
+  if (!nativeTransformerKernelsActive()) return attentionOps(q, kv, tokens, heads);
+  const attrs = { tokens, heads };
+  const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [queries, keysValues, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.GradSaveFunc];
+    const [o, stats] = runMany(ATTENTION, { q: queries, kv: keysValues }, attrs) as [
+      tf.Tensor2D,
+      tf.Tensor,
+    ];
+    save([queries, keysValues, o, stats]);
+    return {
+      value: o,
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [qs, kvs, out, rowStats] = saved as [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor];
+        return runMany(ATTENTION_GRAD, { dy, o: out, stats: rowStats, q: qs, kv: kvs }, attrs);
+      },
+    };
+  });
+  return op(q, kv);
+}
+
+/** Attention as tfjs ops: batched products over [batch·heads]. */
+function attentionOps(q: tf.Tensor2D, kv: tf.Tensor2D, tokens: number, heads: number): tf.Tensor2D {
+  const [qRows, d] = q.shape;
+  const batch = kv.shape[0] / tokens;
+  const queries = qRows / batch;
   const dHead = d / heads;
   // [batch·n, d] → [batch·heads, n, dHead]
   const split = (t: tf.Tensor, n: number): tf.Tensor3D =>
@@ -365,19 +435,17 @@ function attentionOps(
       n,
       dHead,
     ]);
-  const [q, k, v] = tf.split(qkv, 3, 1) as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
-  const n = queries === 'all' ? tokens : 1;
-  const asked = queries === 'all' ? q : firstRowOps(q, tokens);
-  // The 1/√dHead scale on q (n × d values) rather than on the n × tokens scores.
+  const [k, v] = tf.split(kv, 2, 1) as [tf.Tensor2D, tf.Tensor2D];
+  // The 1/√dHead scale on q (queries × d values) rather than on the queries × tokens scores.
   const weights = tf.softmax(
-    tf.matMul(split(tf.mul(asked, 1 / Math.sqrt(dHead)), n), split(k, tokens), false, true),
+    tf.matMul(split(tf.mul(q, 1 / Math.sqrt(dHead)), queries), split(k, tokens), false, true),
   );
   return tf.reshape(
     tf.transpose(
-      tf.reshape(tf.matMul(weights, split(v, tokens)), [batch, heads, n, dHead]),
+      tf.reshape(tf.matMul(weights, split(v, tokens)), [batch, heads, queries, dHead]),
       [0, 2, 1, 3],
     ),
-    [batch * n, d],
+    [batch * queries, d],
   );
 }
 

@@ -6,6 +6,7 @@ import {
   firstTokenRows,
   layerNorm,
   multiHeadAttention,
+  multiHeadCrossAttention,
   tokenize,
 } from '../compute/index.js';
 import { ownVariable } from './mlp.js';
@@ -153,10 +154,18 @@ export class FtTransformer implements NetworkBody {
       // block (residual, feed-forward) runs on [CLS] rows alone.
       const last = index === this.blockList.length - 1;
       const a = layerNorm(h, ...block.norm1);
-      // One product for q, k and v: three of the GEMM's narrowest products made one.
-      const qkv = tf.matMul<tf.Tensor2D>(a, tf.concat([block.wq, block.wk, block.wv], 1));
-      const mixed = multiHeadAttention(qkv, { tokens, heads, queries: last ? 'first' : 'all' });
-      if (last) h = firstTokenRows(h, tokens);
+      let mixed: tf.Tensor2D;
+      if (last) {
+        // Keys and values of every token, the query of [CLS] alone.
+        const kv = tf.matMul<tf.Tensor2D>(a, tf.concat([block.wk, block.wv], 1));
+        const q = tf.matMul<tf.Tensor2D>(firstTokenRows(a, tokens), block.wq);
+        mixed = multiHeadCrossAttention(q, kv, { tokens, heads });
+        h = firstTokenRows(h, tokens);
+      } else {
+        // One product for q, k and v: three of the GEMM's narrowest products made one.
+        const qkv = tf.matMul<tf.Tensor2D>(a, tf.concat([block.wq, block.wk, block.wv], 1));
+        mixed = multiHeadAttention(qkv, { tokens, heads });
+      }
       h = tf.add(h, tf.fused.matMul({ a: mixed, b: block.wo, bias: block.bo }));
       const f = layerNorm(h, ...block.norm2);
       const inner = denseRelu(f, block.w1 as tf.Tensor2D, block.b1 as tf.Tensor1D);
