@@ -362,7 +362,7 @@ export function multiHeadAttention(qkv: tf.Tensor2D, options: AttentionOptions):
       `multiHeadAttention: qkv [${rows}, ${width}] is not [batch·${tokens}, 3·${heads}·dHead]`,
       { hint: 'qkv is the product of the tokens with [Wq | Wk | Wv]' },
     );
-  if (!nativeTransformerKernelsActive()) {
+  if (!nativeTransformerKernelsActive() || rows === 0) {
     const [q, kv] = tf.split(qkv, [width / 3, (2 * width) / 3], 1) as [tf.Tensor2D, tf.Tensor2D];
     return attentionOps(q, kv, tokens, heads);
   }
@@ -396,13 +396,14 @@ export function multiHeadCrossAttention(
   const [qRows, d] = q.shape;
   const [kvRows, width] = kv.shape;
   const batch = kvRows / tokens;
-  if (d % heads !== 0 || width !== 2 * d || kvRows % tokens !== 0 || qRows % batch !== 0)
+  const perSample = batch === 0 ? qRows === 0 : qRows % batch === 0;
+  if (d % heads !== 0 || width !== 2 * d || kvRows % tokens !== 0 || !perSample)
     throw new TradelabError(
       'INVALID_ARGUMENT',
       `multiHeadCrossAttention: q [${qRows}, ${d}] and kv [${kvRows}, ${width}] are not [batch·queries, ${heads}·dHead] and [batch·${tokens}, 2·${heads}·dHead]`,
       { hint: 'kv is the product of the tokens with [Wk | Wv]' },
     );
-  if (!nativeTransformerKernelsActive()) return attentionOps(q, kv, tokens, heads);
+  if (!nativeTransformerKernelsActive() || batch === 0) return attentionOps(q, kv, tokens, heads);
   const attrs = { tokens, heads };
   const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const [queries, keysValues, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.GradSaveFunc];
@@ -426,6 +427,7 @@ export function multiHeadCrossAttention(
 function attentionOps(q: tf.Tensor2D, kv: tf.Tensor2D, tokens: number, heads: number): tf.Tensor2D {
   const [qRows, d] = q.shape;
   const batch = kv.shape[0] / tokens;
+  if (batch === 0) return tf.zeros([0, d]);
   const queries = qRows / batch;
   const dHead = d / heads;
   // [batch·n, d] → [batch·heads, n, dHead]

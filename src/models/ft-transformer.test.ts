@@ -35,6 +35,7 @@ describe('FT-Transformer', () => {
     expect(out.every(Number.isFinite)).toBe(true);
     expect(run(b, x, 5)).toEqual(out);
     expect(run(c, x, 5)).not.toEqual(out);
+    expect(tf.tidy(() => a.apply(tf.zeros([0, 7])).shape)).toEqual([0, 3]);
     // Parameters: tokenizer 2·inputs·d + cls d; per block 4d² + d + 2·(d·h) + h + d + 4d (norms);
     // head 2d + d·outputs + outputs.
     const d = 32;
