@@ -111,7 +111,8 @@ ATT_ATTRS static void ATT_FN(fast_backward_part)(const tl_attention_shape *g,
   float *dos = qs + 8 * nq;    /* [nq][8]: do rows */
   float *dq = dos + 8 * nq;    /* [nq][8]: Σ over keys of dS · k */
   float *dots = dq + 8 * nq;   /* [nq]: Σ_c do·o, the softmax gradient's row term */
-  vf *ds = (vf *)(dots + nq);  /* [nq]: the tile's dS, a vector of W keys per query */
+  vf *ds = (vf *)(dots + nq);  /* [nq]: the tile's dS, a vector of W keys per query (then, below
+                                  16 registers, [nq] more for its P) */
   for (int64_t b = b0; b < b1; b++) {
     for (int64_t h = 0; h < g->heads; h++) {
       const float *q = io->q + b * nq * ldq + h * 8;
@@ -151,6 +152,8 @@ ATT_ATTRS static void ATT_FN(fast_backward_part)(const tl_attention_shape *g,
         vf valid;
         memcpy(&valid, mask, sizeof valid);
         vf dk_acc[8] = {}, dv_acc[8] = {};
+#if ATT_W >= 16
+        /* 32 vector registers: the 16 accumulators stay in registers through one pass. */
         for (int64_t i = 0; i < nq; i++) {
           const float *qi = qs + i * 8, *doi = dos + i * 8;
           vf score = kt[0] * qi[0], dp = vt[0] * doi[0];
@@ -168,6 +171,35 @@ ATT_ATTRS static void ATT_FN(fast_backward_part)(const tl_attention_shape *g,
           }
           ds[i] = dsi;
         }
+#else
+        /* 16 registers or fewer: P and dS first, then dV and dK each in a pass of their own,
+         * so no accumulator is spilled and reloaded on every query. */
+        vf *ps = ds + nq; /* [nq]: the tile's P */
+        for (int64_t i = 0; i < nq; i++) {
+          const float *qi = qs + i * 8, *doi = dos + i * 8;
+          vf score = kt[0] * qi[0], dp = vt[0] * doi[0];
+#pragma GCC unroll 8
+          for (int c = 1; c < 8; c++) {
+            score += kt[c] * qi[c];
+            dp += vt[c] * doi[c];
+          }
+          const vf p = ATT_FN(exp)(score - head_stats[2 * i]) * head_stats[2 * i + 1] * valid;
+          ps[i] = p;
+          ds[i] = p * (dp - dots[i]);
+        }
+        for (int64_t i = 0; i < nq; i++) {
+          const float *doi = dos + i * 8;
+          const vf p = ps[i];
+#pragma GCC unroll 8
+          for (int c = 0; c < 8; c++) dv_acc[c] += p * doi[c];
+        }
+        for (int64_t i = 0; i < nq; i++) {
+          const float *qi = qs + i * 8;
+          const vf dsi = ds[i];
+#pragma GCC unroll 8
+          for (int c = 0; c < 8; c++) dk_acc[c] += dsi * qi[c];
+        }
+#endif
         for (int64_t l = 0; l < n; l++) {
           float *dkl = dk + (j0 + l) * ld, *dvl = dv + (j0 + l) * ld;
           for (int c = 0; c < 8; c++) {

@@ -222,7 +222,7 @@ int tl_attention_backward(const tl_attention_shape *shape, int threads, const tl
            .stats = stats,
            .d_o = d_o,
            .scratch_floats = first  ? 2 * shape->tokens
-                             : fast ? nq * (25 + kernels->lanes)
+                             : fast ? nq * (25 + 2 * kernels->lanes)
                                     : 4 * dh * tp + 2 * tp + dh};
   return run(&j, threads);
 }
