@@ -511,8 +511,8 @@ static napi_value layer_norm_backward(napi_env env, napi_callback_info info) {
   if (cols < 1 || size < 0 || !all_inside(p, full, 3, size, length) ||
       !all_inside(p, row, 3, cols, length) || !inside((int64_t)p[5], stats, length))
     return throw_range(env, "layerNormBackward: an operand lies outside the heap");
-  float *partials = (float *)malloc((size_t)(2 * cols * (threads < 1 ? 1 : threads)) *
-                                    sizeof(float));
+  float *partials =
+      (float *)malloc((size_t)(2 * cols * tl_layer_norm_chunks(rows)) * sizeof(float));
   if (partials == NULL) return throw_range(env, "layerNormBackward: out of memory");
   tl_layer_norm_backward(rows, cols, threads, heap + (int64_t)p[2], heap + (int64_t)p[3],
                          heap + (int64_t)p[4], heap + (int64_t)p[5], heap + (int64_t)p[6],

@@ -1,7 +1,9 @@
 /*
  * LayerNorm forward and backward (see layer-norm.h). Each row's sums keep eight partial sums, so
  * the compiler vectorizes them (it may not reorder a single float sum by itself); the column sums
- * of the backward pass (the gain's and bias's gradients) are per thread, added in thread order.
+ * of the backward pass (the gain's and bias's gradients) are per chunk of TL_LN_CHUNK_ROWS rows,
+ * added in chunk order: the chunks, not the threads, fix the order, so the result is the same on
+ * any thread count (a study's trials must not depend on how many workers ran beside them).
  */
 #include "layer-norm.h"
 
@@ -17,6 +19,13 @@
 
 /* Rows per thread below which another thread costs more than it saves. */
 #define TL_LN_MIN_ROWS 512
+
+/* Rows of one partial column sum in the backward pass (whatever the thread count). */
+#define TL_LN_CHUNK_ROWS 512
+
+int64_t tl_layer_norm_chunks(int64_t rows) {
+  return rows <= TL_LN_CHUNK_ROWS ? 1 : (rows + TL_LN_CHUNK_ROWS - 1) / TL_LN_CHUNK_ROWS;
+}
 
 /* Σ a[c] over c < n, with eight partial sums. */
 static float row_sum(int64_t n, const float *a) {
@@ -81,12 +90,13 @@ void tl_layer_norm_forward(int64_t rows, int64_t cols, float epsilon, int thread
   tl_pool_run(j.parts, forward_part, &j);
 }
 
-static void backward_part(void *context, int index) {
-  const ln_job *j = (const ln_job *)context;
-  const int64_t r0 = j->rows * index / j->parts, r1 = j->rows * (index + 1) / j->parts;
+/* One chunk of rows: dx, and the chunk's column sums into its slot of `partials`. */
+static void backward_chunk(const ln_job *j, int64_t chunk) {
+  const int64_t r0 = chunk * TL_LN_CHUNK_ROWS;
+  const int64_t r1 = r0 + TL_LN_CHUNK_ROWS < j->rows ? r0 + TL_LN_CHUNK_ROWS : j->rows;
   const int64_t cols = j->cols;
   const float inv_cols = 1.0f / (float)cols;
-  float *d_gain = j->partials + 2 * cols * index, *d_bias = d_gain + cols;
+  float *d_gain = j->partials + 2 * cols * chunk, *d_bias = d_gain + cols;
   for (int64_t c = 0; c < cols; c++) d_gain[c] = d_bias[c] = 0.0f;
   for (int64_t r = r0; r < r1; r++) {
     const float *x = j->x + r * cols, *dy = j->dy + r * cols;
@@ -126,16 +136,26 @@ static void backward_part(void *context, int index) {
   }
 }
 
+/* A thread's share: a contiguous run of chunks. */
+static void backward_part(void *context, int index) {
+  const ln_job *j = (const ln_job *)context;
+  const int64_t chunks = tl_layer_norm_chunks(j->rows);
+  const int64_t c0 = chunks * index / j->parts, c1 = chunks * (index + 1) / j->parts;
+  for (int64_t chunk = c0; chunk < c1; chunk++) backward_chunk(j, chunk);
+}
+
 void tl_layer_norm_backward(int64_t rows, int64_t cols, int threads, const float *dy,
                             const float *x, const float *gain, const float *stats, float *dx,
                             float *d_gain, float *d_bias, float *partials) {
   ln_job j = {.rows = rows, .cols = cols, .x = x, .gain = gain, .dy = dy, .stats_in = stats,
               .dx = dx, .partials = partials};
+  const int64_t chunks = tl_layer_norm_chunks(rows);
   j.parts = parts_for(rows, threads);
+  if (j.parts > chunks) j.parts = (int)chunks;
   tl_pool_run(j.parts, backward_part, &j);
   for (int64_t c = 0; c < cols; c++) {
     float g = 0.0f, b = 0.0f;
-    for (int p = 0; p < j.parts; p++) {
+    for (int64_t p = 0; p < chunks; p++) {
       g += partials[2 * cols * p + c];
       b += partials[2 * cols * p + cols + c];
     }

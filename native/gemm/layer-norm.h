@@ -18,9 +18,13 @@ void tl_layer_norm_forward(int64_t rows, int64_t cols, float epsilon, int thread
                            const float *x, const float *gain, const float *bias, float *y,
                            float *stats);
 
+/* Chunks of rows the backward pass sums the columns of separately (see layer-norm.c). */
+int64_t tl_layer_norm_chunks(int64_t rows);
+
 /*
  * dx [rows, cols], d_gain and d_bias [cols] from dy, the forward's x, gain and stats.
- * `partials` holds 2·cols floats per thread (each thread's column sums, added in thread order).
+ * `partials` holds 2·cols floats per chunk (tl_layer_norm_chunks): each chunk's column sums,
+ * added in chunk order, so the result does not depend on `threads`.
  */
 void tl_layer_norm_backward(int64_t rows, int64_t cols, int threads, const float *dy,
                             const float *x, const float *gain, const float *stats, float *dx,

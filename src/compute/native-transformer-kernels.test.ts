@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from './backends.js';
-import { nativeGemmStatus, useNativeKernel } from './native-gemm.js';
+import { nativeGemmStatus, setNativeThreads, useNativeKernel } from './native-gemm.js';
 import { setNativeTrainingKernelsEnabled } from './native-training-kernels.js';
 import {
   firstTokenRows,
@@ -174,5 +174,38 @@ describe.skipIf(skip)('native transformer kernels match the tfjs ops', () => {
     expect(Array.from(fused[5] ?? [])).toEqual(Array.from(plain[5] ?? []));
     expectClose(fused.slice(0, 4), plain.slice(0, 4), ['tokens', 'dw', 'dbias', 'dcls']);
     tf.dispose([x, w, bias, cls]);
+  });
+  it('LayerNorm and attention give the same bits on 1, 2 and 3 threads', () => {
+    // 2,100 rows: five chunks of the backward pass's column sums, split over the threads.
+    const x = tf.randomNormal<tf.Rank.R2>([2100, 32], 0.5, 2, 'float32', 13);
+    const gain = tf.randomNormal<tf.Rank.R1>([32], 1, 0.3, 'float32', 14);
+    const bias = tf.randomNormal<tf.Rank.R1>([32], 0, 0.3, 'float32', 15);
+    const qkv = tf.randomNormal<tf.Rank.R2>([60 * 35, 96], 0, 1.5, 'float32', 16);
+    const run = (): number[][] =>
+      [
+        ...valueAndGradients(
+          (a, g, b) => layerNorm(a as tf.Tensor2D, g as tf.Tensor1D, b as tf.Tensor1D),
+          [x, gain, bias],
+          17,
+        ),
+        ...valueAndGradients(
+          (a) => multiHeadAttention(a as tf.Tensor2D, { tokens: 35, heads: 4 }),
+          [qkv],
+          18,
+        ),
+      ].map((values) => Array.from(new Uint32Array(values.slice().buffer)));
+    try {
+      setNativeThreads(1);
+      const one = run();
+      for (const threads of [2, 3]) {
+        setNativeThreads(threads);
+        run().forEach((values, i) => {
+          expect(values, `output ${i}, ${threads} threads`).toEqual(one[i]);
+        });
+      }
+    } finally {
+      setNativeThreads(1);
+    }
+    tf.dispose([x, gain, bias, qkv]);
   });
 });
