@@ -11,7 +11,8 @@ import { PPO_DEFAULTS } from './ppo-config.js';
 /*
  * Where a PPO update's time goes, for `tradelab bench ppo-update`: the update is run as its two
  * halves (loss and gradients; clip and optimizer step), each timed, and one run of each is
- * profiled kernel by kernel. The split: matrix products, other kernels (element-wise work:
+ * profiled kernel by kernel. The split: matrix products (the FT-Transformer's fused attention
+ * among them), other kernels (element-wise work:
  * activations, the loss, their gradients), copies (transposes and other data moves), the optimizer
  * (clip and Adam, everything in the second half), and what is left of the first half's wall time
  * once its kernels are counted: JavaScript dispatch (ops, the gradient tape, tidy).
@@ -28,7 +29,14 @@ export interface PpoUpdateSplit {
   kernels: number;
 }
 
-const PRODUCTS = new Set(['BatchMatMul', '_FusedMatMul', 'MatMul']);
+/** Matrix products, the fused attention's included (its work is the Q·Kᵀ and P·V products). */
+const PRODUCTS = new Set([
+  'BatchMatMul',
+  '_FusedMatMul',
+  'MatMul',
+  'TradelabAttention',
+  'TradelabAttentionGrad',
+]);
 const COPIES = new Set([
   'Identity',
   'Reshape',
