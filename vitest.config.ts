@@ -17,6 +17,16 @@ export default defineConfig({
     globalSetup: ['test/support/postgres-global-setup.ts'],
     // End-to-end tests spawn the built CLI; two cores, so keep parallelism modest.
     maxWorkers: 2,
+    // A worker runs its test files one after another in one process, without a fresh module
+    // graph for each: a fresh one (a new process per file, TensorFlow.js and zod loaded again)
+    // was half the CPU time of the unit tests. So a test file must leave the process as it found
+    // it: tests that set environment variables restore them, and every file that uses TensorFlow.js
+    // picks its backend in its own beforeAll. The suite passes in shuffled file orders
+    // (--sequence.shuffle.files).
+    isolate: false,
+    // Limits that only stop a hang: a beforeAll that runs CLI processes (a study of 12 trials)
+    // takes seconds on two idle cores and far longer on a crowded machine.
     testTimeout: 30_000,
+    hookTimeout: 60_000,
   },
 });
