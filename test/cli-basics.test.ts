@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from './support/run-cli.js';
+import { runCli, runCliInProcess } from './support/run-cli.js';
+
+/*
+ * The command line's basics. A few run as real processes (help, the version, an unknown command,
+ * a stack trace: exit codes 0 and 2 on real streams); their many variants run in this process
+ * (runCliInProcess), through the same entry function.
+ */
 
 describe('tradelab CLI basics', () => {
   it('prints help listing every command, exit 0', async () => {
@@ -18,7 +24,7 @@ describe('tradelab CLI basics', () => {
   });
 
   it('prints a command help with its options and settings flags', async () => {
-    const result = await runCli(['profiles', 'plan', '--help']);
+    const result = await runCliInProcess(['profiles', 'plan', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('--net-dim N');
     expect(result.stdout).toContain('--profile VALUE');
@@ -39,20 +45,26 @@ describe('tradelab CLI basics', () => {
   });
 
   it('names the sub-commands of a group', async () => {
-    const result = await runCli(['profiles', 'frobnicate']);
+    const result = await runCliInProcess(['profiles', 'frobnicate']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('`profiles` takes: list, show, detect, plan');
   });
 
   it('rejects an unknown option with exit 2 and the closest option', async () => {
-    const result = await runCli(['profiles', 'plan', '--net-dimm', '512']);
+    const result = await runCliInProcess(['profiles', 'plan', '--net-dimm', '512']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('unknown option --net-dimm');
     expect(result.stderr).toContain('did you mean --net-dim?');
   });
 
   it('rejects a bad option value with the flag, the value and what is allowed', async () => {
-    const result = await runCli(['profiles', 'plan', '--batch-size', 'lots', '--no-detect']);
+    const result = await runCliInProcess([
+      'profiles',
+      'plan',
+      '--batch-size',
+      'lots',
+      '--no-detect',
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       '--batch-size: "lots" is not allowed: expected a whole number >= 1',
@@ -64,7 +76,7 @@ describe('tradelab CLI basics', () => {
       ['study', 'run', 'nowhere', '--trials', '-5'],
       ['study', 'run', 'nowhere', '--trials=-5'],
     ]) {
-      const result = await runCli(args);
+      const result = await runCliInProcess(args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain(
         '--trials: "-5" is not allowed: expected a whole number >= 1',
@@ -72,15 +84,22 @@ describe('tradelab CLI basics', () => {
       expect(result.stderr).not.toContain('ambiguous');
     }
     // An option name after an option that takes a value is still the next option, not its value.
-    const missing = await runCli(['study', 'run', 'nowhere', '--trials', '--workers', '2']);
+    const missing = await runCliInProcess([
+      'study',
+      'run',
+      'nowhere',
+      '--trials',
+      '--workers',
+      '2',
+    ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('error [USAGE]: --trials needs a value');
-    const last = await runCli(['study', 'run', 'nowhere', '--trials']);
+    const last = await runCliInProcess(['study', 'run', 'nowhere', '--trials']);
     expect(last.stderr).toContain('error [USAGE]: --trials needs a value');
   });
 
   it('requires the positional argument', async () => {
-    const result = await runCli(['study', 'show']);
+    const result = await runCliInProcess(['study', 'show']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('missing NAME');
   });
@@ -95,7 +114,7 @@ describe('tradelab CLI basics', () => {
   });
 
   it('adds a JSON error record with --json', async () => {
-    const result = await runCli(['profiles', 'show', 'a100', '--json']);
+    const result = await runCliInProcess(['profiles', 'show', 'a100', '--json']);
     expect(result.code).toBe(2);
     const record = result.stderr.split('\n').find((line) => line.startsWith('{'));
     expect(JSON.parse(record ?? '{}')).toMatchObject({ error: { code: 'AMBIGUOUS_PROFILE' } });
@@ -103,7 +122,7 @@ describe('tradelab CLI basics', () => {
 
   it('prints the version for -V and --version, at the top and after a command', async () => {
     for (const args of [['-V'], ['--version'], ['data', 'list', '--version'], ['study', '-V']]) {
-      const result = await runCli(args);
+      const result = await runCliInProcess(args);
       expect(result.code, args.join(' ')).toBe(0);
       expect(result.stdout.trim(), args.join(' ')).toMatch(/^\d+\.\d+\.\d+$/);
     }
@@ -111,7 +130,7 @@ describe('tradelab CLI basics', () => {
 
   it('lists --version and --no-color among the global options of every help', async () => {
     for (const args of [['--help'], ['data', 'import', '--help']]) {
-      const result = await runCli(args);
+      const result = await runCliInProcess(args);
       expect(result.stdout).toMatch(/^\s+-V, --version\s+print the version/m);
       expect(result.stdout).toMatch(/^\s+--no-color\s+/m);
     }
@@ -119,7 +138,7 @@ describe('tradelab CLI basics', () => {
 
   it("prints a group's commands for the group alone, --help or `help GROUP`, exit 0", async () => {
     for (const args of [['data'], ['data', '--help'], ['help', 'data'], ['data', '-h']]) {
-      const result = await runCli(args);
+      const result = await runCliInProcess(args);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(result.stderr).toBe('');
       expect(result.stdout).toContain('Usage: tradelab data <command> [options]');
@@ -128,16 +147,16 @@ describe('tradelab CLI basics', () => {
       expect(result.stdout).not.toMatch(/^ {2}study /m);
       expect(result.stdout).toContain('tradelab data <command> --help');
     }
-    const train = await runCli(['train']);
+    const train = await runCliInProcess(['train']);
     expect(train.code).toBe(0);
     expect(train.stdout).toMatch(/^ {2}train ppo\s+\S/m);
   });
 
   it('still rejects an unknown command inside a group, and an unknown option on a group', async () => {
-    const result = await runCli(['data', 'frobnicate']);
+    const result = await runCliInProcess(['data', 'frobnicate']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('unknown command "data frobnicate"');
-    const option = await runCli(['data', '--frobnicate']);
+    const option = await runCliInProcess(['data', '--frobnicate']);
     expect(option.code).toBe(2);
     expect(option.stderr).toContain('unknown option --frobnicate');
   });

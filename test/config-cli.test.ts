@@ -1,7 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonLines, runCli, tempDir } from './support/run-cli.js';
+import { jsonLines, runCli, runCliInProcess, tempDir } from './support/run-cli.js';
+
+/*
+ * Configuration as the CLI reads it. The order of sources and a bad file's exit code run real
+ * processes; the other messages run in this process (runCliInProcess), through the same entry
+ * function.
+ */
 
 function project(files: Record<string, string>): string {
   const dir = tempDir();
@@ -20,7 +26,7 @@ describe('configuration from the CLI', () => {
     });
     const sub = join(dir, 'a', 'b');
     mkdirSync(sub, { recursive: true });
-    const result = await runCli(['config', 'show', '--json'], { cwd: sub });
+    const result = await runCliInProcess(['config', 'show', '--json'], { cwd: sub });
     expect(result.code).toBe(0);
     expect(jsonLines(result.stdout)[0]).toMatchObject({ type: 'project', root: dir });
     expect(setting(result.stdout, 'paths.data')).toMatchObject({
@@ -81,14 +87,14 @@ describe('configuration from the CLI', () => {
 
   it('suggests the right key for a typo', async () => {
     const dir = project({ 'tradelab.config.yaml': 'compute:\n  backnd: wasm\n' });
-    const result = await runCli(['config', 'show'], { cwd: dir });
+    const result = await runCliInProcess(['config', 'show'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('unknown key "backnd" (did you mean "backend"?)');
     expect(result.stderr).toContain('tradelab.config.yaml:2:3');
   });
 
   it('reports a bad environment value by its variable', async () => {
-    const result = await runCli(['config', 'show'], { env: { TRADELAB_BACKEND: 'cuda' } });
+    const result = await runCliInProcess(['config', 'show'], { env: { TRADELAB_BACKEND: 'cuda' } });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       'environment variable TRADELAB_BACKEND: "cuda" is not allowed for compute.backend',
@@ -97,7 +103,13 @@ describe('configuration from the CLI', () => {
   });
 
   it('does not offer the tensorflow backend, which tradelab cannot start', async () => {
-    const result = await runCli(['profiles', 'plan', '--backend', 'tensorflow', '--no-detect']);
+    const result = await runCliInProcess([
+      'profiles',
+      'plan',
+      '--backend',
+      'tensorflow',
+      '--no-detect',
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--backend: "tensorflow" is not allowed for compute.backend');
     expect(result.stderr).toContain('expected one of "auto"|"wasm"|"webgpu"|"cpu"');
@@ -106,7 +118,7 @@ describe('configuration from the CLI', () => {
       ['train', 'ppo'],
       ['config', 'show'],
     ]) {
-      const help = await runCli([...command, '--help']);
+      const help = await runCliInProcess([...command, '--help']);
       expect(help.stdout).toContain('--backend');
       expect(help.stdout).not.toContain('tensorflow');
     }
@@ -117,7 +129,7 @@ describe('configuration from the CLI', () => {
       'tradelab.config.yaml': 'profile: lab_card\nprofilesFile: gpus.yaml\n',
       'gpus.yaml': 'lab_card:\n  extends: a100_80gb\n  displayName: Lab A100\n  hourlyUsd: 1.2\n',
     });
-    const result = await runCli(['profiles', 'plan', '--no-detect'], { cwd: dir });
+    const result = await runCliInProcess(['profiles', 'plan', '--no-detect'], { cwd: dir });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
       /GPU: using profile 'Lab A100' \(80 GB VRAM, custom\) from .*tradelab\.config\.yaml:1:10; workers:/,
@@ -129,7 +141,7 @@ describe('configuration from the CLI', () => {
       'tradelab.config.yaml': 'profilesFile: gpus.yaml\n',
       'gpus.yaml': 'lab_card:\n  extends: a100\n',
     });
-    const result = await runCli(['profiles', 'list'], { cwd: dir });
+    const result = await runCliInProcess(['profiles', 'list'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${join(dir, 'gpus.yaml')}:2:12: profile "a100" is ambiguous`);
   });

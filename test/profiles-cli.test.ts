@@ -2,7 +2,20 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_PROFILES } from '../src/profiles/index.js';
-import { fakeTools, jsonLines, printsFixture, runCli, tempDir } from './support/run-cli.js';
+import {
+  fakeTools,
+  jsonLines,
+  printsFixture,
+  runCli,
+  runCliInProcess,
+  tempDir,
+} from './support/run-cli.js';
+
+/*
+ * `tradelab profiles …` and `quickstart`. One test per exit code and the detection of fake tools
+ * (a tool that hangs included) run real processes; the variants of what is printed run in this
+ * process (runCliInProcess), through the same entry function.
+ */
 
 describe('tradelab profiles list', () => {
   it('lists every built-in profile in a table', async () => {
@@ -16,7 +29,7 @@ describe('tradelab profiles list', () => {
   });
 
   it('prints one JSON object per profile with --json', async () => {
-    const result = await runCli(['profiles', 'list', '--json']);
+    const result = await runCliInProcess(['profiles', 'list', '--json']);
     const records = jsonLines(result.stdout);
     expect(records).toHaveLength(Object.keys(BUILTIN_PROFILES).length);
     expect(records.find((r) => r.name === 'h100')).toMatchObject({
@@ -32,7 +45,7 @@ describe('tradelab profiles list', () => {
       join(dir, 'tradelab.config.yaml'),
       'profiles:\n  my_4090:\n    extends: rtx_4090\n    displayName: My 4090\n    workloads:\n      drl:\n        maxWorkers: 3\n',
     );
-    const result = await runCli(['profiles', 'list'], { cwd: dir });
+    const result = await runCliInProcess(['profiles', 'list'], { cwd: dir });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^my_4090\s+My 4090\s.*custom \(extends rtx_4090\)$/m);
   });
@@ -40,7 +53,7 @@ describe('tradelab profiles list', () => {
 
 describe('tradelab profiles show', () => {
   it('shows every field of a profile found by alias', async () => {
-    const result = await runCli(['profiles', 'show', 'RTX_4090']);
+    const result = await runCliInProcess(['profiles', 'show', 'RTX_4090']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('display name');
     expect(result.stdout).toContain('NVIDIA RTX 4090');
@@ -56,7 +69,7 @@ describe('tradelab profiles show', () => {
   });
 
   it('fails on an ambiguous alias with the choices', async () => {
-    const result = await runCli(['profiles', 'show', 'a100']);
+    const result = await runCliInProcess(['profiles', 'show', 'a100']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       'profile "a100" is ambiguous: it could be a100_40gb or a100_80gb',
@@ -64,11 +77,11 @@ describe('tradelab profiles show', () => {
   });
 
   it('shows the profile in use without NAME, as profiles plan chooses it (GPU_PROFILE)', async () => {
-    const result = await runCli(['profiles', 'show'], { env: { GPU_PROFILE: '4090' } });
+    const result = await runCliInProcess(['profiles', 'show'], { env: { GPU_PROFILE: '4090' } });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^Profile in use: rtx_4090, named by GPU_PROFILE as "4090"\n/);
     expect(result.stdout).toContain('NVIDIA RTX 4090');
-    const json = await runCli(['profiles', 'show', '--json', '--profile', 'h100'], {
+    const json = await runCliInProcess(['profiles', 'show', '--json', '--profile', 'h100'], {
       env: { GPU_PROFILE: '4090' },
     });
     expect(json.code, json.stderr).toBe(0);
@@ -81,12 +94,12 @@ describe('tradelab profiles show', () => {
 
   it('shows the detected profile without NAME, and cpu when nothing is found', async () => {
     const tools = fakeTools({ 'nvidia-smi': printsFixture('nvidia-smi-h100-single.txt') });
-    const detected = await runCli(['profiles', 'show'], { tools });
+    const detected = await runCliInProcess(['profiles', 'show'], { tools });
     expect(detected.code, detected.stderr).toBe(0);
     expect(detected.stdout).toMatch(
       /^Profile in use: h100, nvidia-smi found NVIDIA H100 80GB HBM3/,
     );
-    const none = await runCli(['profiles', 'show', '--no-detect']);
+    const none = await runCliInProcess(['profiles', 'show', '--no-detect']);
     expect(none.code, none.stderr).toBe(0);
     expect(none.stdout).toMatch(
       /^Profile in use: cpu, detection is off and no profile was named\n/,
@@ -109,7 +122,7 @@ describe('tradelab profiles detect', () => {
 
   it('lists several GPUs each with its profile, in JSON', async () => {
     const tools = fakeTools({ 'nvidia-smi': printsFixture('nvidia-smi-h100nvl-multi.txt') });
-    const result = await runCli(['profiles', 'detect', '--json'], { tools });
+    const result = await runCliInProcess(['profiles', 'detect', '--json'], { tools });
     const records = jsonLines(result.stdout);
     const gpus = records.filter((r) => r.type === 'gpu');
     expect(gpus.map((g) => [g.index, g.profile])).toEqual([
@@ -124,7 +137,7 @@ describe('tradelab profiles detect', () => {
 
   it('derives a profile for an AMD card it has none for (rocm-smi)', async () => {
     const tools = fakeTools({ 'rocm-smi': printsFixture('rocm-smi-7900xt.json') });
-    const result = await runCli(['profiles', 'detect', '--json'], { tools });
+    const result = await runCliInProcess(['profiles', 'detect', '--json'], { tools });
     const choice = jsonLines(result.stdout).find((r) => r.type === 'choice');
     expect(choice?.profile).toBe('derived_radeon_rx_7900_xt');
     expect(String(choice?.reason)).toContain('derived from');
@@ -146,7 +159,10 @@ describe('tradelab profiles detect', () => {
 
   it('says when the chosen profile is not the detected card', async () => {
     const tools = fakeTools({ 'nvidia-smi': printsFixture('nvidia-smi-4090-single.txt') });
-    const result = await runCli(['profiles', 'detect'], { tools, env: { GPU_PROFILE: 'h100' } });
+    const result = await runCliInProcess(['profiles', 'detect'], {
+      tools,
+      env: { GPU_PROFILE: 'h100' },
+    });
     expect(result.stdout).toContain(
       'Profile: h100 (NVIDIA H100 80GB), from env: named by GPU_PROFILE',
     );
@@ -157,17 +173,17 @@ describe('tradelab profiles detect', () => {
 describe('GPU_PROFILE and TRADELAB_PROFILE both set', () => {
   it('uses GPU_PROFILE, and says that TRADELAB_PROFILE was ignored', async () => {
     const env = { GPU_PROFILE: 'l40s', TRADELAB_PROFILE: 'h200' };
-    const show = await runCli(['profiles', 'show'], { env });
+    const show = await runCliInProcess(['profiles', 'show'], { env });
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toMatch(
       /^Profile in use: l40s, named by GPU_PROFILE \(TRADELAB_PROFILE=h200 is ignored: GPU_PROFILE comes first\)\n/,
     );
-    const plan = await runCli(['profiles', 'plan', '--no-detect'], { env });
+    const plan = await runCliInProcess(['profiles', 'plan', '--no-detect'], { env });
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toMatch(
       /GPU: using profile 'NVIDIA L40S' \(48 GB VRAM\) from GPU_PROFILE \(TRADELAB_PROFILE=h200 ignored\); workers: /,
     );
-    const json = await runCli(['profiles', 'show', '--json'], { env });
+    const json = await runCliInProcess(['profiles', 'show', '--json'], { env });
     expect(jsonLines(json.stdout)[0]).toMatchObject({
       profileOrigin: 'GPU_PROFILE',
       profileIgnored: ['TRADELAB_PROFILE=h200'],
@@ -177,7 +193,7 @@ describe('GPU_PROFILE and TRADELAB_PROFILE both set', () => {
 
 describe('tradelab profiles plan', () => {
   it("logs the seeds' GPU line and the breakdown for a profile from GPU_PROFILE", async () => {
-    const result = await runCli(
+    const result = await runCliInProcess(
       ['profiles', 'plan', '--net-dim', '2048', '--batch-size', '32768', '--no-detect'],
       {
         env: { GPU_PROFILE: 'rtx_3070' },
@@ -195,7 +211,7 @@ describe('tradelab profiles plan', () => {
     const tools = fakeTools({
       'nvidia-smi': 'echo "0, GPU-1, NVIDIA GeForce RTX 4090, 24564, 20000, 90, 2520, 300.00"',
     });
-    const result = await runCli(['profiles', 'plan', '--json'], { tools });
+    const result = await runCliInProcess(['profiles', 'plan', '--json'], { tools });
     const plan = jsonLines(result.stdout)[0];
     expect(plan).toMatchObject({
       type: 'plan',
@@ -226,7 +242,7 @@ describe('tradelab profiles plan', () => {
   });
 
   it('plans against RAM with the wasm backend, even on a GPU profile', async () => {
-    const result = await runCli([
+    const result = await runCliInProcess([
       'profiles',
       'plan',
       '--profile',

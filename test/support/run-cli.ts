@@ -38,15 +38,20 @@ const EMPTY_DRM = (() => {
   return dir;
 })();
 
-/** Runs `node bin/tradelab.js ARGS` as a real process with a clean, controlled environment. */
-export function runCli(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
+/** The clean environment of a run: no GPU tools on PATH unless `tools`, no machine sysfs. */
+function cliEnvironment(options: RunOptions): Record<string, string> {
   const systemPath = '/usr/local/bin:/usr/bin:/bin';
-  const env: Record<string, string> = {
+  return {
     PATH: options.tools === undefined ? systemPath : `${options.tools}:${systemPath}`,
     HOME: process.env.HOME ?? '/tmp',
     TRADELAB_SYSFS_DRM: EMPTY_DRM,
     ...options.env,
   };
+}
+
+/** Runs `node bin/tradelab.js ARGS` as a real process with a clean, controlled environment. */
+export function runCli(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
+  const env = cliEnvironment(options);
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? tempDir(),
@@ -62,6 +67,32 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
       resolvePromise({ code, stdout, stderr });
     });
   });
+}
+
+/**
+ * Runs a command line in this process, through the function the installed entry point calls
+ * (src/cli/main.ts's runCli), with {@link runCli}'s environment and working directory: the same
+ * output and exit code, without a Node.js start and a module graph loaded for each run (about
+ * half a second of CPU). For the many variants of a message (usage errors, bad files, help);
+ * signals, exit on a real stream, concurrency and anything that starts workers need a real
+ * process, and each command keeps at least one test that runs it as one. Not for a command that
+ * starts a compute backend (train, backtest, a trading study's holdout): TensorFlow.js and the
+ * native kernels' settings are process-wide, and this process runs other test files next.
+ */
+export async function runCliInProcess(
+  args: readonly string[],
+  options: Omit<RunOptions, 'user'> = {},
+): Promise<CliResult> {
+  const { runCli: run } = await import('../../src/cli/main.js');
+  let stdout = '';
+  let stderr = '';
+  const code = await run(args, {
+    cwd: options.cwd ?? tempDir(),
+    env: cliEnvironment(options),
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
 }
 
 /**
