@@ -14,7 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bars } from '../src/data/bars.js';
 import type { DatasetKey } from '../src/data/store/dataset-key.js';
 import { openDatasetStore } from '../src/data/store/dataset-store.js';
-import { jsonLines, runCli, tempDir, type CliResult } from './support/run-cli.js';
+import { jsonLines, runCli, runCliInProcess, tempDir, type CliResult } from './support/run-cli.js';
+
+/*
+ * `tradelab data …` end to end. Each command, and an import that fails (exit 1, no store), runs as
+ * a real process; the many variants of an import (bad files, policies, inputs, formats) run in
+ * this process (runCliInProcess), through the same entry function, on real files and stores.
+ */
 
 const MIN = 60_000;
 const T0 = Date.UTC(2024, 0, 1);
@@ -41,6 +47,9 @@ function put(dir: string, name: string, content: string | Uint8Array): string {
 }
 
 const cli = (dir: string, ...args: string[]): Promise<CliResult> => runCli(args, { cwd: dir });
+/** {@link cli} in this process (runCliInProcess): for the many variants of an import. */
+const cliInProcess = (dir: string, ...args: string[]): Promise<CliResult> =>
+  runCliInProcess(args, { cwd: dir });
 
 /** A generic CSV row with an ISO timestamp. */
 const row = (t: number, o: number, h: number | string, l: number, c: number, v: number): string =>
@@ -201,8 +210,17 @@ describe('data import, list, show, export, rm', () => {
   it('reports a missing dataset with a suggestion, exit 2', async () => {
     const dir = project();
     put(dir, 'btc.csv', csv(rows(T0, 3)));
-    await cli(dir, 'data', 'import', 'btc.csv', '--symbol', 'BTCUSDT', '--timeframe', '1m');
-    const result = await cli(dir, 'data', 'show', 'BTCUSDT:1h');
+    await cliInProcess(
+      dir,
+      'data',
+      'import',
+      'btc.csv',
+      '--symbol',
+      'BTCUSDT',
+      '--timeframe',
+      '1m',
+    );
+    const result = await cliInProcess(dir, 'data', 'show', 'BTCUSDT:1h');
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('error [DATASET_NOT_FOUND]: no dataset BTCUSDT:1h');
     expect(result.stderr).toContain('hint: did you mean BTCUSDT:1m?');
@@ -214,7 +232,7 @@ describe('malformed files: exit 1 (bad data, not bad usage), the specified messa
   beforeAll(async () => {
     template = project();
     put(template, 'good.csv', csv(rows(T0, 10)));
-    const result = await cli(
+    const result = await cliInProcess(
       template,
       'data',
       'import',
@@ -449,7 +467,7 @@ describe('malformed files: exit 1 (bad data, not bad usage), the specified messa
     cpSync(join(template, '.tradelab'), join(dir, '.tradelab'), { recursive: true });
     const before = storeSnapshot(dir);
     const path = put(dir, file, content);
-    const result = await cli(
+    const result = await cliInProcess(
       dir,
       'data',
       'import',
@@ -501,7 +519,7 @@ describe('bad-row policies', () => {
   it('--on-bad drop skips bad rows and says how many', async () => {
     const dir = project();
     put(dir, 'messy.csv', messy);
-    const result = await cli(
+    const result = await cliInProcess(
       dir,
       'data',
       'import',
@@ -526,7 +544,7 @@ describe('bad-row policies', () => {
   it('--on-bad repair forward-fills and clamps, and says how many', async () => {
     const dir = project();
     put(dir, 'messy.csv', messy);
-    const result = await cli(
+    const result = await cliInProcess(
       dir,
       'data',
       'import',
@@ -568,7 +586,7 @@ describe('inputs: directories, globs, gzip', () => {
   it('merges a directory of monthly files into one series', async () => {
     const dir = project();
     monthlyDumps(dir);
-    const result = await cli(
+    const result = await cliInProcess(
       dir,
       'data',
       'import',
@@ -596,7 +614,7 @@ describe('inputs: directories, globs, gzip', () => {
     const dir = project();
     monthlyDumps(dir);
     put(dir, 'dumps/ETHUSDT-1m-2024-01.csv', klines(FEB - 3 * MIN, 3).replaceAll(',100', ',200'));
-    const result = await cli(
+    const result = await cliInProcess(
       dir,
       'data',
       'import',
@@ -610,7 +628,7 @@ describe('inputs: directories, globs, gzip', () => {
     expect(result.stdout).toContain('Imported 6 rows into BTCUSDT:1m');
     expect(result.stdout).not.toContain('ETHUSDT');
     expect((await readBars(dir, BTC_1M)).timestamps.length).toBe(6);
-    const none = await cli(
+    const none = await cliInProcess(
       dir,
       'data',
       'import',
@@ -627,7 +645,7 @@ describe('inputs: directories, globs, gzip', () => {
   it('reads a .csv.gz file', async () => {
     const dir = project();
     put(dir, 'btc.csv.gz', gzipSync(csv(rows(T0, 5))));
-    const result = await cli(
+    const result = await cliInProcess(
       dir,
       'data',
       'import',
@@ -657,7 +675,7 @@ describe('formats', () => {
         '2024-01-05,467.49,470.44,466.43,467.92,460.35,86060800\n' +
         '2024-01-08,468.43,474.75,468.30,474.60,466.92,74879100\n',
     );
-    const result = await cli(
+    const result = await cliInProcess(
       dir,
       'data',
       'import',
@@ -690,7 +708,7 @@ describe('formats', () => {
   it('refuses --adjusted for a file without an adjusted close', async () => {
     const dir = project();
     put(dir, 'btc.csv', csv(rows(T0, 3)));
-    const result = await cli(
+    const result = await cliInProcess(
       dir,
       'data',
       'import',
@@ -719,7 +737,7 @@ describe('formats', () => {
         })
         .join('\n') + '\n',
     );
-    const result = await cli(
+    const result = await cliInProcess(
       dir,
       'data',
       'import',
@@ -746,7 +764,7 @@ describe('formats', () => {
       'spy.csv',
       csv(rows(Date.UTC(2024, 6, 1, 9, 30), 3, 30 * MIN).map((r) => r.replace('.000Z', ''))),
     );
-    const result = await cli(
+    const result = await cliInProcess(
       dir,
       'data',
       'import',
@@ -764,7 +782,7 @@ describe('formats', () => {
     expect(result.stdout).toContain(
       'Range: 2024-07-01T13:30Z → 2024-07-01T14:30Z, calendar us-equities',
     );
-    const bad = await cli(
+    const bad = await cliInProcess(
       dir,
       'data',
       'import',
@@ -788,7 +806,7 @@ describe('gaps and resampling', () => {
     const session = (day: number): string[] => rows(Date.UTC(2024, 0, day, 14, 30), 13, 30 * MIN);
     const thursday = session(4).filter((_, i) => i !== 6); // 12:30 New York missing
     put(dir, 'spy.csv', csv([...thursday, ...session(5), ...session(8)]));
-    const result = await cli(
+    const result = await cliInProcess(
       dir,
       'data',
       'import',
