@@ -1,95 +1,30 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorage, type StudyStorage, type TrialRecord } from '../src/storage/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { optimize, Study } from '../src/tune/index.js';
 import { freshPostgresDatabase, TEST_POSTGRES_URL } from './support/postgres-database.js';
-import { BIN, REPO_ROOT, jsonLines, runCli, tempDir, type CliResult } from './support/run-cli.js';
+import { jsonLines, runCli, type CliResult } from './support/run-cli.js';
+import {
+  cli,
+  cliInProcess,
+  createStudy,
+  environment,
+  OBJECTIVES,
+  project,
+  SLOW_QUADRATIC,
+  storageOf,
+  trialsOf,
+} from './support/study-project.js';
 
 /*
  * `tradelab study …` end to end: the built CLI as real processes, its trial workers as real child
- * processes, on real SQLite files in temporary project directories.
+ * processes, on real SQLite files in temporary project directories. Each command runs as a process
+ * at least once; the variants of a message run in this process (cliInProcess), and a study that is
+ * only the setup of a test is created through the library (createStudy). Stopping and killing a
+ * run: study-run-stop-cli.test.ts.
  */
-
-const OBJECTIVES = join(REPO_ROOT, 'test', 'fixtures', 'objectives');
-/** x² after a pause of TRADELAB_TEST_TRIAL_MS. */
-const SLOW_QUADRATIC = join(OBJECTIVES, 'slow-quadratic.mjs');
-
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A fresh project directory (no config: the storage is `sqlite:./tradelab.db` in it). */
-function project(): string {
-  const dir = tempDir('tradelab-study-cli-');
-  made.push(dir);
-  return dir;
-}
-
-/** Environment of every run: short trials, no GPU detection. */
-function environment(trialMs: number): Record<string, string> {
-  return { TRADELAB_TEST_TRIAL_MS: String(trialMs), TRADELAB_DETECT: 'false' };
-}
-
-const cli = (dir: string, ...args: string[]): Promise<CliResult> =>
-  runCli(args, { cwd: dir, env: environment(20) });
-
-/** A CLI process the test signals while it runs. */
-interface Running {
-  pid: number;
-  done: Promise<CliResult>;
-}
-
-/** Starts the CLI (in its own process group when `group`, as a terminal's foreground job is). */
-function start(dir: string, args: readonly string[], trialMs: number, group = false): Running {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: dir,
-    env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dir, ...environment(trialMs) },
-    detached: group,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = new Promise<CliResult>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      resolve({ code, stdout, stderr });
-    });
-  });
-  if (child.pid === undefined) throw new Error('the CLI did not start');
-  return { pid: child.pid, done };
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The project's storage, opened by the test itself to look at (or wait for) trial states. */
-function storageOf(dir: string): Promise<StudyStorage> {
-  return openStorage(`sqlite:${join(dir, 'tradelab.db')}`);
-}
-
-/** The trials of `study` in the project's storage. */
-async function trialsOf(dir: string, study: string): Promise<TrialRecord[]> {
-  const storage = await storageOf(dir);
-  try {
-    return await storage.getTrials((await storage.getStudy(study)).id);
-  } finally {
-    await storage.close();
-  }
-}
-
-/** Waits until `study` has `n` running trials; returns them. */
-async function untilRunning(dir: string, study: string, n: number): Promise<TrialRecord[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const running = (await trialsOf(dir, study)).filter((t) => t.state === 'running');
-    if (running.length >= n) return running;
-    if (Date.now() > deadline) throw new Error(`${study}: ${n} trials never ran at once`);
-    await sleep(50);
-  }
-}
 
 /** Parses RFC 4180 CSV (quoted fields may hold commas, quotes and line breaks). */
 function parseCsv(text: string): string[][] {
@@ -155,7 +90,7 @@ describe('study create', () => {
     );
     expect(duplicate.stderr).toMatch(/^hint: .*--load-if-exists/m);
 
-    const loaded = await cli(
+    const loaded = await cliInProcess(
       dir,
       'study',
       'create',
@@ -176,7 +111,7 @@ describe('study create', () => {
       }),
     ]);
 
-    const otherWay = await cli(
+    const otherWay = await cliInProcess(
       dir,
       'study',
       'create',
@@ -202,7 +137,7 @@ describe('study create', () => {
       [['--direction', 'min', '--pruner-options', '{"nope": 1}'], /invalid median pruner/],
     ];
     const results = await Promise.all(
-      cases.map(([args]) => cli(dir, 'study', 'create', 'bad', ...args)),
+      cases.map(([args]) => cliInProcess(dir, 'study', 'create', 'bad', ...args)),
     );
     for (const [i, [args, message]] of cases.entries()) {
       const result = results[i];
@@ -210,7 +145,7 @@ describe('study create', () => {
       expect(result?.stderr, args.join(' ')).toMatch(message);
       expect(result?.stderr).toMatch(/^hint: /m);
     }
-    const list = await cli(dir, 'study', 'list');
+    const list = await cliInProcess(dir, 'study', 'list');
     expect(list.stdout).toContain('No studies in sqlite:');
   });
 });
@@ -218,10 +153,10 @@ describe('study create', () => {
 describe('study names', () => {
   it('refuses a name longer than 100 characters, and prints a pasteable command for an odd one', async () => {
     const dir = project();
-    const long = await cli(dir, 'study', 'create', 'x'.repeat(101), '--direction', 'min');
+    const long = await cliInProcess(dir, 'study', 'create', 'x'.repeat(101), '--direction', 'min');
     expect(long.code).toBe(2);
     expect(long.stderr).toContain('study name is 101 characters long; at most 100 are allowed');
-    const odd = await cli(dir, 'study', 'create', "it's mine", '--direction', 'min');
+    const odd = await cliInProcess(dir, 'study', 'create', "it's mine", '--direction', 'min');
     expect(odd.code).toBe(0);
     expect(odd.stdout).toContain(
       "Run trials: tradelab study run 'it'\\''s mine' --objective objective.mjs --trials 100",
@@ -235,8 +170,7 @@ describe('study run, list, show, trials, export, rm', () => {
   let run: CliResult;
 
   beforeAll(async () => {
-    const created = await cli(dir, 'study', 'create', name, '--direction', 'min', '--seed', '3');
-    expect(created.code).toBe(0);
+    await createStudy(dir, name, { sampler: { type: 'tpe', seed: 3 } });
     // A relative MODULE resolves against the working directory.
     copyFileSync(SLOW_QUADRATIC, join(dir, 'objective.mjs'));
     run = await cli(
@@ -296,7 +230,7 @@ describe('study run, list, show, trials, export, rm', () => {
         'm',
       ),
     );
-    const [record] = jsonLines((await cli(dir, 'study', 'list', '--json')).stdout);
+    const [record] = jsonLines((await cliInProcess(dir, 'study', 'list', '--json')).stdout);
     expect(record).toMatchObject({
       name,
       direction: 'minimize',
@@ -321,7 +255,7 @@ describe('study run, list, show, trials, export, rm', () => {
     expect(show.stdout).toContain('sampler          tpe (');
     expect(show.stdout).toContain('pruner           median (');
 
-    const [record] = jsonLines((await cli(dir, 'study', 'show', name, '--json')).stdout);
+    const [record] = jsonLines((await cliInProcess(dir, 'study', 'show', name, '--json')).stdout);
     const first = Math.min(...stored.map((t) => t.startedAt ?? Infinity));
     const last = Math.max(...stored.map((t) => t.finishedAt ?? -Infinity));
     expect(record).toMatchObject({
@@ -342,7 +276,7 @@ describe('study run, list, show, trials, export, rm', () => {
     expect(lines[0]).toMatch(/^NUMBER\s+STATE\s+VALUE\s+x\s+DURATION\s+RETRY OF\s+FAIL REASON$/);
     expect(lines[1]).toMatch(/^\s*0\s+complete\s+[0-9.e-]+\s+-?[0-9.e-]+\s+\d+ ms\s+-$/);
 
-    const csv = await cli(dir, 'study', 'trials', name, '--csv');
+    const csv = await cliInProcess(dir, 'study', 'trials', name, '--csv');
     expect(csv.code).toBe(0);
     const [header, ...rows] = parseCsv(csv.stdout);
     expect(header).toEqual([
@@ -368,7 +302,7 @@ describe('study run, list, show, trials, export, rm', () => {
       expect(Number(row[6])).toBe((t?.finishedAt ?? 0) - (t?.startedAt ?? 0));
     }
 
-    const json = jsonLines((await cli(dir, 'study', 'trials', name, '--json')).stdout);
+    const json = jsonLines((await cliInProcess(dir, 'study', 'trials', name, '--json')).stdout);
     expect(json.map(portable)).toEqual(
       stored.map((t) => ({
         ...portable(t as unknown as Record<string, unknown>),
@@ -385,12 +319,12 @@ describe('study run, list, show, trials, export, rm', () => {
       `Exported study "${name}" from sqlite:${join(dir, 'tradelab.db')} to sqlite:${join(dir, 'copy.db')}: 12 trials (12 complete), 0 artifacts.`,
     );
     const trials = (storage: string) =>
-      cli(dir, 'study', 'trials', name, '--json', '--storage', storage).then((r) =>
+      cliInProcess(dir, 'study', 'trials', name, '--json', '--storage', storage).then((r) =>
         jsonLines(r.stdout).map(portable),
       );
     expect(await trials('sqlite:./copy.db')).toEqual(await trials('sqlite:./tradelab.db'));
 
-    const again = await cli(dir, 'study', 'export', name, '--to', 'sqlite:./copy.db');
+    const again = await cliInProcess(dir, 'study', 'export', name, '--to', 'sqlite:./copy.db');
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(
       `error [STUDY_EXISTS]: sqlite:${join(dir, 'copy.db')} already has a study named "${name}"`,
@@ -402,7 +336,7 @@ describe('study run, list, show, trials, export, rm', () => {
     expect(removed.stdout).toBe(
       `Removed study "${name}" from sqlite:${join(dir, 'copy.db')} with 12 trials.\n`,
     );
-    const gone = await cli(dir, 'study', 'show', name, '--storage', 'sqlite:./copy.db');
+    const gone = await cliInProcess(dir, 'study', 'show', name, '--storage', 'sqlite:./copy.db');
     expect(gone.code).toBe(2);
     expect(gone.stderr).toContain(`error [STUDY_NOT_FOUND]: no study named "${name}"`);
     // The original is untouched.
@@ -418,9 +352,19 @@ describe('study run, list, show, trials, export, rm', () => {
         expect(exported.stderr).toBe('');
         expect(exported.code).toBe(0);
         expect(exported.stdout).toContain('12 trials (12 complete)');
-        const there = await cli(dir, 'study', 'trials', name, '--json', '--storage', database.url);
+        const there = await cliInProcess(
+          dir,
+          'study',
+          'trials',
+          name,
+          '--json',
+          '--storage',
+          database.url,
+        );
         expect(jsonLines(there.stdout).map(portable)).toEqual(
-          jsonLines((await cli(dir, 'study', 'trials', name, '--json')).stdout).map(portable),
+          jsonLines((await cliInProcess(dir, 'study', 'trials', name, '--json')).stdout).map(
+            portable,
+          ),
         );
       } finally {
         await database.drop();
@@ -429,7 +373,7 @@ describe('study run, list, show, trials, export, rm', () => {
   );
 
   it('names the studies there are when one is not found', async () => {
-    const result = await cli(
+    const result = await cliInProcess(
       dir,
       'study',
       'run',
@@ -442,7 +386,7 @@ describe('study run, list, show, trials, export, rm', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('error [STUDY_NOT_FOUND]: no study named "qaud"');
     expect(result.stderr).toContain(`studies: ${name}`);
-    const missing = await cli(
+    const missing = await cliInProcess(
       dir,
       'study',
       'run',
@@ -454,7 +398,7 @@ describe('study run, list, show, trials, export, rm', () => {
     );
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`objective module ${join(dir, 'nope.mjs')} does not exist`);
-    const unknown = await cli(
+    const unknown = await cliInProcess(
       dir,
       'study',
       'run',
@@ -477,9 +421,16 @@ describe('a study storage that cannot be written', () => {
 
   it('lists, shows and prints the trials of a read-only file in a read-only directory', async () => {
     const dir = project();
-    expect((await cli(dir, 'study', 'create', 'ro', '--direction', 'min')).code).toBe(0);
-    const ran = await cli(dir, 'study', 'run', 'ro', '--objective', 'quadratic', '--trials', '3');
-    expect(ran.code, ran.stderr).toBe(0);
+    const storage = await storageOf(dir);
+    try {
+      const study = await Study.create(storage, { name: 'ro', direction: 'minimize' });
+      const ran = await optimize(study, (trial) => trial.suggestFloat('x', -5, 5) ** 2, {
+        nTrials: 3,
+      });
+      expect(ran.complete).toBe(3);
+    } finally {
+      await storage.close();
+    }
     chmodSync(join(dir, 'tradelab.db'), 0o444);
     chmodSync(dir, 0o555);
     try {
@@ -521,7 +472,7 @@ describe('a study storage that cannot be written', () => {
     const dir = project();
     expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=512k', 'tmpfs', dir]).status).toBe(0);
     try {
-      expect((await cli(dir, 'study', 'create', 'full', '--direction', 'min')).code).toBe(0);
+      await createStudy(dir, 'full');
       // Leave about 80 KiB: the first trials fit, the rest do not.
       writeFileSync(join(dir, 'filler'), Buffer.alloc(400 * 1024));
       const run = await cli(
@@ -543,7 +494,7 @@ describe('a study storage that cannot be written', () => {
       expect(open.stderr).toContain(`the disk holding ${join(dir, 'tradelab.db')} is full`);
       expect(open.stderr).toMatch(/hint: free space on .*df -h/);
       // Reading needs no room: the study is still listed.
-      const list = await cli(dir, 'study', 'list', '--json');
+      const list = await cliInProcess(dir, 'study', 'list', '--json');
       expect(list.code, list.stderr).toBe(0);
       expect(jsonLines(list.stdout).map((s) => s.name)).toEqual(['full']);
     } finally {
@@ -555,7 +506,7 @@ describe('a study storage that cannot be written', () => {
 describe('study trials --csv', () => {
   it('says why each trial failed as it happens, and exits 1 when no trial completed', async () => {
     const dir = project();
-    await cli(dir, 'study', 'create', 'broken', '--direction', 'min', '--sampler', 'random');
+    await createStudy(dir, 'broken', { sampler: { type: 'random' } });
     const run = await cli(
       dir,
       'study',
@@ -577,18 +528,7 @@ describe('study trials --csv', () => {
 
   it('quotes fields with commas, quotes and line breaks', async () => {
     const dir = project();
-    await cli(
-      dir,
-      'study',
-      'create',
-      'mixed',
-      '--direction',
-      'min',
-      '--sampler',
-      'random',
-      '--seed',
-      '1',
-    );
+    await createStudy(dir, 'mixed', { sampler: { type: 'random', seed: 1 } });
     const run = await cli(
       dir,
       'study',
@@ -606,7 +546,7 @@ describe('study trials --csv', () => {
     expect(run.stdout).toContain('2 complete, 1 pruned, 1 failed, 0 lost.');
     const stored = await trialsOf(dir, 'mixed');
     const [header, ...rows] = parseCsv(
-      (await cli(dir, 'study', 'trials', 'mixed', '--csv')).stdout,
+      (await cliInProcess(dir, 'study', 'trials', 'mixed', '--csv')).stdout,
     );
     expect(header?.slice(0, 5)).toEqual(['number', 'state', 'value', 'params_x', 'params_mode']);
     expect(rows.map((r) => [r[0], r[1], r[4], r[9]])).toEqual(
@@ -614,168 +554,15 @@ describe('study trials --csv', () => {
     );
     expect(rows[1]?.[9]).toBe('bad "x", see\nline 2');
 
-    const show = await cli(dir, 'study', 'show', 'mixed');
+    const show = await cliInProcess(dir, 'study', 'show', 'mixed');
     expect(show.stdout).toContain('trials           4 (2 complete, 1 pruned, 1 fail)');
     expect(show.stdout).toContain('completion rate  50.0% of finished trials complete');
     expect(show.stdout).toContain('prune rate       25.0% of finished trials pruned');
     // The table keeps one line per trial.
-    const table = (await cli(dir, 'study', 'trials', 'mixed')).stdout.trimEnd().split('\n');
+    const table = (await cliInProcess(dir, 'study', 'trials', 'mixed')).stdout
+      .trimEnd()
+      .split('\n');
     expect(table).toHaveLength(5);
     expect(table[2]).toMatch(/fail .* bad "x", see ⏎ line 2$/);
-  });
-});
-
-describe('study run interrupted', () => {
-  it('Ctrl-C once lets running trials finish, starts no more, and exits 130', async () => {
-    const dir = project();
-    await cli(dir, 'study', 'create', 'stop1', '--direction', 'min');
-    const args = ['study', 'run', 'stop1', '--objective', SLOW_QUADRATIC, '--trials', '20'];
-    const running = start(dir, [...args, '--workers', '2'], 1500);
-    const before = await untilRunning(dir, 'stop1', 2);
-    process.kill(running.pid, 'SIGINT');
-    const result = await running.done;
-    expect(result.code).toBe(130);
-    expect(result.stderr).toContain('finishing running trials; Ctrl-C again stops them');
-    expect(result.stdout).toMatch(/^Interrupted after \d+ trials in /m);
-    const after = await trialsOf(dir, 'stop1');
-    expect(after.filter((t) => t.state !== 'complete')).toEqual([]);
-    expect(after.length).toBeLessThan(20);
-    for (const trial of before)
-      expect(after.find((t) => t.id === trial.id)?.state, `trial ${trial.number}`).toBe('complete');
-  });
-
-  // A terminal's Ctrl-C signals the whole foreground process group, trial workers included: they
-  // must leave it to the parent (finish the trial, then stop), not die with their trials.
-  it('Ctrl-C in a terminal (SIGINT to the process group) lets running trials finish', async () => {
-    const dir = project();
-    await cli(dir, 'study', 'create', 'stopg', '--direction', 'min');
-    const args = ['study', 'run', 'stopg', '--objective', SLOW_QUADRATIC, '--trials', '20'];
-    const running = start(dir, [...args, '--workers', '2'], 1500, true);
-    await untilRunning(dir, 'stopg', 2);
-    process.kill(-running.pid, 'SIGINT');
-    const result = await running.done;
-    expect(result.code).toBe(130);
-    const after = await trialsOf(dir, 'stopg');
-    expect(after.filter((t) => t.state !== 'complete')).toEqual([]);
-  });
-
-  it('Ctrl-C twice stops running trials: they fail "interrupted" and are re-enqueued', async () => {
-    const dir = project();
-    await cli(dir, 'study', 'create', 'stop2', '--direction', 'min');
-    const args = ['study', 'run', 'stop2', '--objective', SLOW_QUADRATIC, '--trials', '20'];
-    // Three workers: stopping them must not read as three workers dying early.
-    const running = start(dir, [...args, '--workers', '3', '--json'], 20_000);
-    const before = await untilRunning(dir, 'stop2', 3);
-    process.kill(running.pid, 'SIGINT');
-    await sleep(200);
-    process.kill(running.pid, 'SIGINT');
-    const result = await running.done;
-    expect(result.code).toBe(130);
-    expect(result.stderr).toContain('Ctrl-C again stops them');
-    expect(result.stderr).toContain('stopping running trials');
-    expect(jsonLines(result.stdout).at(-1)).toMatchObject({
-      type: 'summary',
-      complete: 0,
-      lost: 3,
-      interrupted: 'SIGINT',
-      waiting: 3,
-    });
-    const after = await trialsOf(dir, 'stop2');
-    expect(after.filter((t) => t.state === 'running')).toEqual([]);
-    for (const trial of before) {
-      expect(after.find((t) => t.id === trial.id)).toMatchObject({
-        state: 'fail',
-        failReason: 'interrupted',
-      });
-      const retry = after.find((t) => t.retryOf === trial.number);
-      expect(retry).toMatchObject({
-        state: 'waiting',
-        params: after.find((t) => t.id === trial.id)?.params,
-      });
-    }
-  });
-});
-
-describe('study run killed', () => {
-  /** Whether process `pid` still runs (a zombie, dead but not reaped by PID 1, does not). */
-  const alive = (pid: number): boolean => {
-    try {
-      return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    } catch {
-      return false;
-    }
-  };
-
-  it('stops its workers, which fail their trials for a retry instead of training on as orphans', async () => {
-    const dir = project();
-    await cli(dir, 'study', 'create', 'orphans', '--direction', 'min', '--sampler', 'random');
-    const args = ['study', 'run', 'orphans', '--objective', join(OBJECTIVES, 'long-trial.mjs')];
-    const running = start(dir, [...args, '--trials', '2', '--workers', '2'], 0);
-    await untilRunning(dir, 'orphans', 2);
-    let pids: number[] = [];
-    while (pids.length < 2) {
-      await sleep(50);
-      pids = readdirSync(dir)
-        .filter((f) => f.startsWith('worker-'))
-        .map((f) => Number(f.slice('worker-'.length)));
-    }
-    process.kill(running.pid, 'SIGKILL'); // the parent alone: its workers see the channel close
-    await running.done;
-    const deadline = Date.now() + 15_000;
-    while (pids.some(alive) && Date.now() < deadline) await sleep(100);
-    expect(pids.filter(alive)).toEqual([]);
-    const trials = await trialsOf(dir, 'orphans');
-    const reason = 'interrupted: the study run that started this worker ended';
-    expect(trials.filter((t) => t.state === 'fail').map((t) => t.failReason)).toEqual([
-      reason,
-      reason,
-    ]);
-    expect(
-      trials
-        .filter((t) => t.state === 'waiting')
-        .map((t) => t.retryOf)
-        .sort(),
-    ).toEqual([0, 1]);
-  });
-});
-
-describe('study fail-stale', () => {
-  it('fails a trial left running by a killed process and re-enqueues it', async () => {
-    const dir = project();
-    await cli(dir, 'study', 'create', 'crash', '--direction', 'min');
-    const args = ['study', 'run', 'crash', '--objective', SLOW_QUADRATIC, '--trials', '1'];
-    // Its own process group, so one SIGKILL takes the CLI and its worker, as a dead machine would.
-    const running = start(dir, [...args, '--workers', '1'], 60_000, true);
-    const [trial] = await untilRunning(dir, 'crash', 1);
-    process.kill(-running.pid, 'SIGKILL');
-    await running.done;
-
-    const fresh = await cli(dir, 'study', 'fail-stale');
-    expect(fresh.code).toBe(0);
-    expect(fresh.stdout).toContain('No running trial in any study has a heartbeat older than 60 s');
-    expect((await trialsOf(dir, 'crash')).map((t) => t.state)).toEqual(['running']);
-
-    const refused = await cli(dir, 'study', 'rm', 'crash');
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('study "crash" has 1 running trial; not removed');
-
-    await sleep(1100);
-    const stale = await cli(dir, 'study', 'fail-stale', '--study', 'crash', '--grace', '1');
-    expect(stale.code).toBe(0);
-    expect(stale.stdout).toMatch(
-      /^study "crash" trial 0 \(worker .+, last heartbeat \d+ s ago\): failed; retried as trial 1$/m,
-    );
-    expect(stale.stdout).toContain('Failed 1 stale trial in study "crash", enqueued 1 retry;');
-    expect(await trialsOf(dir, 'crash')).toEqual([
-      expect.objectContaining({ number: 0, state: 'fail', failReason: 'stale heartbeat' }),
-      expect.objectContaining({
-        number: 1,
-        state: 'waiting',
-        retryOf: 0,
-        params: trial?.params,
-      }),
-    ]);
-    const show = await cli(dir, 'study', 'show', 'crash');
-    expect(show.stdout).toContain('trials           2 (1 waiting, 1 fail)');
   });
 });
