@@ -1,13 +1,15 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonLines, runCli, tempDir, type CliResult } from './support/run-cli.js';
+import { jsonLines, runCli, runCliInProcess, tempDir, type CliResult } from './support/run-cli.js';
 
 /*
  * A trading study end to end, as a user runs it: synthetic data with a planted signal, `study
  * create` from a study file, `study run` with two worker processes on SQLite, then `study show`
  * (by split, and the best trial on the holdout), `study pbo` and `backtest --study --trial`.
- * Budgets are tiny: this checks the wiring, not the learning.
+ * Budgets are tiny: this checks the wiring, not the learning. Every command runs as a process;
+ * the PBO text beside its JSON, the fine-tuned study's trials and the refusals of bad study files
+ * run in this process (runCliInProcess), through the same entry function.
  */
 
 const dir = tempDir('tradelab-trading-study-');
@@ -31,6 +33,9 @@ interface Shown {
 
 const cli = (...args: string[]): Promise<CliResult> =>
   runCli(args, { cwd: dir, env: { TRADELAB_DETECT: 'false' } });
+/** {@link cli} in this process (runCliInProcess): a second view of what a process printed, and refusals. */
+const cliInProcess = (...args: string[]): Promise<CliResult> =>
+  runCliInProcess(args, { cwd: dir, env: { TRADELAB_DETECT: 'false' } });
 
 const STUDY_FILE = `# a tiny trading study
 preset: ensemble_conservative
@@ -103,7 +108,7 @@ describe('a trading study from the command line', () => {
     // 4 trials at most: far too few to read PBO, and it says so (JSON and text) instead of judging.
     expect(p.reliable).toBe(false);
     expect(p.caveats[0]).toMatch(new RegExp(`^only ${p.trials.length} trials: `));
-    const pboText = await cli('study', 'pbo', 'syn');
+    const pboText = await cliInProcess('study', 'pbo', 'syn');
     expect(pboText.stdout).toMatch(/Unreliable: only \d trials: .*read PBO from 10 trials on/);
     expect(pboText.stdout).not.toMatch(
       /carries some out-of-sample information|distrust the winner/,
@@ -139,7 +144,7 @@ describe('a trading study from the command line', () => {
     expect(ft.stdout).toContain('from       syn: top 3, neighbourhood ×0.5');
     const ftRun = await cli('study', 'run', 'syn-ft', '--trials', '1', '--workers', '1');
     expect(ftRun.code, ftRun.stderr).toBe(0);
-    const trials = await cli('study', 'trials', 'syn-ft', '--json');
+    const trials = await cliInProcess('study', 'trials', 'syn-ft', '--json');
     const [first] = jsonLines(trials.stdout) as unknown as [{ params: Record<string, unknown> }];
     expect(first.params).toEqual(show.best.params);
   }, 240_000);
@@ -185,7 +190,7 @@ describe('a trading study from the command line', () => {
 
   it('says what is wrong with a bad study file or flag, and stores nothing', async () => {
     writeFileSync(join(dir, 'bad.yaml'), 'data: SYN0,SYN1:1h\nparams:\n  gama: 0.9\n');
-    const bad = await cli('study', 'create', 'bad', '--file', 'bad.yaml');
+    const bad = await cliInProcess('study', 'create', 'bad', '--file', 'bad.yaml');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(
       /bad\.yaml:3:3: "gama" is not a study parameter \(did you mean "gamma"\?\)/,
@@ -195,7 +200,7 @@ describe('a trading study from the command line', () => {
       join(dir, 'bad-values.yaml'),
       'data: SYN0,SYN1:1h\nparams:\n  breakStep: -5\n  gamma: 1.5\n  batchSize: "big"\n',
     );
-    const values = await cli('study', 'create', 'bad', '--file', 'bad-values.yaml');
+    const values = await cliInProcess('study', 'create', 'bad', '--file', 'bad-values.yaml');
     expect(values.code, values.stderr).toBe(2);
     expect(values.stderr).toMatch(
       /bad-values\.yaml:3:14: breakStep: must be an integer ≥ 1, got -5/,
@@ -204,10 +209,18 @@ describe('a trading study from the command line', () => {
     expect(values.stderr).toMatch(
       /bad-values\.yaml:5:14: batchSize: must be an integer ≥ 1, got "big"/,
     );
-    const cv = await cli('study', 'create', 'bad', '--data', 'SYN0,SYN1:1h', '--cv', 'cpcv:4');
+    const cv = await cliInProcess(
+      'study',
+      'create',
+      'bad',
+      '--data',
+      'SYN0,SYN1:1h',
+      '--cv',
+      'cpcv:4',
+    );
     expect(cv.code).toBe(2);
     expect(cv.stderr).toContain('"cpcv:4" is not a cross-validation');
-    const list = await cli('study', 'list', '--json');
+    const list = await cliInProcess('study', 'list', '--json');
     expect(jsonLines(list.stdout).map((s) => s.name)).not.toContain('bad');
   }, 60_000);
 });
