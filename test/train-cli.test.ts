@@ -1,7 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { jsonLines, runCli, runCliSignalled, type CliResult } from './support/run-cli.js';
+import {
+  jsonLines,
+  runCli,
+  runCliInProcess,
+  runCliSignalled,
+  type CliResult,
+} from './support/run-cli.js';
 import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 
 /*
@@ -132,7 +138,8 @@ describe('tradelab train ppo', () => {
     );
     expect(changed.code).toBe(2);
     expect(changed.stderr).toMatch(/would change them: netDim/);
-    const noOut = await runCli(['train', 'ppo', '--data', DATA], { cwd: dir });
+    // Refused before anything is loaded, so this one runs in the test process.
+    const noOut = await runCliInProcess(['train', 'ppo', '--data', DATA], { cwd: dir });
     expect(noOut.code).toBe(2);
     expect(noOut.stderr).toMatch(/needs --out/);
   });
