@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /*
  * This run's temporary directory: test/support/postgres-global-setup.ts makes it and removes it
@@ -8,6 +10,41 @@ import { defineConfig } from 'vitest/config';
  * An environment variable, so the test workers started after this inherit it.
  */
 process.env.TRADELAB_TEST_RUN_DIR ??= join(tmpdir(), `tradelab-vitest-${process.pid}`);
+
+/*
+ * The test files that take longest (15-45 s of two busy cores each), longest first. Two workers
+ * take files from one queue; a long file taken last runs alone while the other worker has nothing
+ * left, which cost the suite half a minute. Vitest orders by the last run's durations when it has
+ * them (node_modules/.vite), which a fresh clone, as in CI, has not, and then by file size: that
+ * put src/agents/ppo-learning.test.ts, 1.6 kB and the longest of all, near the end.
+ */
+const LONGEST_FIRST = [
+  'src/agents/ppo-learning.test.ts',
+  'test/trading-study-cli.test.ts',
+  'test/data-store-concurrency.test.ts',
+  'test/train-stop-cli.test.ts',
+  'test/train-cli.test.ts',
+  'test/package-api.test.ts',
+  'test/study-cli.test.ts',
+  'src/tune/worker-pool.test.ts',
+  'test/train-resume-cli.test.ts',
+  'test/data-store-repair.test.ts',
+  'test/study-run-stop-cli.test.ts',
+].map((file) => {
+  // A renamed file must not silently drop out of the list.
+  if (!existsSync(file))
+    throw new Error(`vitest.config.ts: LONGEST_FIRST names ${file}, which is gone`);
+  return resolve(file);
+});
+
+/** Vitest's order, with {@link LONGEST_FIRST} taken out and put in front. */
+class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification): number => LONGEST_FIRST.indexOf(file.moduleId);
+    const listed = files.filter((f) => rank(f) >= 0).sort((a, b) => rank(a) - rank(b));
+    return [...listed, ...(await super.sort(files.filter((f) => rank(f) < 0)))];
+  }
+}
 
 export default defineConfig({
   test: {
@@ -28,5 +65,6 @@ export default defineConfig({
     // takes seconds on two idle cores and far longer on a crowded machine.
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });
