@@ -173,18 +173,22 @@ describe('study run, list, show, trials, export, rm', () => {
     await createStudy(dir, name, { sampler: { type: 'tpe', seed: 3 } });
     // A relative MODULE resolves against the working directory.
     copyFileSync(SLOW_QUADRATIC, join(dir, 'objective.mjs'));
-    run = await cli(
-      dir,
-      'study',
-      'run',
-      name,
-      '--objective',
-      'objective.mjs',
-      '--trials',
-      '12',
-      '--workers',
-      '2',
-      '--json',
+    // Trials of 250 ms: with 20 ms ones, a worker that started a second before the other (a
+    // crowded machine) ran all 12 alone.
+    run = await runCli(
+      [
+        'study',
+        'run',
+        name,
+        '--objective',
+        'objective.mjs',
+        '--trials',
+        '12',
+        '--workers',
+        '2',
+        '--json',
+      ],
+      { cwd: dir, env: environment(250) },
     );
   });
 
