@@ -2,13 +2,19 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openDatasetStore } from '../src/data/store/dataset-store.js';
-import { jsonLines, runCli, tempDir, type CliResult } from './support/run-cli.js';
+import { jsonLines, runCli, runCliInProcess, tempDir, type CliResult } from './support/run-cli.js';
 import { minuteCsv, MINUTE_MS, T0 } from './support/minute-csv.js';
 
 const KEY = { symbol: 'BTC', timeframe: '1m' } as const;
 
 const csv = (start: number, n: number, base = 100): string =>
   minuteCsv(start, n, { base, cycle: 89 });
+
+/*
+ * A dataset store repaired by hand-made damage, through the CLI. Each command that meets the damage
+ * runs as a real process at least once; the setup imports and the variants of a message run in
+ * this process (runCliInProcess), through the same entry function.
+ */
 
 /** A project with BTC:1m imported from two files (`a.csv`, then `b.csv`), 300 bars each. */
 async function project(): Promise<{ dir: string; a: string; b: string; storeDir: string }> {
@@ -18,13 +24,24 @@ async function project(): Promise<{ dir: string; a: string; b: string; storeDir:
   writeFileSync(a, csv(T0, 300));
   writeFileSync(b, csv(T0 + 300 * MINUTE_MS, 300, 120));
   for (const file of [a, b]) {
-    const result = await cli(dir, 'data', 'import', file, '--symbol', 'BTC', '--timeframe', '1m');
-    expect(result.code).toBe(0);
+    const result = await cliInProcess(
+      dir,
+      'data',
+      'import',
+      file,
+      '--symbol',
+      'BTC',
+      '--timeframe',
+      '1m',
+    );
+    expect(result.code, result.stderr).toBe(0);
   }
   return { dir, a, b, storeDir: join(dir, '.tradelab', 'data') };
 }
 
 const cli = (dir: string, ...args: string[]): Promise<CliResult> => runCli(args, { cwd: dir });
+const cliInProcess = (dir: string, ...args: string[]): Promise<CliResult> =>
+  runCliInProcess(args, { cwd: dir });
 
 /** The file names in the dataset's folder and the catalog's bytes: what "untouched" compares. */
 function snapshot(storeDir: string): { files: string[]; catalog: string } {
@@ -49,7 +66,7 @@ describe('a store file deleted by hand', () => {
       expect(list.stdout).toMatch(/^BTC:1m\s.*\bfile missing$/m);
       expect(list.stdout).toContain(`BTC:1m: ${join(storeDir, file)} is missing`);
       expect(list.stdout).toContain('tradelab data rm BTC:1m');
-      const listed = jsonLines((await cli(dir, 'data', 'list', '--json')).stdout);
+      const listed = jsonLines((await cliInProcess(dir, 'data', 'list', '--json')).stdout);
       expect(listed[0]).toMatchObject({ dataset: 'BTC:1m', status: 'missing' });
 
       const show = await cli(dir, 'data', 'show', 'BTC:1m');
@@ -90,7 +107,7 @@ describe('a store file deleted by hand', () => {
       expect(readdirSync(join(storeDir, 'BTC')).filter((n) => n.endsWith('.parquet'))).toEqual([
         entry.file.split('/')[1],
       ]);
-      const after = await cli(dir, 'data', 'list');
+      const after = await cliInProcess(dir, 'data', 'list');
       expect(after.stdout).not.toContain('missing');
     },
   );
@@ -106,7 +123,7 @@ describe('a store file damaged by hand', () => {
       const path = join(storeDir, store.require(KEY).file);
       writeFileSync(path, readFileSync(path).subarray(0, 100));
 
-      const list = jsonLines((await cli(dir, 'data', 'list', '--json')).stdout);
+      const list = jsonLines((await cliInProcess(dir, 'data', 'list', '--json')).stdout);
       expect(list[0]).toMatchObject({ dataset: 'BTC:1m', status: 'damaged' });
 
       const before = snapshot(storeDir);
@@ -160,7 +177,7 @@ describe('a catalog of the wrong shape', () => {
     'is a clear error naming the catalog file and the field: %s %s',
     { timeout: 120_000 },
     async (...args) => {
-      const result = await cli(dir, ...args);
+      const result = await cliInProcess(dir, ...args);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('[DATA_STORE_INVALID]');
       expect(result.stderr).not.toContain('INTERNAL');
