@@ -56,7 +56,17 @@ params:
 `;
 
 beforeAll(async () => {
-  const synth = await cli('data', 'synth', '--symbols', '2', '--bars', '1500', '--signal', '0.2');
+  // Setup, in this process: `data synth` runs as a process in env-on-market-data.test.ts.
+  const synth = await cliInProcess(
+    'data',
+    'synth',
+    '--symbols',
+    '2',
+    '--bars',
+    '1500',
+    '--signal',
+    '0.2',
+  );
   expect(synth.code, synth.stderr).toBe(0);
   writeFileSync(join(dir, 'study.yaml'), STUDY_FILE);
 }, 60_000);

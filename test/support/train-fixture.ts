@@ -1,13 +1,14 @@
 import { expect } from 'vitest';
-import { runCli, tempDir } from './run-cli.js';
+import { runCliInProcess, tempDir } from './run-cli.js';
 
 /**
  * A project directory holding two synthetic symbols, SYN0 and SYN1 at 1h (1,500 bars, seed 3),
- * made by the real `tradelab data synth`; `signal` plants a momentum signal (as `--signal`).
+ * made by `tradelab data synth` in this process (setup: the tests' subject is what comes after);
+ * `signal` plants a momentum signal (as `--signal`).
  */
 export async function syntheticProject(prefix: string, signal?: number): Promise<string> {
   const dir = tempDir(prefix);
-  const made = await runCli(
+  const made = await runCliInProcess(
     [
       'data',
       'synth',
