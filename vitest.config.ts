@@ -21,15 +21,17 @@ process.env.TRADELAB_TEST_RUN_DIR ??= join(tmpdir(), `tradelab-vitest-${process.
 const LONGEST_FIRST = [
   'src/agents/ppo-learning.test.ts',
   'test/trading-study-cli.test.ts',
-  'test/data-store-concurrency.test.ts',
-  'test/train-stop-cli.test.ts',
-  'test/train-cli.test.ts',
-  'test/package-api.test.ts',
   'test/study-cli.test.ts',
+  'test/data-store-concurrency.test.ts',
+  'test/gpu-bundle.test.ts',
+  'test/package-api.test.ts',
   'src/tune/worker-pool.test.ts',
-  'test/train-resume-cli.test.ts',
-  'test/data-store-repair.test.ts',
+  'test/train-cli.test.ts',
+  'test/train-stop-cli.test.ts',
   'test/study-run-stop-cli.test.ts',
+  'test/data-store-repair.test.ts',
+  'test/data-cli.test.ts',
+  'test/train-resume-cli.test.ts',
 ].map((file) => {
   // A renamed file must not silently drop out of the list.
   if (!existsSync(file))
