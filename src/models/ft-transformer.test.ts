@@ -44,6 +44,11 @@ describe('FT-Transformer', () => {
     const expected = 2 * 7 * d + d + 2 * perBlock + 2 * d + d * 3 + 3;
     expect(a.variables.reduce((n, v) => n + v.size, 0)).toBe(expected);
     expect(ftTransformerSize({ inputs: 7, outputs: 3 }).paramCount).toBe(expected);
+    // The fused attention holds no T × T scores: 4 heads × (8² − 8) × 2 blocks × 2 (with grads).
+    const plain = ftTransformerSize({ inputs: 7, outputs: 3 });
+    const fused = ftTransformerSize({ inputs: 7, outputs: 3 }, { fusedAttention: true });
+    expect(fused.paramCount).toBe(plain.paramCount);
+    expect(plain.activationsPerSample - fused.activationsPerSample).toBe(2 * 2 * 2 * 4 * (64 - 8));
     expect(Object.keys(a.namedVariables())).toContain('block1/wq');
     for (const net of [a, b, c]) net.dispose();
   });

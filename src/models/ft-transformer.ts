@@ -213,10 +213,14 @@ function checkConfig(c: Required<FtTransformerConfig>): void {
 /**
  * Parameters and the elements one training sample keeps for backpropagation (with their
  * gradients, ×2): per block the token-wide tensors (norms, q, k, v, the attention output, the
- * feed-forward's) and the heads' T × T scores and weights, T = inputs + 1. The planner sizes an
- * FT-Transformer policy with it.
+ * feed-forward's) and the heads' T × T scores and weights, T = inputs + 1. With `fusedAttention`
+ * (the native kernels: wasm on the native GEMM) the scores are never held, only each query row's
+ * two softmax statistics. The planner sizes an FT-Transformer policy with it.
  */
-export function ftTransformerSize(config: FtTransformerConfig): {
+export function ftTransformerSize(
+  config: FtTransformerConfig,
+  options: { fusedAttention?: boolean } = {},
+): {
   paramCount: number;
   activationsPerSample: number;
 } {
@@ -228,7 +232,9 @@ export function ftTransformerSize(config: FtTransformerConfig): {
   const perBlock = 4 * d * d + d + d * hidden + hidden + hidden * d + d + 4 * d;
   const paramCount = 2 * inputs * d + d + blocks * perBlock + 2 * d + d * outputs + outputs;
   const tokens = inputs + 1;
-  const perBlockActivations = tokens * (9 * d + 2 * hidden) + 2 * heads * tokens * tokens;
+  const attention =
+    options.fusedAttention === true ? 2 * heads * tokens : 2 * heads * tokens * tokens;
+  const perBlockActivations = tokens * (9 * d + 2 * hidden) + attention;
   const activationsPerSample =
     2 * (2 * inputs * d + tokens * d + blocks * perBlockActivations + 3 * d + outputs) + inputs;
   return { paramCount, activationsPerSample };

@@ -39,6 +39,20 @@ describe("a trading trial's memory check", () => {
   });
 });
 
+describe("an FT-Transformer trial's memory check", () => {
+  it('counts the attention scores only where the kernels hold them', () => {
+    // 150 observation values: 151 tokens, a 151 × 151 score matrix per head, block and sample.
+    const ft: TrialShape = {
+      ...shape(128),
+      obsDim: 150,
+      ppo: { ...PPO_DEFAULTS, netDim: 128, policy: 'ft_transformer', batchSize: 512 },
+    };
+    const tfjs = memoryShortfall(hostBudget(8), 4, ft);
+    expect(tfjs).toMatch(/MiB per worker; 4 workers do not fit/);
+    expect(memoryShortfall(hostBudget(8), 4, ft, { fusedAttention: true })).toBeUndefined();
+  });
+});
+
 describe("a trading worker's native threads", () => {
   it('shares the cores out among the workers, at least one each', () => {
     expect(workerThreads(1, 16)).toBe(16);

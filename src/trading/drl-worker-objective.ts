@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { useBackend } from '../compute/index.js';
+import { nativeTransformerKernelsActive, useBackend } from '../compute/index.js';
 import type { BackendChoice } from '../config/index.js';
 import { openDatasetStore } from '../data/index.js';
 import { ftTransformerSize } from '../models/index.js';
@@ -58,18 +58,26 @@ export async function createObjective(setup: ObjectiveSetup): Promise<Objective>
   });
   return createDrlObjective({
     loadMarket: (spec) => loadStudyData(openDatasetStore(settings.dataDir), spec),
-    memoryCheck: (shape) => Promise.resolve(memoryShortfall(settings, setup.workers, shape)),
+    memoryCheck: (shape) =>
+      Promise.resolve(
+        memoryShortfall(settings, setup.workers, shape, {
+          fusedAttention: nativeTransformerKernelsActive(),
+        }),
+      ),
   });
 }
 
 /**
  * Why a trial of `shape` does not fit when `workers` run at once, judged by memory alone: the
  * cores and the profile's worker cap shape how many workers a run starts, not whether a trial fits.
+ * `fusedAttention`: the FT-Transformer's attention runs on the native kernels, which hold no
+ * T × T scores.
  */
 export function memoryShortfall(
   settings: Pick<DrlWorkerSettings, 'budget'>,
   workers: number,
   shape: TrialShape,
+  options: { fusedAttention?: boolean } = {},
 ): string | undefined {
   const { budget } = settings;
   const plan = planWorkers({
@@ -85,7 +93,7 @@ export function memoryShortfall(
     targetStep: shape.ppo.targetStep,
     model:
       shape.ppo.policy === 'ft_transformer'
-        ? ftTransformerPolicySize(shape)
+        ? ftTransformerPolicySize(shape, options.fusedAttention === true)
         : {
             kind: 'mlp',
             obsDim: shape.obsDim,
@@ -102,8 +110,11 @@ export function memoryShortfall(
 }
 
 /** An FT-Transformer actor beside the MLP critic, sized for the planner. */
-function ftTransformerPolicySize(shape: TrialShape): SizedModel {
-  const actor = ftTransformerSize({ inputs: shape.obsDim, outputs: shape.assets });
+function ftTransformerPolicySize(shape: TrialShape, fusedAttention: boolean): SizedModel {
+  const actor = ftTransformerSize(
+    { inputs: shape.obsDim, outputs: shape.assets },
+    { fusedAttention },
+  );
   // The MLP pair's figures, less its actor: half the hidden stack, one output.
   const mlp = {
     obsDim: shape.obsDim,
