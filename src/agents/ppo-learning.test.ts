@@ -3,13 +3,19 @@ import { useBackend } from '../compute/backends.js';
 import { learningCheck, type LearningCheckResult } from './learning-check.js';
 
 /*
- * Learning, tested honestly (about a minute of CPU): three seeds with a planted momentum signal
+ * Learning, tested honestly (about 25 s of CPU): three seeds with a planted momentum signal
  * must beat buy-and-hold's held-out Sharpe, clearly on average; three seeds of a pure random walk
  * with fees must not show a large edge. `tradelab bench learn` runs the longer version.
+ *
+ * Minibatches of 512 instead of the check's 256: half the gradient steps, a quarter less CPU, and
+ * no weaker a test. Over seeds 1-8 it gave held-out margins of 0.65-4.2 with the signal (mean 2.0)
+ * and a mean margin of -0.3 on the random walk; minibatches of 512 with 2 passes instead of 4 did
+ * not learn on seeds 3 and 6, so the passes stay.
  */
 
 const SEEDS = [1, 2, 3];
 const STEPS = 100_000;
+const PPO = { batchSize: 512 };
 
 beforeAll(async () => {
   await useBackend('wasm');
@@ -17,7 +23,7 @@ beforeAll(async () => {
 
 async function run(signal: number): Promise<LearningCheckResult[]> {
   const results: LearningCheckResult[] = [];
-  for (const seed of SEEDS) results.push(await learningCheck({ signal, seed, steps: STEPS }));
+  for (const seed of SEEDS) results.push(await learningCheck({ signal, seed, steps: STEPS, ppo: PPO }));
   return results;
 }
 
