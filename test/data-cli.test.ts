@@ -18,8 +18,9 @@ import { jsonLines, runCli, runCliInProcess, tempDir, type CliResult } from './s
 
 /*
  * `tradelab data …` end to end. Each command, and an import that fails (exit 1, no store), runs as
- * a real process; the many variants of an import (bad files, policies, inputs, formats) run in
- * this process (runCliInProcess), through the same entry function, on real files and stores.
+ * a real process once; setup, second runs of a command and the many variants of an import (bad
+ * files, policies, inputs, formats) run in this process (runCliInProcess), through the same entry
+ * function, on real files and stores.
  */
 
 const MIN = 60_000;
@@ -47,7 +48,7 @@ function put(dir: string, name: string, content: string | Uint8Array): string {
 }
 
 const cli = (dir: string, ...args: string[]): Promise<CliResult> => runCli(args, { cwd: dir });
-/** {@link cli} in this process (runCliInProcess): for the many variants of an import. */
+/** {@link cli} in this process (runCliInProcess): for setup and the many variants of a command. */
 const cliInProcess = (dir: string, ...args: string[]): Promise<CliResult> =>
   runCliInProcess(args, { cwd: dir });
 
@@ -156,7 +157,14 @@ describe('data import, list, show, export, rm', () => {
     expect(exported[0]).toBe(HEADER);
     expect(exported[1]).toBe('2024-01-01T00:00:00.000Z,100,100.71,99.5,100.21,10');
     expect(exported).toHaveLength(32);
-    const toParquet = await cli(dir, 'data', 'export', 'BTCUSDT:1m', '--out', 'out.parquet');
+    const toParquet = await cliInProcess(
+      dir,
+      'data',
+      'export',
+      'BTCUSDT:1m',
+      '--out',
+      'out.parquet',
+    );
     expect(toParquet.code).toBe(0);
     expect(readFileSync(join(dir, 'out.parquet')).subarray(0, 4).toString()).toBe('PAR1');
 
@@ -166,7 +174,16 @@ describe('data import, list, show, export, rm', () => {
       ['out.csv', 'FROMCSV'],
       ['out.parquet', 'FROMPARQUET'],
     ] as const) {
-      const again = await cli(dir, 'data', 'import', file, '--symbol', symbol, '--timeframe', '1m');
+      const again = await cliInProcess(
+        dir,
+        'data',
+        'import',
+        file,
+        '--symbol',
+        symbol,
+        '--timeframe',
+        '1m',
+      );
       expect(again.code).toBe(0);
       expectSameBars(await readBars(dir, { symbol, timeframe: '1m' }), original);
     }
@@ -176,7 +193,7 @@ describe('data import, list, show, export, rm', () => {
     expect(removed.code).toBe(0);
     expect(removed.stdout).toBe('Removed BTCUSDT:1m (30 bars).\n');
     expect(existsSync(join(dir, '.tradelab', 'data', entry.file))).toBe(false);
-    const after = await cli(dir, 'data', 'list', '--json');
+    const after = await cliInProcess(dir, 'data', 'list', '--json');
     expect(jsonLines(after.stdout).map((r) => r.dataset)).toEqual(['FROMCSV:1m', 'FROMPARQUET:1m']);
   });
 
@@ -184,12 +201,22 @@ describe('data import, list, show, export, rm', () => {
     const dir = project();
     put(dir, 'btc.csv', csv(rows(T0, 10)));
     expect(
-      (await cli(dir, 'data', 'import', 'btc.csv', '--symbol', 'BTCUSDT', '--timeframe', '1m'))
-        .code,
+      (
+        await cliInProcess(
+          dir,
+          'data',
+          'import',
+          'btc.csv',
+          '--symbol',
+          'BTCUSDT',
+          '--timeframe',
+          '1m',
+        )
+      ).code,
     ).toBe(0);
     const before = storeSnapshot(dir);
     expect([...(before?.keys() ?? [])].filter((f) => f.endsWith('.parquet'))).toHaveLength(1);
-    const again = await cli(
+    const again = await cliInProcess(
       dir,
       'data',
       'import',
@@ -828,8 +855,18 @@ describe('gaps and resampling', () => {
     const dir = project();
     put(dir, 'btc.csv', csv(rows(T0, 191)));
     expect(
-      (await cli(dir, 'data', 'import', 'btc.csv', '--symbol', 'BTCUSDT', '--timeframe', '1m'))
-        .code,
+      (
+        await cliInProcess(
+          dir,
+          'data',
+          'import',
+          'btc.csv',
+          '--symbol',
+          'BTCUSDT',
+          '--timeframe',
+          '1m',
+        )
+      ).code,
     ).toBe(0);
     const result = await cli(dir, 'data', 'resample', 'BTCUSDT:1m', '--to', '5m,1h', '--json');
     expect(result.code).toBe(0);
@@ -844,12 +881,12 @@ describe('gaps and resampling', () => {
     expect(hourly.open[1]).toBe(minutes.open[60]);
     expect(hourly.close[1]).toBe(minutes.close[119]);
     expect(hourly.volume[1]).toBe(minutes.volume.subarray(60, 120).reduce((a, b) => a + b, 0));
-    const list = jsonLines((await cli(dir, 'data', 'list', '--json')).stdout);
+    const list = jsonLines((await cliInProcess(dir, 'data', 'list', '--json')).stdout);
     expect(list.find((r) => r.dataset === 'BTCUSDT:5m')).toMatchObject({
       rows: 38,
       derivedFrom: 'BTCUSDT:1m',
     });
-    const finer = await cli(dir, 'data', 'resample', 'BTCUSDT:1h', '--to', '1m');
+    const finer = await cliInProcess(dir, 'data', 'resample', 'BTCUSDT:1h', '--to', '1m');
     expect(finer.code).toBe(2);
     expect(finer.stderr).toContain('cannot resample 1h to 1m');
   });
