@@ -12,8 +12,9 @@ const csv = (start: number, n: number, base = 100): string =>
 
 /*
  * A dataset store repaired by hand-made damage, through the CLI. Each command that meets the damage
- * runs as a real process at least once; the setup imports and the variants of a message run in
- * this process (runCliInProcess), through the same entry function.
+ * runs as a real process at least once (on a missing file); the setup imports, the variants of a
+ * message and the same commands on a damaged file run in this process (runCliInProcess), through
+ * the same entry function.
  */
 
 /** A project with BTC:1m imported from two files (`a.csv`, then `b.csv`), 300 bars each. */
@@ -127,13 +128,24 @@ describe('a store file damaged by hand', () => {
       expect(list[0]).toMatchObject({ dataset: 'BTC:1m', status: 'damaged' });
 
       const before = snapshot(storeDir);
-      const partial = await cli(dir, 'data', 'import', b, '--symbol', 'BTC', '--timeframe', '1m');
+      // The same commands as for a missing file, which run as real processes above: here in this
+      // process.
+      const partial = await cliInProcess(
+        dir,
+        'data',
+        'import',
+        b,
+        '--symbol',
+        'BTC',
+        '--timeframe',
+        '1m',
+      );
       expect(partial.code).toBe(1);
       expect(partial.stderr).toContain('[DATA_STORE_INVALID]');
       expect(partial.stderr).toContain(a);
       expect(snapshot(storeDir)).toEqual(before);
 
-      const rebuilt = await cli(
+      const rebuilt = await cliInProcess(
         dir,
         'data',
         'import',
