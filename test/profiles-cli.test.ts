@@ -13,8 +13,8 @@ import {
 
 /*
  * `tradelab profiles …` and `quickstart`. One test per exit code and the detection of fake tools
- * (a tool that hangs included) run real processes; the variants of what is printed run in this
- * process (runCliInProcess), through the same entry function.
+ * that fail and hang run real processes; the variants of what is printed, a detection that finds
+ * its GPU included, run in this process (runCliInProcess), through the same entry function.
  */
 
 describe('tradelab profiles list', () => {
@@ -110,7 +110,8 @@ describe('tradelab profiles show', () => {
 describe('tradelab profiles detect', () => {
   it('detects an H100 through a fake nvidia-smi', async () => {
     const tools = fakeTools({ 'nvidia-smi': printsFixture('nvidia-smi-h100-single.txt') });
-    const result = await runCli(['profiles', 'detect'], { tools });
+    // In this process: detection through real tool processes runs in a real CLI process below.
+    const result = await runCliInProcess(['profiles', 'detect'], { tools });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/nvidia-smi\s+found\s+\d+ ms\s+NVIDIA H100 80GB HBM3/);
     expect(result.stdout).toMatch(/rocm-smi\s+missing/);
