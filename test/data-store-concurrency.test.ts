@@ -82,7 +82,10 @@ describe('data import: concurrent imports into one dataset', () => {
         )
           await sleep(20);
         // Every import waited for the lock: none wrote while this process held it.
-        expect(pids.filter((pid) => pid === undefined || !waiting.has(pid))).toEqual([]);
+        expect(
+          pids.filter((pid) => pid === undefined || !waiting.has(pid)),
+          'imports not seen waiting for the lock this process held',
+        ).toEqual([]);
         rmSync(lock);
         released = true;
       } finally {
