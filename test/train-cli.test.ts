@@ -106,7 +106,9 @@ describe('tradelab train ppo', () => {
       '--json',
     ]);
     expect(stopped.code, stopped.stderr).toBe(130);
-    expect(stopped.stderr).toMatch(/--resume/);
+    expect(stopped.stderr).toMatch(
+      /stopped after update \d; continue with: tradelab train ppo --out runs\/b --resume/,
+    );
     expect(manifest('runs/b').status).toBe('interrupted');
     const resumed = await runCli(['train', 'ppo', '--out', 'runs/b', '--resume', '--json'], {
       cwd: dir,

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REPEAT_MS } from '../src/cli/stop-signals.js';
 import { BIN, REPO_ROOT, runCli } from './support/run-cli.js';
 import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 
@@ -15,7 +14,11 @@ import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 let dir: string;
 const SMALL = tinyRunFlags();
 
-/** Updates of a few seconds on a small machine: a signal relayed a moment later finds one running. */
+/**
+ * Updates of about half a second on a small machine: a signal sent once training has started,
+ * and npm's relay of it a moment later, both arrive while an update runs, and are read together
+ * after it (see {@link signalledRun}).
+ */
 const SLOW = [
   '--data',
   'SYN0,SYN1:1h',
@@ -24,11 +27,11 @@ const SLOW = [
   '--envs',
   '16',
   '--target-step',
-  '16384',
+  '8192',
   '--batch-size',
   '2048',
   '--repeat-times',
-  '4',
+  '2',
   '--checkpoint-every',
   '1',
 ];
@@ -51,20 +54,27 @@ interface Ended {
 }
 
 /**
- * Starts `command args` in its own process group and, once the first update is out, sends
- * `signal` to the whole group (`group`), as a terminal's Ctrl-C does, or to the process alone;
- * with `relayed`, sends it once more as soon as tradelab says it is stopping, as npm relays it;
- * with `again`, once more a while later, as an impatient user does.
+ * Starts `command args` in its own process group and sends `signals`, back to back, to the whole
+ * group (`group`), as a terminal's Ctrl-C does, or to the process alone: at `started`, once the
+ * run's manifest is on disk (training has started and its first update is running), or at
+ * `update`, once the first update's row is out. With `relayed`, sends the first signal once more
+ * as soon as tradelab says it is stopping, as npm relays it.
+ *
+ * The run reads signals between updates (an update keeps the event loop busy), so signals sent
+ * at `started` are read together at the end of an update, as a user's keypresses during one are;
+ * at `update`, the next update is starting, or about to.
  */
 function signalledRun(
   command: string,
   args: readonly string[],
   options: {
     cwd: string;
-    signal: NodeJS.Signals;
+    /** The run directory (absolute), for `at: 'started'`. */
+    run: string;
+    signals: readonly NodeJS.Signals[];
     group: boolean;
+    at: 'started' | 'update';
     relayed?: boolean;
-    again?: boolean;
   },
 ): Promise<Ended> {
   return new Promise((resolvePromise, reject) => {
@@ -82,28 +92,36 @@ function signalledRun(
     let stdout = '';
     let stderr = '';
     let sent = false;
+    const send = (): void => {
+      if (sent || child.pid === undefined) return;
+      sent = true;
+      clearInterval(poll);
+      for (const signal of options.signals)
+        process.kill(options.group ? -child.pid : child.pid, signal);
+    };
+    const poll = setInterval(() => {
+      if (options.at === 'started' && existsSync(join(options.run, 'manifest.json'))) send();
+    }, 10);
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      if (!sent && stdout.includes('"type":"update"') && child.pid !== undefined) {
-        sent = true;
-        process.kill(options.group ? -child.pid : child.pid, options.signal);
-      }
+      if (options.at === 'update' && stdout.includes('"type":"update"')) send();
     });
     let relayed = false;
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const pid = child.pid;
-      if (!relayed && /stopping/.test(stderr) && pid !== undefined) {
+      const [first] = options.signals;
+      if (options.relayed === true && !relayed && /stopping/.test(stderr) && pid !== undefined) {
         relayed = true;
-        if (options.relayed === true) process.kill(-pid, options.signal);
-        if (options.again === true)
-          setTimeout(() => {
-            if (child.exitCode === null) process.kill(pid, options.signal);
-          }, REPEAT_MS + 500);
+        if (first !== undefined) process.kill(-pid, first);
       }
     });
-    child.on('error', reject);
+    child.on('error', (error) => {
+      clearInterval(poll);
+      reject(error);
+    });
     child.on('close', (code, signal) => {
+      clearInterval(poll);
       resolvePromise({ code, signal, stdout, stderr });
     });
   });
@@ -152,23 +170,33 @@ describe('tradelab train ppo stopped by a signal', () => {
         out,
         '--json',
       ],
-      { cwd: REPO_ROOT, signal: 'SIGINT', group: true, relayed: true },
+      { cwd: REPO_ROOT, run: out, signals: ['SIGINT'], group: true, at: 'started', relayed: true },
     );
     expect(ended.stderr).toContain(`continue with: tradelab train ppo --out ${out} --resume`);
+    expect(ended.stderr).not.toContain('quit at once (');
     expect(manifest('runs/npx').status).toBe('interrupted');
   }, 180_000);
 
-  it('a second Ctrl-C quits, and still leaves the run interrupted with the resume command', async () => {
-    // The second one finds an update running, or the run about to stop after it: either way the
-    // run must be resumable, and say how.
+  it('a second signal during the update quits at once, and still leaves the run interrupted with the resume command', async () => {
+    // Ctrl-C, then `kill`, back to back: both arrive during one update. Which of the two the run
+    // reads first is up to the kernel; the other one quits, with its exit status.
     const run = 'runs/twice';
     const ended = await signalledRun(
       process.execPath,
-      [BIN, 'train', 'ppo', ...SLOW, '--steps', '1000000', '--out', run, '--json'],
-      { cwd: dir, signal: 'SIGINT', group: false, again: true },
+      [BIN, 'train', 'ppo', ...SMALL, '--steps', '100000', '--out', run, '--json'],
+      {
+        cwd: dir,
+        run: join(dir, run),
+        signals: ['SIGINT', 'SIGTERM'],
+        group: false,
+        at: 'started',
+      },
     );
-    expect(ended.code, ended.stderr).toBe(130);
-    expect(ended.stderr).toContain(`continue with: tradelab train ppo --out ${run} --resume`);
+    const quit = /quit at once \((SIGINT|SIGTERM)\); continue with: (.*)/.exec(ended.stderr);
+    expect(quit, ended.stderr).not.toBeNull();
+    expect(ended.code, ended.stderr).toBe(quit?.[1] === 'SIGINT' ? 130 : 143);
+    expect(quit?.[2]).toBe(`tradelab train ppo --out ${run} --resume`);
+    expect(ended.stderr).toMatch(/stopping after this update/);
     expect(manifest(run).status).toBe('interrupted');
   }, 180_000);
 
@@ -181,9 +209,10 @@ describe('tradelab train ppo stopped by a signal', () => {
       const ended = await signalledRun(
         process.execPath,
         [BIN, 'train', 'ppo', ...SMALL, '--steps', '100000', '--out', run, '--json'],
-        { cwd: dir, signal, group: false },
+        { cwd: dir, run: join(dir, run), signals: [signal], group: false, at: 'update' },
       );
       expect(ended.code, ended.stderr).toBe(code);
+      expect(ended.stderr).toContain(`stopped after update`);
       expect(ended.stderr).toContain(`continue with: tradelab train ppo --out ${run} --resume`);
       expect(manifest(run).status).toBe('interrupted');
     }, 120_000);
