@@ -1,17 +1,17 @@
 import { cpSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { jsonLines, runCli, runCliSignalled } from './support/run-cli.js';
+import { jsonLines, runCli, runCliInProcess, runCliSignalled } from './support/run-cli.js';
 import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 
 /*
- * `tradelab train ppo --resume` continues a run exactly: a run stopped in the middle — killed
- * with SIGKILL, or stopped with Ctrl-C — and resumed from its last checkpoint ends with the
- * weights.bin of a run that never stopped, byte for byte, and the same test figures. Each of those
- * tests runs two training processes, hence its longer time limit on a busy machine. The stop
- * comes after a checkpoint past the first updates (the state of Adam's bias correction after
- * dozens of steps is what a resume used to get wrong), and the resume leaves out --threads,
- * which must not silently switch to this machine's default.
+ * `tradelab train ppo --resume` continues a run exactly: a run stopped in the middle — stopped
+ * with Ctrl-C, resumed, then killed with SIGKILL — and resumed from its last checkpoint ends with
+ * the weights.bin of a run that never stopped, byte for byte, and the same test figures. That test
+ * runs three training processes, hence its longer time limit on a busy machine. The kill comes
+ * after a checkpoint past the first updates (the state of Adam's bias correction after dozens of
+ * steps is what a resume used to get wrong), and the last resume leaves out --threads, which must
+ * not silently switch to this machine's default.
  */
 
 let dir: string;
@@ -36,15 +36,17 @@ const json = (path: string): Record<string, unknown> =>
   JSON.parse(read(path)) as Record<string, unknown>;
 
 /**
- * Starts `train ppo` and sends `signal` once the row of update `after` is out: by then the
- * checkpoint of update after − 1 is on disk (every second update is checkpointed).
+ * Starts `train ppo` with `args` (a new run's flags, or a resume's) and sends `signal` once the
+ * row of update `after` is out: by then the checkpoint of update after − 1 is on disk (every
+ * second update is checkpointed).
  */
 function stoppedRun(
-  out: string,
+  args: readonly string[],
   after: number,
   signal: NodeJS.Signals,
 ): ReturnType<typeof runCliSignalled> {
-  return runCliSignalled(['train', 'ppo', ...RUN, '--out', out], {
+  const flags = args.includes('--resume') ? args : [...RUN, ...args];
+  return runCliSignalled(['train', 'ppo', ...flags], {
     cwd: dir,
     signal,
     when: (stdout) => stdout.includes(`"type":"update","update":${after},`),
@@ -73,39 +75,38 @@ function expectSameAsStraight(run: string): void {
 }
 
 describe('tradelab train ppo --resume', () => {
-  it('continues a run killed with SIGKILL after a mid-run checkpoint to exactly the weights of one that never stopped', async () => {
-    const killed = await stoppedRun('runs/killed', 7, 'SIGKILL');
+  it('continues a run stopped with Ctrl-C, then killed with SIGKILL after a mid-run checkpoint, to exactly the weights of one that never stopped', async () => {
+    // One run through both stops, so that each resume carries on the other's state: the final
+    // weights match only if both did.
+    const stopped = await stoppedRun(['--out', 'runs/stopped'], 3, 'SIGINT');
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(json('runs/stopped/manifest.json').status).toBe('interrupted');
+    const first = checkpointUpdate('runs/stopped');
+    expect(first).toBeGreaterThanOrEqual(2);
+    expect(first).toBeLessThanOrEqual(4);
+    // Resumed with the run's --threads given again, and killed after update 7: the checkpoint of
+    // update 6 is one this process wrote, from the state it resumed.
+    const killed = await stoppedRun(
+      ['--out', 'runs/stopped', '--resume', '--threads', '1', '--json'],
+      7,
+      'SIGKILL',
+    );
     expect(killed.signal).toBe('SIGKILL');
-    const k = checkpointUpdate('runs/killed');
+    const k = checkpointUpdate('runs/stopped');
     expect(k).toBeGreaterThanOrEqual(6);
     expect(k).toBeLessThan(UPDATES);
-    expect(json('runs/killed/manifest.json').status).toBe('running');
+    expect(json('runs/stopped/manifest.json').status).toBe('running');
     // No --threads: the run's 1 thread, not this machine's default.
-    const resumed = await runCli(['train', 'ppo', '--out', 'runs/killed', '--resume', '--json'], {
+    const resumed = await runCli(['train', 'ppo', '--out', 'runs/stopped', '--resume', '--json'], {
       cwd: dir,
     });
     expect(resumed.code, resumed.stderr).toBe(0);
-    expectSameAsStraight('runs/killed');
+    expectSameAsStraight('runs/stopped');
     expect(resumed.stderr).toMatch(/the run's --threads 1/);
-    expect(json('runs/killed/manifest.json').backend).toEqual(
+    expect(json('runs/stopped/manifest.json').backend).toEqual(
       json('runs/straight/manifest.json').backend,
     );
-  }, 60_000);
-
-  it('continues a run stopped with Ctrl-C between checkpoints exactly', async () => {
-    const stopped = await stoppedRun('runs/stopped', 5, 'SIGINT');
-    expect(stopped.code, stopped.stderr).toBe(130);
-    expect(json('runs/stopped/manifest.json').status).toBe('interrupted');
-    const k = checkpointUpdate('runs/stopped');
-    expect(k).toBeGreaterThanOrEqual(4);
-    expect(k).toBeLessThan(UPDATES);
-    const resumed = await runCli(
-      ['train', 'ppo', '--out', 'runs/stopped', '--resume', '--threads', '1', '--json'],
-      { cwd: dir },
-    );
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expectSameAsStraight('runs/stopped');
-  }, 60_000);
+  }, 90_000);
 
   it('resumes from the complete checkpoint a kill between its two renames left beside latest', async () => {
     // savePpoModel replaces checkpoints/latest by moving it aside and the new one in; a kill
@@ -135,7 +136,8 @@ describe('tradelab train ppo --resume', () => {
   });
 
   it('refuses a resume with other --threads than the run had, saying what to do', async () => {
-    const other = await runCli(
+    // Refused before a backend starts, so this one runs in the test process.
+    const other = await runCliInProcess(
       ['train', 'ppo', '--out', 'runs/straight', '--resume', '--threads', '2'],
       { cwd: dir },
     );
