@@ -8,6 +8,7 @@ import {
   runCliSignalled,
   type CliResult,
 } from './support/run-cli.js';
+import { runCliBatch } from './support/run-cli-batch.js';
 import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 
 /*
@@ -124,22 +125,21 @@ describe('tradelab train ppo', () => {
   });
 
   it('refuses what would lose or mix up a run, saying what to do', async () => {
-    const again = await runCli(['train', 'ppo', ...SMALL, '--out', 'runs/a'], { cwd: dir });
-    expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/already holds a training run/);
-    expect(again.stderr).toMatch(/--resume/);
-    const overlap = await runCli(
-      ['train', 'ppo', ...SMALL, '--train', '0..1000', '--test', '900..', '--out', 'runs/c'],
-      { cwd: dir },
+    // Variants of a refusal, after a backend starts: one process runs the three (runCliBatch).
+    const [again, overlap, changed] = await runCliBatch(
+      [
+        ['train', 'ppo', ...SMALL, '--out', 'runs/a'],
+        ['train', 'ppo', ...SMALL, '--train', '0..1000', '--test', '900..', '--out', 'runs/c'],
+        ['train', 'ppo', '--out', 'runs/a', '--resume', '--net-dim', '32'],
+      ].map((args) => ({ args, cwd: dir })),
     );
-    expect(overlap.code).toBe(2);
-    expect(overlap.stderr).toMatch(/overlaps the training range/);
-    const changed = await runCli(
-      ['train', 'ppo', '--out', 'runs/a', '--resume', '--net-dim', '32'],
-      { cwd: dir },
-    );
-    expect(changed.code).toBe(2);
-    expect(changed.stderr).toMatch(/would change them: netDim/);
+    expect(again?.code).toBe(2);
+    expect(again?.stderr).toMatch(/already holds a training run/);
+    expect(again?.stderr).toMatch(/--resume/);
+    expect(overlap?.code).toBe(2);
+    expect(overlap?.stderr).toMatch(/overlaps the training range/);
+    expect(changed?.code).toBe(2);
+    expect(changed?.stderr).toMatch(/would change them: netDim/);
     // Refused before anything is loaded, so this one runs in the test process.
     const noOut = await runCliInProcess(['train', 'ppo', '--data', DATA], { cwd: dir });
     expect(noOut.code).toBe(2);
@@ -148,6 +148,28 @@ describe('tradelab train ppo', () => {
 });
 
 describe('tradelab backtest', () => {
+  // The variants of the first test's real process, run together in one process (runCliBatch),
+  // once, by whichever test asks first.
+  let batch: Promise<CliResult[]> | undefined;
+  const variants = (): Promise<CliResult[]> =>
+    (batch ??= runCliBatch(
+      [
+        [
+          'backtest',
+          '--model',
+          'runs/a',
+          '--range',
+          '100..400',
+          '--fee-bps',
+          '50',
+          '--json',
+          '--out',
+          'runs/a/bt-in-sample',
+        ],
+        ['backtest', '--model', 'runs/none'],
+      ].map((args) => ({ args, cwd: dir })),
+    ));
+
   it("re-evaluates a saved model on its run's test range with the same figures", async () => {
     const result = await runCli(['backtest', '--model', 'runs/a', '--json', '--out', 'runs/a/bt'], {
       cwd: dir,
@@ -169,21 +191,8 @@ describe('tradelab backtest', () => {
   });
 
   it('evaluates another range and higher fees', async () => {
-    const result = await runCli(
-      [
-        'backtest',
-        '--model',
-        'runs/a',
-        '--range',
-        '100..400',
-        '--fee-bps',
-        '50',
-        '--json',
-        '--out',
-        'runs/a/bt-in-sample',
-      ],
-      { cwd: dir },
-    );
+    const [result] = await variants();
+    if (result === undefined) throw new Error('no result');
     expect(result.code, result.stderr).toBe(0);
     const [row] = jsonLines(result.stdout);
     expect(row?.range).toEqual([100, 400]);
@@ -204,8 +213,8 @@ describe('tradelab backtest', () => {
   });
 
   it('says when there is no model', async () => {
-    const result = await runCli(['backtest', '--model', 'runs/none'], { cwd: dir });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/no model at/);
+    const [, result] = await variants();
+    expect(result?.code).toBe(2);
+    expect(result?.stderr).toMatch(/no model at/);
   });
 });
