@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { jsonLines, runCli } from './support/run-cli.js';
+import { jsonLines, runCli, type CliResult } from './support/run-cli.js';
+import { runCliBatch } from './support/run-cli-batch.js';
 import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 
 /*
@@ -14,6 +15,8 @@ import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
  */
 
 let dir: string;
+/** What each damaged copy's command (see {@link DAMAGED}) printed. */
+let results: Record<string, CliResult>;
 
 beforeAll(async () => {
   dir = await syntheticProject('tradelab-integrity-', 0.2);
@@ -37,7 +40,14 @@ beforeAll(async () => {
     { cwd: dir },
   );
   expect(trained.code, trained.stderr).toBe(0);
-}, 60_000);
+  // The damaged copies' commands, run together in one process (runCliBatch).
+  const names = Object.keys(DAMAGED);
+  for (const name of names) DAMAGED[name]?.damage(copyRun(`runs/${name}`));
+  const ran = await runCliBatch(
+    names.map((name) => ({ args: DAMAGED[name]?.args ?? [], cwd: dir })),
+  );
+  results = Object.fromEntries(names.map((name, i) => [name, ran[i] as CliResult]));
+}, 90_000);
 
 /** A copy of the trained run, to damage. */
 function copyRun(name: string): string {
@@ -61,11 +71,46 @@ function editModelJson(model: string, edit: (json: Record<string, unknown>) => v
   writeFileSync(path, JSON.stringify(json));
 }
 
+/** The copies, damaged as each test says, and the command each one's test checks. */
+const DAMAGED: Record<string, { damage: (run: string) => void; args: string[] }> = {
+  flipped: {
+    damage: (run) => {
+      flipBit(join(run, 'model/weights.bin'));
+    },
+    args: ['backtest', '--model', 'runs/flipped'],
+  },
+  nan: {
+    damage: (run) => {
+      const file = join(run, 'model/weights.bin');
+      const nan = new Float32Array(readFileSync(file).length / 4).fill(Number.NaN);
+      writeFileSync(file, new Uint8Array(nan.buffer));
+      editModelJson(join(run, 'model'), (json) => {
+        json.weightsSha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
+      });
+    },
+    args: ['backtest', '--model', 'runs/nan'],
+  },
+  'damaged-checkpoint': {
+    damage: (run) => {
+      flipBit(join(run, 'checkpoints/latest/optimizer.bin'));
+    },
+    // --steps extends the finished run, so the resume has updates left to train.
+    args: ['train', 'ppo', '--out', 'runs/damaged-checkpoint', '--resume', '--steps', '1024'],
+  },
+  older: {
+    damage: (run) => {
+      editModelJson(join(run, 'model'), (json) => {
+        delete json.weightsSha256;
+      });
+    },
+    args: ['backtest', '--model', 'runs/older', '--json'],
+  },
+};
+
 describe('model and checkpoint integrity', () => {
-  it('refuses to backtest a model whose weights.bin changed after it was saved', async () => {
-    const run = copyRun('runs/flipped');
-    flipBit(join(run, 'model/weights.bin'));
-    const result = await runCli(['backtest', '--model', 'runs/flipped'], { cwd: dir });
+  it('refuses to backtest a model whose weights.bin changed after it was saved', () => {
+    const run = join(dir, 'runs/flipped');
+    const result = results.flipped as CliResult;
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error [MODEL_INVALID]');
     expect(result.stderr).toContain(join(run, 'model/weights.bin'));
@@ -73,29 +118,17 @@ describe('model and checkpoint integrity', () => {
     expect(result.stderr).toMatch(/hint: .*restore its directory from a backup, or train again/);
   });
 
-  it('refuses to backtest weights that are not finite, even when the checksum matches them', async () => {
-    const run = copyRun('runs/nan');
-    const file = join(run, 'model/weights.bin');
-    const nan = new Float32Array(readFileSync(file).length / 4).fill(Number.NaN);
-    writeFileSync(file, new Uint8Array(nan.buffer));
-    editModelJson(join(run, 'model'), (json) => {
-      json.weightsSha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
-    });
-    const result = await runCli(['backtest', '--model', 'runs/nan'], { cwd: dir });
+  it('refuses to backtest weights that are not finite, even when the checksum matches them', () => {
+    const result = results.nan as CliResult;
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error [MODEL_INVALID]');
     expect(result.stderr).toMatch(/weights\.bin: actor\/\S+ holds NaN/);
     expect(result.stdout).not.toMatch(/Sharpe/);
   });
 
-  it('refuses to resume from a checkpoint whose optimizer.bin changed after it was saved', async () => {
-    const run = copyRun('runs/damaged-checkpoint');
-    flipBit(join(run, 'checkpoints/latest/optimizer.bin'));
-    // --steps extends the finished run, so the resume has updates left to train.
-    const result = await runCli(
-      ['train', 'ppo', '--out', 'runs/damaged-checkpoint', '--resume', '--steps', '1024'],
-      { cwd: dir },
-    );
+  it('refuses to resume from a checkpoint whose optimizer.bin changed after it was saved', () => {
+    const run = join(dir, 'runs/damaged-checkpoint');
+    const result = results['damaged-checkpoint'] as CliResult;
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error [MODEL_INVALID]');
     expect(result.stderr).toContain(join(run, 'checkpoints/latest/optimizer.bin'));
@@ -103,12 +136,8 @@ describe('model and checkpoint integrity', () => {
     expect(result.stderr).toMatch(/hint: .*cannot be resumed/);
   });
 
-  it('backtests a model of an older tradelab, which has no checksum, with a warning', async () => {
-    const run = copyRun('runs/older');
-    editModelJson(join(run, 'model'), (json) => {
-      delete json.weightsSha256;
-    });
-    const result = await runCli(['backtest', '--model', 'runs/older', '--json'], { cwd: dir });
+  it('backtests a model of an older tradelab, which has no checksum, with a warning', () => {
+    const result = results.older as CliResult;
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(
       /warning: .*model\/weights\.bin has no checksum \(written by an older tradelab\), so it cannot be checked for damage/,
