@@ -6,10 +6,13 @@ import { jsonLines, runCli, runCliInProcess, tempDir, type CliResult } from './s
 /*
  * A trading study end to end, as a user runs it: synthetic data with a planted signal, `study
  * create` from a study file, `study run` with two worker processes on SQLite, then `study show`
- * (by split, and the best trial on the holdout), `study pbo` and `backtest --study --trial`.
- * Budgets are tiny: this checks the wiring, not the learning. Every command runs as a process;
- * the PBO text beside its JSON, the fine-tuned study's trials and the refusals of bad study files
- * run in this process (runCliInProcess), through the same entry function.
+ * (by split, and the best trial on the holdout), `study pbo`, `backtest --study --trial`, and a
+ * fine-tuning study whose run shows its progress. Budgets are tiny: this checks the wiring, not
+ * the learning. The one study and its run are shared by the tests (beforeAll): a worker process
+ * starting TensorFlow.js costs more than the trials it runs. Every command runs as a process; the
+ * PBO text beside its JSON, the fine-tuning study's creation (`study create` runs as a process
+ * above it), its trials and the refusals of bad study files run in this process
+ * (runCliInProcess), through the same entry function.
  */
 
 const dir = tempDir('tradelab-trading-study-');
@@ -37,6 +40,9 @@ const cli = (...args: string[]): Promise<CliResult> =>
 const cliInProcess = (...args: string[]): Promise<CliResult> =>
   runCliInProcess(args, { cwd: dir, env: { TRADELAB_DETECT: 'false' } });
 
+// breakStep 2048, 8 updates a split: each split outlasts the workers' 100 ms between progress
+// messages, which the fine-tuning run's progress needs (its trials keep this study's fixed
+// breakStep). A worker's first split, JIT warm-up included, costs most of a trial either way.
 const STUDY_FILE = `# a tiny trading study
 preset: ensemble_conservative
 data: SYN0,SYN1:1h
@@ -50,10 +56,15 @@ params:
   nEnvs: 4
   targetStep: 256
   batchSize: 128
-  breakStep: 512
+  breakStep: 2048
   repeatTimes: 1
   episodeLength: 64
 `;
+
+/** `study create syn --file study.yaml`, `study run syn` on two workers, `study show syn --json`. */
+let created: CliResult;
+let ran: CliResult;
+let show: Shown;
 
 beforeAll(async () => {
   // Setup, in this process: `data synth` runs as a process in env-on-market-data.test.ts.
@@ -69,26 +80,30 @@ beforeAll(async () => {
   );
   expect(synth.code, synth.stderr).toBe(0);
   writeFileSync(join(dir, 'study.yaml'), STUDY_FILE);
-}, 60_000);
+  created = await cli('study', 'create', 'syn', '--file', 'study.yaml');
+  expect(created.code, created.stderr).toBe(0);
+  ran = await cli('study', 'run', 'syn', '--trials', '4', '--workers', '2');
+  expect(ran.code, ran.stderr).toBe(0);
+  const shown = await cli('study', 'show', 'syn', '--json');
+  expect(shown.code, shown.stderr).toBe(0);
+  [show] = jsonLines(shown.stdout) as unknown as [Shown];
+}, 180_000);
 
 describe('a trading study from the command line', () => {
-  it('creates, runs on two workers, shows splits and holdout, computes PBO and backtests a trial', async () => {
-    const created = await cli('study', 'create', 'syn', '--file', 'study.yaml');
-    expect(created.code, created.stderr).toBe(0);
+  it('creates a study from a study file and runs it on two workers', () => {
     expect(created.stdout).toContain('preset     ensemble_conservative');
     expect(created.stdout).toContain('cv         walk-forward:3, embargo 12 bars, lookback 1');
     expect(created.stdout).toMatch(
       /searched +learningRate, gamma, .*turnoverPenalty, drawdownPenalty/,
     );
-
-    const ran = await cli('study', 'run', 'syn', '--trials', '4', '--workers', '2');
-    expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toContain('objective  ');
     expect(ran.stdout).toMatch(/Finished 4 trials .*: \d complete, \d pruned, 0 failed/);
+    expect(ran.stdout).toContain(
+      '  its budget: breakStep 2,048 → 2,048 env steps per split (8 updates of 256)',
+    );
+  });
 
-    const shown = await cli('study', 'show', 'syn', '--json');
-    expect(shown.code, shown.stderr).toBe(0);
-    const [show] = jsonLines(shown.stdout) as unknown as [Shown];
+  it('shows the best trial by split and on the holdout, as JSON and as text', async () => {
     expect(show.drl.preset).toBe('ensemble_conservative');
     expect(show.best.userAttrs.splits).toHaveLength(3);
     // The budget shown next to breakStep is what each split ran.
@@ -98,15 +113,15 @@ describe('a trading study from the command line', () => {
     expect(show.holdout.range).toEqual([Math.round(bars * 0.8), bars]);
     expect(Number.isFinite(show.holdout.metrics.sharpe)).toBe(true);
     const text = await cli('study', 'show', 'syn');
+    expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/Trial \d+ by split \(out-of-sample\):/);
     expect(text.stdout).toContain('Holdout (never seen by the search)');
     expect(text.stdout).toMatch(
-      /best budget +breakStep 512 → 512 env steps per split \(2 updates of 256\)/,
+      /best budget +breakStep 2,048 → 2,048 env steps per split \(8 updates of 256\)/,
     );
-    expect(ran.stdout).toContain(
-      '  its budget: breakStep 512 → 512 env steps per split (2 updates of 256)',
-    );
+  }, 60_000);
 
+  it('computes PBO, and says it cannot be read from so few trials', async () => {
     const pbo = await cli('study', 'pbo', 'syn', '--json');
     expect(pbo.code, pbo.stderr).toBe(0);
     const [p] = jsonLines(pbo.stdout) as unknown as [
@@ -123,7 +138,9 @@ describe('a trading study from the command line', () => {
     expect(pboText.stdout).not.toMatch(
       /carries some out-of-sample information|distrust the winner/,
     );
+  }, 60_000);
 
+  it('backtests a trial of the study on the holdout, as `study show` evaluated it', async () => {
     const bt = await cli(
       'backtest',
       '--study',
@@ -136,9 +153,11 @@ describe('a trading study from the command line', () => {
     const [b] = jsonLines(bt.stdout) as unknown as [{ range: number[]; metrics: Metrics }];
     expect(b.range).toEqual(show.holdout.range);
     expect(b.metrics.sharpe).toBeCloseTo(show.holdout.metrics.sharpe, 10);
+  }, 60_000);
 
-    // Fine-tuning: the source's best trials run first, in a narrowed space.
-    const ft = await cli(
+  it('fine-tunes: runs the best trials of the source first, showing progress within the trial (split i of n, env steps) on a piped stderr', async () => {
+    // The source's best trials run first, in a narrowed space.
+    const ft = await cliInProcess(
       'study',
       'create',
       'syn-ft',
@@ -152,26 +171,11 @@ describe('a trading study from the command line', () => {
     expect(ft.code, ft.stderr).toBe(0);
     expect(ft.stdout).toMatch(/enqueued +[1-3] best trials of syn/);
     expect(ft.stdout).toContain('from       syn: top 3, neighbourhood ×0.5');
-    const ftRun = await cli('study', 'run', 'syn-ft', '--trials', '1', '--workers', '1');
-    expect(ftRun.code, ftRun.stderr).toBe(0);
-    const trials = await cliInProcess('study', 'trials', 'syn-ft', '--json');
-    const [first] = jsonLines(trials.stdout) as unknown as [{ params: Record<string, unknown> }];
-    expect(first.params).toEqual(show.best.params);
-  }, 240_000);
-
-  it('shows progress within a trial (split i of n, env steps) on a piped stderr, before the trial ends', async () => {
-    // 8 updates a split, so that each split outlasts the workers' 100 ms between progress messages.
-    writeFileSync(
-      join(dir, 'progress.yaml'),
-      STUDY_FILE.replace('breakStep: 512', 'breakStep: 2048'),
-    );
-    const created = await cli('study', 'create', 'prog', '--file', 'progress.yaml');
-    expect(created.code, created.stderr).toBe(0);
     // --progress-interval 0: a plain line at every progress message (the default is every 30 s).
     const ran = await cli(
       'study',
       'run',
-      'prog',
+      'syn-ft',
       '--trials',
       '1',
       '--workers',
@@ -180,6 +184,10 @@ describe('a trading study from the command line', () => {
       '0',
     );
     expect(ran.code, ran.stderr).toBe(0);
+    const trials = await cliInProcess('study', 'trials', 'syn-ft', '--json');
+    const [first] = jsonLines(trials.stdout) as unknown as [{ params: Record<string, unknown> }];
+    expect(first.params).toEqual(show.best.params);
+
     expect(ran.stderr).not.toContain('\r');
     const lines = ran.stderr.split('\n').filter((l) => l.startsWith('progress: '));
     const end = lines.findIndex((l) => l.includes(': 1 complete, 0 pruned, 0 failed'));
