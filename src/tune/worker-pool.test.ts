@@ -108,7 +108,11 @@ describe('runWorkers', () => {
     }
   });
 
-  it("hands each worker the run's objective settings in its start message", async () => {
+  it("hands each worker the run's objective settings in its start message, for an objective registered by name in this process; refuses an unknown name before starting workers", async () => {
+    registerObjective('renamed-settings-echo', {
+      module: objective('settings-echo.mjs'),
+      description: 'settings-echo under a name only this process knows',
+    });
     const storage = openSqliteStorage(join(dir, 'settings.db'));
     await storage.createStudy({
       name: 's',
@@ -116,17 +120,28 @@ describe('runWorkers', () => {
       systemAttrs: { sampler: { type: 'random', seed: 1 }, pruner: { type: 'nop' } },
     });
     try {
+      // The workers load the module the name stands for: the echo of the settings shows it.
       const summary = await runWorkers(storage, 's', {
         workers: 2,
         nTrials: 4,
-        objective: objective('settings-echo.mjs'),
+        objective: 'renamed-settings-echo',
         objectiveOptions: { offset: 10 },
       });
-      expect(summary.complete).toBe(4);
+      expect([summary.complete, summary.failed]).toEqual([4, 0]);
       for (const trial of summary.trials) {
         expect(trial.userAttrs).toEqual({ workers: 2, offset: 10 });
         expect(trial.value).toBeGreaterThanOrEqual(10);
       }
+      let started = 0;
+      await expect(
+        runWorkers(storage, 's', {
+          workers: 2,
+          nTrials: 2,
+          objective: 'renamed-settings-echk',
+          onTrialStart: () => started++,
+        }),
+      ).rejects.toThrow(/no objective named "renamed-settings-echk".*/);
+      expect(started).toBe(0);
     } finally {
       await storage.close();
     }
@@ -174,13 +189,14 @@ describe('runWorkers', () => {
     try {
       const summary = await runWorkers(storage, 'b', {
         workers: 2,
-        nTrials: 4,
+        // One trial a worker: each spins a core for 800 ms, and one shows the heartbeats go on.
+        nTrials: 2,
         objective: objective('blocking-quadratic.mjs'),
         heartbeatIntervalMs: 50,
         heartbeatGraceMs: 400,
       });
       // A grace period shorter than a trial, yet nothing was failed as stale.
-      expect(summary.complete).toBe(4);
+      expect(summary.complete).toBe(2);
       expect(summary.lost).toBe(0);
       expect(advanced).toBeGreaterThan(300);
     } finally {
@@ -188,35 +204,6 @@ describe('runWorkers', () => {
       delete process.env.TRADELAB_TEST_TRIAL_MS;
     }
     await storage.close();
-  });
-
-  it('runs an objective registered by name in this process, and refuses an unknown name before starting workers', async () => {
-    registerObjective('renamed-quadratic', {
-      module: compiledPath('tune/objectives/quadratic.js'),
-      description: 'quadratic under a name only this process knows',
-    });
-    const storage = openSqliteStorage(join(dir, 'named.db'));
-    await storage.createStudy({ name: 'n', direction: 'minimize' });
-    try {
-      const summary = await runWorkers(storage, 'n', {
-        workers: 2,
-        nTrials: 2,
-        objective: 'renamed-quadratic',
-      });
-      expect([summary.complete, summary.failed]).toEqual([2, 0]);
-      let started = 0;
-      await expect(
-        runWorkers(storage, 'n', {
-          workers: 2,
-          nTrials: 2,
-          objective: 'renamed-quadratik',
-          onTrialStart: () => started++,
-        }),
-      ).rejects.toThrow(/no objective named "renamed-quadratik".*/);
-      expect(started).toBe(0);
-    } finally {
-      await storage.close();
-    }
   });
 
   it("passes each running trial's progress from its worker to the run, before the trial ends", async () => {
