@@ -21,9 +21,10 @@ import {
 /*
  * `tradelab study …` end to end: the built CLI as real processes, its trial workers as real child
  * processes, on real SQLite files in temporary project directories. Each command runs as a process
- * at least once; the variants of a message run in this process (cliInProcess), and a study that is
- * only the setup of a test is created through the library (createStudy). Stopping and killing a
- * run: study-run-stop-cli.test.ts.
+ * at least once (`study show` and `study trials` in the read-only test, as another user); the
+ * variants of a message and second views of a study run in this process (cliInProcess), and a
+ * study that is only the setup of a test is created through the library (createStudy). Stopping
+ * and killing a run: study-run-stop-cli.test.ts.
  */
 
 /** Parses RFC 4180 CSV (quoted fields may hold commas, quotes and line breaks). */
@@ -83,7 +84,7 @@ describe('study create', () => {
       `Created study "ppo" in sqlite:${join(dir, 'tradelab.db')}\n  direction  maximize\n  sampler    random (seed 7)\n`,
     );
 
-    const duplicate = await cli(dir, 'study', 'create', 'ppo', '--direction', 'max');
+    const duplicate = await cliInProcess(dir, 'study', 'create', 'ppo', '--direction', 'max');
     expect(duplicate.code).toBe(2);
     expect(duplicate.stderr).toContain(
       `error [STUDY_EXISTS]: a study named "ppo" already exists in sqlite:${join(dir, 'tradelab.db')}`,
@@ -246,7 +247,7 @@ describe('study run, list, show, trials, export, rm', () => {
   it('shows state counts, the best trial, throughput and rates', async () => {
     const stored = await trialsOf(dir, name);
     const best = stored.reduce((a, b) => ((b.value ?? Infinity) < (a.value ?? Infinity) ? b : a));
-    const show = await cli(dir, 'study', 'show', name);
+    const show = await cliInProcess(dir, 'study', 'show', name);
     expect(show.code).toBe(0);
     expect(show.stdout).toContain(`storage          sqlite:${join(dir, 'tradelab.db')}`);
     expect(show.stdout).toContain('trials           12 (12 complete)');
@@ -274,7 +275,7 @@ describe('study run, list, show, trials, export, rm', () => {
 
   it('prints the trials as a table, as CSV and as JSON', async () => {
     const stored = await trialsOf(dir, name);
-    const table = await cli(dir, 'study', 'trials', name);
+    const table = await cliInProcess(dir, 'study', 'trials', name);
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(13);
     expect(lines[0]).toMatch(/^NUMBER\s+STATE\s+VALUE\s+x\s+DURATION\s+RETRY OF\s+FAIL REASON$/);
@@ -352,7 +353,7 @@ describe('study run, list, show, trials, export, rm', () => {
     async () => {
       const database = await freshPostgresDatabase('tradelab_study_cli');
       try {
-        const exported = await cli(dir, 'study', 'export', name, '--to', database.url);
+        const exported = await cliInProcess(dir, 'study', 'export', name, '--to', database.url);
         expect(exported.stderr).toBe('');
         expect(exported.code).toBe(0);
         expect(exported.stdout).toContain('12 trials (12 complete)');
@@ -488,12 +489,14 @@ describe('a study storage that cannot be written', () => {
         'quadratic',
         '--trials',
         '400',
+        '--workers',
+        '1',
       );
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(`the disk holding ${join(dir, 'tradelab.db')} is full`);
       // Not a byte left: SQLite fails opening the file with "disk I/O error".
       spawnSync('dd', ['if=/dev/zero', `of=${join(dir, 'filler2')}`, 'bs=4k']);
-      const open = await cli(dir, 'study', 'create', 'more', '--direction', 'min');
+      const open = await cliInProcess(dir, 'study', 'create', 'more', '--direction', 'min');
       expect(open.code).toBe(1);
       expect(open.stderr).toContain(`the disk holding ${join(dir, 'tradelab.db')} is full`);
       expect(open.stderr).toMatch(/hint: free space on .*df -h/);
