@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { benchLearnStudy } from './learn-study-bench.js';
 
 describe('bench learn-study', () => {
-  it('runs a small trading study on worker processes and evaluates the best trial on the holdout', async () => {
+  it('runs a small trading study on a worker process and evaluates the best trial on the holdout', async () => {
     const seen: number[] = [];
     const run = await benchLearnStudy({
       trials: 3,
-      workers: 2,
+      // One worker: a worker process starting TensorFlow.js costs more than these trials, and the
+      // DRL objective on two workers is `study run` in test/trading-study-cli.test.ts.
+      workers: 1,
       steps: 1024,
       onTrial: (_, done) => seen.push(done),
     });
