@@ -21,10 +21,10 @@ import {
 /*
  * `tradelab study …` end to end: the built CLI as real processes, its trial workers as real child
  * processes, on real SQLite files in temporary project directories. Each command runs as a process
- * at least once (`study show` and `study trials` in the read-only test, as another user); the
- * variants of a message and second views of a study run in this process (cliInProcess), and a
- * study that is only the setup of a test is created through the library (createStudy). Stopping
- * and killing a run: study-run-stop-cli.test.ts.
+ * at least once (`study list`, `show` and `trials` in the read-only test, as another user under
+ * root); the variants of a message and second views of a study run in this process
+ * (cliInProcess), and a study that is only the setup of a test is created through the library
+ * (createStudy). Stopping and killing a run: study-run-stop-cli.test.ts.
  */
 
 /** Parses RFC 4180 CSV (quoted fields may hold commas, quotes and line breaks). */
@@ -226,7 +226,7 @@ describe('study run, list, show, trials, export, rm', () => {
   });
 
   it('lists the study with its trials by state and best value', async () => {
-    const list = await cli(dir, 'study', 'list');
+    const list = await cliInProcess(dir, 'study', 'list');
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^NAME\s+DIRECTION\s+TRIALS\s+COMPLETE\s+PRUNED\s+FAIL\s+RUNNING/);
     expect(list.stdout).toMatch(
