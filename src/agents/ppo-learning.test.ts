@@ -23,7 +23,8 @@ beforeAll(async () => {
 
 async function run(signal: number): Promise<LearningCheckResult[]> {
   const results: LearningCheckResult[] = [];
-  for (const seed of SEEDS) results.push(await learningCheck({ signal, seed, steps: STEPS, ppo: PPO }));
+  for (const seed of SEEDS)
+    results.push(await learningCheck({ signal, seed, steps: STEPS, ppo: PPO }));
   return results;
 }
 
