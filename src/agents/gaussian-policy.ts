@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '../compute/tfjs.js';
 import { TransferMeter } from '../compute/transfer-meter.js';
 import type { Rng } from '../core/random.js';
 import type { Policy } from '../eval/evaluate.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '../compute/tfjs.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { errorOfAsync } from '../../test/support/assertions.js';
 import { tempDir } from '../../test/support/run-cli.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '../compute/tfjs.js';
 import { Normalizer, type NormalizerJson } from '../data/features/normalizer.js';
 import { TradelabError, writeFileAtomic } from '../core/index.js';
 import { resolveSavedPpoConfig, type PpoConfig } from './ppo-config.js';

@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '../compute/tfjs.js';
 import { adamStep, nativeTrainingKernelsActive, sumOfSquares } from '../compute/index.js';
 import { Mlp, ownVariable, type HiddenActivation } from '../models/mlp.js';
 import { FtTransformer } from '../models/ft-transformer.js';

@@ -1,6 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '../compute/tfjs.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from '../compute/backends.js';
 import { TradelabError } from '../core/index.js';

@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '../compute/tfjs.js';
 import { memoryReport } from '../compute/memory-report.js';
 import { TransferMeter } from '../compute/transfer-meter.js';
 import { Rng } from '../core/random.js';

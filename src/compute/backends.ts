@@ -1,4 +1,5 @@
-import * as tf from '@tensorflow/tfjs';
+import { createRequire } from 'node:module';
+import * as tf from './tfjs.js';
 import type { BackendChoice } from '../config/settings.js';
 import { TradelabError } from '../core/index.js';
 import { describeGemmChoice, readGemmChoice, type GemmChoice } from './gemm-choice.js';
@@ -266,7 +267,8 @@ export async function useBackend(
     );
   let matmul = 'JavaScript loops';
   if (name === 'wasm') {
-    await import('@tensorflow/tfjs-backend-wasm');
+    // require, not import: see tfjs.ts (Node would parse the CommonJS bundle for its exports).
+    createRequire(import.meta.url)('@tensorflow/tfjs-backend-wasm');
     matmul = setUpWasmMatMul(options);
     installWasmTrainingKernels();
     installNativeTrainingKernels();

@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tfjs.js';
 
 /*
  * What the running backend holds: tensors alive and their bytes (tfjs's own count), the backend's

@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tfjs.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from './backends.js';
 import { GemmParams, loadNativeGemm, nativeGemmStatus, type GemmCall } from './native-gemm.js';

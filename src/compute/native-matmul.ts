@@ -1,4 +1,4 @@
-import { broadcast_util, type KernelFunc, type TensorInfo } from '@tensorflow/tfjs';
+import { broadcast_util, type KernelFunc, type TensorInfo } from './tfjs.js';
 import { GemmParams, type NativeGemmAddon } from './native-gemm.js';
 
 /*

@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tfjs.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from './backends.js';
 import { nativeGemmStatus } from './native-gemm.js';

@@ -1,11 +1,11 @@
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tfjs.js';
 import {
   getKernel,
   registerKernel,
   type KernelConfig,
   type KernelFunc,
   type TensorInfo,
-} from '@tensorflow/tfjs';
+} from './tfjs.js';
 import { loadNativeGemm, type NativeGemmAddon } from './native-gemm.js';
 import { wasmMatMulPath } from './wasm-matmul.js';
 

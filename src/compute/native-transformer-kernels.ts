@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tfjs.js';
 import {
   getKernel,
   registerKernel,
@@ -6,7 +6,7 @@ import {
   type KernelFunc,
   type NamedAttrMap,
   type TensorInfo,
-} from '@tensorflow/tfjs';
+} from './tfjs.js';
 import { TradelabError } from '../core/index.js';
 import { loadNativeGemm, type NativeGemmAddon } from './native-gemm.js';
 import { nativeTrainingKernelsActive } from './native-training-kernels.js';

@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tfjs.js';
 
 /*
  * One matrix product through TensorFlow.js on the active backend, as a call to repeat: what

@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tfjs.js';
 
 /*
  * Host↔device traffic of a training loop: bytes uploaded into tensors, bytes read back, and the

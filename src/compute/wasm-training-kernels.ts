@@ -6,7 +6,7 @@ import {
   type KernelFunc,
   type NamedAttrMap,
   type TensorInfo,
-} from '@tensorflow/tfjs';
+} from './tfjs.js';
 import { TradelabError } from '../core/index.js';
 
 /*

@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tfjs.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Rng } from '../core/random.js';
 import { TradelabError } from '../core/index.js';

@@ -5,7 +5,7 @@ import {
   type KernelConfig,
   type KernelFunc,
   type TensorInfo,
-} from '@tensorflow/tfjs';
+} from './tfjs.js';
 import { TradelabError } from '../core/index.js';
 
 /*

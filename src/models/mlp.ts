@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '../compute/tfjs.js';
 import { denseRelu } from '../compute/index.js';
 import type { NetworkBody } from './network-body.js';
 import { orthogonalMatrix } from './orthogonal.js';

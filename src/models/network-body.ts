@@ -1,4 +1,4 @@
-import type * as tf from '@tensorflow/tfjs';
+import type * as tf from '../compute/tfjs.js';
 
 /*
  * What PPO needs of a network: a batch of observations in, a batch of outputs out, its trainable
