@@ -1,7 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
+import type * as Yaml from 'yaml';
 import { TradelabError } from '../core/index.js';
+
+let yamlModule: typeof Yaml | undefined;
+
+/**
+ * The yaml package, loaded by the first YAML file read: most commands read none, and it is some 70
+ * modules that every CLI process paid for at start. require, not import: an ES import of this
+ * CommonJS package would also make Node parse it for its export names (see compute/tfjs.ts).
+ */
+function yaml(): typeof Yaml {
+  yamlModule ??= createRequire(import.meta.url)('yaml') as typeof Yaml;
+  return yamlModule;
+}
 
 /** Config file names looked for in each directory, in this order. */
 export const CONFIG_FILE_NAMES = [
@@ -69,6 +82,7 @@ export function readLocatedFile(path: string, what = 'config file'): LocatedFile
       });
     }
   }
+  const { isMap, isNode, isScalar, LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const firstError = doc.errors[0];
