@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REPEAT_MS } from '../src/cli/stop-signals.js';
 import { BIN, REPO_ROOT, runCli } from './support/run-cli.js';
 import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 
@@ -14,10 +15,26 @@ import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 let dir: string;
 const SMALL = tinyRunFlags();
 
+/** A first update of seconds: a rollout of 65,536 steps, then 128 minibatches of a 256-wide net. */
+const LONG_UPDATE = [
+  '--data',
+  'SYN0,SYN1:1h',
+  '--net-dim',
+  '256',
+  '--envs',
+  '16',
+  '--target-step',
+  '65536',
+  '--batch-size',
+  '2048',
+  '--repeat-times',
+  '4',
+];
+
 /**
  * Updates of about half a second on a small machine: a signal sent once training has started,
- * and npm's relay of it a moment later, both arrive while an update runs, and are read together
- * after it (see {@link signalledRun}).
+ * and npm's relay of it a moment later, both arrive while an update runs (see
+ * {@link signalledRun}).
  */
 const SLOW = [
   '--data',
@@ -60,9 +77,9 @@ interface Ended {
  * `update`, once the first update's row is out. With `relayed`, sends the first signal once more
  * as soon as tradelab says it is stopping, as npm relays it.
  *
- * The run reads signals between updates (an update keeps the event loop busy), so signals sent
- * at `started` are read together at the end of an update, as a user's keypresses during one are;
- * at `update`, the next update is starting, or about to.
+ * The run reads signals within an update too (the trainer gives the event loop a turn every
+ * 50 ms), so signals sent at `started` are read while the first update runs; at `update`, the next
+ * update is starting, or about to.
  */
 function signalledRun(
   command: string,
@@ -197,6 +214,58 @@ describe('tradelab train ppo stopped by a signal', () => {
     expect(ended.code, ended.stderr).toBe(quit?.[1] === 'SIGINT' ? 130 : 143);
     expect(quit?.[2]).toBe(`tradelab train ppo --out ${run} --resume`);
     expect(ended.stderr).toMatch(/stopping after this update/);
+    expect(manifest(run).status).toBe('interrupted');
+  }, 180_000);
+
+  it('answers a Ctrl-C during an update at once, and a second one a second later quits', async () => {
+    // An update of seconds (a large rollout of a wider network): the first Ctrl-C must be seen
+    // while it runs, not at its end, and a second keypress after REPEAT_MS (not npm's relay) must
+    // quit then. Before the trainer gave the event loop turns, both waited for the update's end.
+    const run = 'runs/again';
+    const child = spawn(
+      process.execPath,
+      [BIN, 'train', 'ppo', ...LONG_UPDATE, '--steps', '1000000', '--out', run, '--json'],
+      {
+        cwd: dir,
+        env: {
+          PATH: '/usr/bin:/bin',
+          HOME: process.env.HOME ?? '/tmp',
+          TRADELAB_DATA_DIR: join(dir, '.tradelab', 'data'),
+          TRADELAB_DETECT: 'false',
+        },
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    let secondSent = false;
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (!secondSent && /stopping/.test(stderr)) {
+        secondSent = true;
+        setTimeout(() => {
+          if (child.exitCode === null) child.kill('SIGINT');
+        }, REPEAT_MS + 300);
+      }
+    });
+    const poll = setInterval(() => {
+      if (existsSync(join(dir, run, 'manifest.json'))) {
+        clearInterval(poll);
+        child.kill('SIGINT');
+      }
+    }, 10);
+    const code = await new Promise<number | null>((resolvePromise) => {
+      child.on('close', (exitCode) => {
+        clearInterval(poll);
+        resolvePromise(exitCode);
+      });
+    });
+    expect(stderr).toContain(
+      `quit at once (SIGINT); continue with: tradelab train ppo --out ${run} --resume`,
+    );
+    expect(code, stderr).toBe(130);
+    // Both keypresses came before the first update ended.
+    expect(stdout).not.toContain('"type":"update"');
     expect(manifest(run).status).toBe('interrupted');
   }, 180_000);
 

@@ -4,7 +4,7 @@ import { TransferMeter } from '../compute/transfer-meter.js';
 import { Rng } from '../core/random.js';
 import type { VectorTradingEnv } from '../env/trading-env.js';
 import type { Policy } from '../eval/evaluate.js';
-import { TradelabError } from '../core/index.js';
+import { EventLoopTurns, TradelabError } from '../core/index.js';
 import { computeGae, type GaeOutput } from './gae.js';
 import { GaussianActor } from './gaussian-policy.js';
 import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
@@ -324,6 +324,8 @@ export class PpoTrainer {
     let steps = 0;
     let passes = 0;
     const order = Int32Array.from(indices);
+    // Turns of the event loop between minibatches, so that a Ctrl-C is seen during an update.
+    const turns = new EventLoopTurns();
     try {
       for (let pass = 0; pass < c.repeatTimes; pass++) {
         shuffle(order, rng);
@@ -348,6 +350,7 @@ export class PpoTrainer {
           } finally {
             disposeMinibatch(minibatch);
           }
+          await turns.maybeYield();
         }
         passes++;
         if (c.targetKl !== null && lastKl !== undefined) {

@@ -1,3 +1,4 @@
+import { EventLoopTurns } from '../core/index.js';
 import type { Rng } from '../core/random.js';
 import type { VectorTradingEnv } from '../env/trading-env.js';
 import type { ActionSample, GaussianActor } from './gaussian-policy.js';
@@ -91,6 +92,8 @@ export class RolloutCollector {
     let policyStarted = performance.now();
     const logStd = await this.actor.logStd();
     policySeconds += performance.now() - policyStarted;
+    // Turns of the event loop between steps, so that a Ctrl-C is seen during a long rollout.
+    const turns = new EventLoopTurns();
     for (let t = 0; t < buffer.steps; t++) {
       const row = t * n;
       buffer.obs.set(obs.subarray(0, n * obsDim), row * obsDim);
@@ -118,6 +121,7 @@ export class RolloutCollector {
         }
       }
       obs = result.obs;
+      await turns.maybeYield();
     }
     this.obs = obs;
     policyStarted = performance.now();

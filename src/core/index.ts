@@ -11,3 +11,4 @@ export { writeFileAtomic } from './atomic-write.js';
 export { Rng } from './random.js';
 export { compiledPath } from './compiled-path.js';
 export { shellQuote } from './shell-quote.js';
+export { EventLoopTurns } from './event-loop-turns.js';
