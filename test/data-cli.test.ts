@@ -51,6 +51,14 @@ const cli = (dir: string, ...args: string[]): Promise<CliResult> => runCli(args,
 /** {@link cli} in this process (runCliInProcess): for setup and the many variants of a command. */
 const cliInProcess = (dir: string, ...args: string[]): Promise<CliResult> =>
   runCliInProcess(args, { cwd: dir });
+/** `data import FILE --symbol SYMBOL --timeframe TIMEFRAME` in this process (setup, second runs). */
+const importInProcess = (
+  dir: string,
+  file: string,
+  symbol: string,
+  timeframe: string,
+): Promise<CliResult> =>
+  cliInProcess(dir, 'data', 'import', file, '--symbol', symbol, '--timeframe', timeframe);
 
 /** A generic CSV row with an ISO timestamp. */
 const row = (t: number, o: number, h: number | string, l: number, c: number, v: number): string =>
@@ -174,16 +182,7 @@ describe('data import, list, show, export, rm', () => {
       ['out.csv', 'FROMCSV'],
       ['out.parquet', 'FROMPARQUET'],
     ] as const) {
-      const again = await cliInProcess(
-        dir,
-        'data',
-        'import',
-        file,
-        '--symbol',
-        symbol,
-        '--timeframe',
-        '1m',
-      );
+      const again = await importInProcess(dir, file, symbol, '1m');
       expect(again.code).toBe(0);
       expectSameBars(await readBars(dir, { symbol, timeframe: '1m' }), original);
     }
@@ -200,32 +199,10 @@ describe('data import, list, show, export, rm', () => {
   it('treats importing the same file twice as a no-op: the store keeps its bytes', async () => {
     const dir = project();
     put(dir, 'btc.csv', csv(rows(T0, 10)));
-    expect(
-      (
-        await cliInProcess(
-          dir,
-          'data',
-          'import',
-          'btc.csv',
-          '--symbol',
-          'BTCUSDT',
-          '--timeframe',
-          '1m',
-        )
-      ).code,
-    ).toBe(0);
+    expect((await importInProcess(dir, 'btc.csv', 'BTCUSDT', '1m')).code).toBe(0);
     const before = storeSnapshot(dir);
     expect([...(before?.keys() ?? [])].filter((f) => f.endsWith('.parquet'))).toHaveLength(1);
-    const again = await cliInProcess(
-      dir,
-      'data',
-      'import',
-      'btc.csv',
-      '--symbol',
-      'BTCUSDT',
-      '--timeframe',
-      '1m',
-    );
+    const again = await importInProcess(dir, 'btc.csv', 'BTCUSDT', '1m');
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`${join(dir, 'btc.csv')}: unchanged, skipped`);
     expect(again.stdout).toContain(
@@ -237,16 +214,7 @@ describe('data import, list, show, export, rm', () => {
   it('reports a missing dataset with a suggestion, exit 2', async () => {
     const dir = project();
     put(dir, 'btc.csv', csv(rows(T0, 3)));
-    await cliInProcess(
-      dir,
-      'data',
-      'import',
-      'btc.csv',
-      '--symbol',
-      'BTCUSDT',
-      '--timeframe',
-      '1m',
-    );
+    await importInProcess(dir, 'btc.csv', 'BTCUSDT', '1m');
     const result = await cliInProcess(dir, 'data', 'show', 'BTCUSDT:1h');
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('error [DATASET_NOT_FOUND]: no dataset BTCUSDT:1h');
@@ -259,16 +227,7 @@ describe('malformed files: exit 1 (bad data, not bad usage), the specified messa
   beforeAll(async () => {
     template = project();
     put(template, 'good.csv', csv(rows(T0, 10)));
-    const result = await cliInProcess(
-      template,
-      'data',
-      'import',
-      'good.csv',
-      '--symbol',
-      'BTCUSDT',
-      '--timeframe',
-      '1m',
-    );
+    const result = await importInProcess(template, 'good.csv', 'BTCUSDT', '1m');
     expect(result.code).toBe(0);
     rmSync(join(template, 'good.csv'));
   });
@@ -613,16 +572,7 @@ describe('inputs: directories, globs, gzip', () => {
   it('merges a directory of monthly files into one series', async () => {
     const dir = project();
     monthlyDumps(dir);
-    const result = await cliInProcess(
-      dir,
-      'data',
-      'import',
-      'dumps',
-      '--symbol',
-      'BTCUSDT',
-      '--timeframe',
-      '1m',
-    );
+    const result = await importInProcess(dir, 'dumps', 'BTCUSDT', '1m');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('BTCUSDT-1m-2024-01.csv: binance (auto: 12 columns, no header');
     expect(result.stdout).toContain('Imported 6 rows into BTCUSDT:1m');
@@ -641,30 +591,12 @@ describe('inputs: directories, globs, gzip', () => {
     const dir = project();
     monthlyDumps(dir);
     put(dir, 'dumps/ETHUSDT-1m-2024-01.csv', klines(FEB - 3 * MIN, 3).replaceAll(',100', ',200'));
-    const result = await cliInProcess(
-      dir,
-      'data',
-      'import',
-      'dumps/BTCUSDT-1m-2024-*.csv',
-      '--symbol',
-      'BTCUSDT',
-      '--timeframe',
-      '1m',
-    );
+    const result = await importInProcess(dir, 'dumps/BTCUSDT-1m-2024-*.csv', 'BTCUSDT', '1m');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Imported 6 rows into BTCUSDT:1m');
     expect(result.stdout).not.toContain('ETHUSDT');
     expect((await readBars(dir, BTC_1M)).timestamps.length).toBe(6);
-    const none = await cliInProcess(
-      dir,
-      'data',
-      'import',
-      'dumps/*.parquet',
-      '--symbol',
-      'BTCUSDT',
-      '--timeframe',
-      '1m',
-    );
+    const none = await importInProcess(dir, 'dumps/*.parquet', 'BTCUSDT', '1m');
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no file matches dumps/*.parquet');
   });
@@ -672,16 +604,7 @@ describe('inputs: directories, globs, gzip', () => {
   it('reads a .csv.gz file', async () => {
     const dir = project();
     put(dir, 'btc.csv.gz', gzipSync(csv(rows(T0, 5))));
-    const result = await cliInProcess(
-      dir,
-      'data',
-      'import',
-      'btc.csv.gz',
-      '--symbol',
-      'BTCUSDT',
-      '--timeframe',
-      '1m',
-    );
+    const result = await importInProcess(dir, 'btc.csv.gz', 'BTCUSDT', '1m');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('btc.csv.gz: generic');
     expect(result.stdout).toContain('Imported 5 rows into BTCUSDT:1m');
@@ -764,16 +687,7 @@ describe('formats', () => {
         })
         .join('\n') + '\n',
     );
-    const result = await cliInProcess(
-      dir,
-      'data',
-      'import',
-      'BTCUSDT-1m-2025-01-01.csv',
-      '--symbol',
-      'BTCUSDT',
-      '--timeframe',
-      '1m',
-    );
+    const result = await importInProcess(dir, 'BTCUSDT-1m-2025-01-01.csv', 'BTCUSDT', '1m');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
       'binance (auto: 12 columns, no header, first field is an epoch time (1735689600000000)), 3 rows; timestamps: microseconds since the epoch',
@@ -854,20 +768,7 @@ describe('gaps and resampling', () => {
   it('resamples through the CLI into new datasets', async () => {
     const dir = project();
     put(dir, 'btc.csv', csv(rows(T0, 191)));
-    expect(
-      (
-        await cliInProcess(
-          dir,
-          'data',
-          'import',
-          'btc.csv',
-          '--symbol',
-          'BTCUSDT',
-          '--timeframe',
-          '1m',
-        )
-      ).code,
-    ).toBe(0);
+    expect((await importInProcess(dir, 'btc.csv', 'BTCUSDT', '1m')).code).toBe(0);
     const result = await cli(dir, 'data', 'resample', 'BTCUSDT:1m', '--to', '5m,1h', '--json');
     expect(result.code).toBe(0);
     const records = jsonLines(result.stdout);
