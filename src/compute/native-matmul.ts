@@ -1,5 +1,11 @@
-import { broadcast_util, type KernelFunc, type TensorInfo } from './tfjs.js';
+import { broadcast_util, type TensorInfo } from './tfjs.js';
 import { GemmParams, type NativeGemmAddon } from './native-gemm.js';
+import {
+  elementCount,
+  heapOffset,
+  type KernelArgs,
+  type WasmBackendInternals,
+} from './wasm-heap.js';
 
 /*
  * BatchMatMul and _FusedMatMul on the native GEMM: the addon reads and writes the wasm backend's
@@ -7,36 +13,19 @@ import { GemmParams, type NativeGemmAddon } from './native-gemm.js';
  * per column, batch shapes that broadcast on both sides) is left to the caller's fallback.
  */
 
-/** A kernel's arguments, as the wasm kernels receive them. */
-type KernelArgs = Parameters<KernelFunc>[0];
-
-/** The parts of tfjs-backend-wasm's BackendWasm (4.x) used here; not in its public types. */
-interface WasmBackendInternals {
-  dataIdMap: { get(dataId: object): { memoryOffset: number } | undefined };
-  makeOutput(shape: number[], dtype: 'float32'): TensorInfo;
-  /** Emscripten replaces this view when the memory grows: read it after every allocation. */
-  wasm: { HEAPF32: Float32Array };
-}
-
 /** The activation codes of native/gemm/gemm.c. */
 const ACTIVATIONS: Readonly<Record<string, number>> = { linear: 0, relu: 1, relu6: 2 };
 
 /** One parameter block, reused by every call (products run one at a time). */
 const params = new GemmParams();
 
-const product = (dims: readonly number[]): number => dims.reduce((p, d) => p * d, 1);
-
-/** Element offset of a tensor in the heap. */
-function offsetOf(backend: WasmBackendInternals, t: TensorInfo): number {
-  const data = backend.dataIdMap.get(t.dataId);
-  if (data === undefined) throw new Error('a matmul input is not on the wasm backend');
-  return data.memoryOffset / Float32Array.BYTES_PER_ELEMENT;
-}
+const offsetOf = (backend: WasmBackendInternals, t: TensorInfo): number =>
+  heapOffset(backend, t, 'a matmul');
 
 /** The bias as the addon takes it (1 or n values), or undefined when it is shaped otherwise. */
 function biasSize(bias: TensorInfo, n: number, outRank: number): number | undefined {
   if (bias.dtype !== 'float32' || bias.shape.length > outRank) return undefined;
-  const size = product(bias.shape);
+  const size = elementCount(bias.shape);
   if (size === 1) return 1;
   const last = bias.shape[bias.shape.length - 1];
   return last === n && size === n ? n : undefined;
@@ -72,9 +61,9 @@ export function nativeMatMul(gemm: NativeGemmAddon, args: KernelArgs): TensorInf
   const dimsA = a.shape.slice(0, -2);
   const dimsB = b.shape.slice(0, -2);
   const outer = broadcast_util.assertAndGetBroadcastShape(dimsA, dimsB);
-  const batch = product(outer);
-  const batchA = product(dimsA);
-  const batchB = product(dimsB);
+  const batch = elementCount(outer);
+  const batchA = elementCount(dimsA);
+  const batchB = elementCount(dimsB);
   // One side broadcast whole, or both the same batch; [2,1,…]×[1,3,…] needs index arithmetic.
   if ((batchA !== batch && batchA !== 1) || (batchB !== batch && batchB !== 1)) return undefined;
 

@@ -6,6 +6,12 @@ import {
   type KernelFunc,
   type TensorInfo,
 } from './tfjs.js';
+import {
+  elementCount,
+  heapOffset,
+  type KernelArgs,
+  type WasmBackendInternals,
+} from './wasm-heap.js';
 import { loadNativeGemm, type NativeGemmAddon } from './native-gemm.js';
 import { wasmMatMulPath } from './wasm-matmul.js';
 
@@ -25,17 +31,6 @@ import { wasmMatMulPath } from './wasm-matmul.js';
  * webgpu and cpu backends, XNNPACK products) the tfjs ops run as before.
  */
 
-/** A kernel's arguments, as the wasm kernels receive them. */
-type KernelArgs = Parameters<KernelFunc>[0];
-
-/** The parts of tfjs-backend-wasm's BackendWasm used here; not in its public types. */
-interface WasmBackendInternals {
-  dataIdMap: { get(dataId: object): { memoryOffset: number } | undefined };
-  makeOutput(shape: number[], dtype: 'float32'): TensorInfo;
-  /** Emscripten replaces this view when the memory grows: read it after every allocation. */
-  wasm: { HEAPF32: Float32Array };
-}
-
 /** The addon's fused training kernels (native/gemm/addon.c). */
 interface TrainingKernelsAddon {
   reluBackward(heap: Float32Array, params: Float64Array): void;
@@ -47,14 +42,8 @@ const RELU_BACKWARD = 'TradelabReluBackward';
 const SUM_OF_SQUARES = 'TradelabSumOfSquares';
 const ADAM = 'TradelabAdam';
 
-/** Element offset of a tensor in the wasm heap. */
-function offsetOf(backend: WasmBackendInternals, t: TensorInfo): number {
-  const data = backend.dataIdMap.get(t.dataId);
-  if (data === undefined) throw new Error('a training kernel input is not on the wasm backend');
-  return data.memoryOffset / Float32Array.BYTES_PER_ELEMENT;
-}
-
-const product = (dims: readonly number[]): number => dims.reduce((p, d) => p * d, 1);
+const offsetOf = (backend: WasmBackendInternals, t: TensorInfo): number =>
+  heapOffset(backend, t, 'a training kernel');
 
 /** (dy, y) → [g = dy · step(y), db = Σ_rows g], both float32 on the heap. */
 function reluBackwardKernel(addon: TrainingKernelsAddon): KernelFunc {
@@ -63,7 +52,7 @@ function reluBackwardKernel(addon: TrainingKernelsAddon): KernelFunc {
     const { dy, y } = args.inputs as { dy: TensorInfo; y: TensorInfo };
     const backend = args.backend as unknown as WasmBackendInternals;
     const cols = dy.shape[dy.shape.length - 1] ?? 1;
-    const rows = product(dy.shape) / Math.max(cols, 1);
+    const rows = elementCount(dy.shape) / Math.max(cols, 1);
     const g = backend.makeOutput([...dy.shape], 'float32');
     const db = backend.makeOutput([cols], 'float32');
     params.set([
@@ -89,7 +78,7 @@ function sumOfSquaresKernel(addon: TrainingKernelsAddon): KernelFunc {
     params[0] = offsetOf(backend, out);
     inputs.forEach((t, i) => {
       params[1 + 2 * i] = offsetOf(backend, t);
-      params[2 + 2 * i] = product(t.shape);
+      params[2 + 2 * i] = elementCount(t.shape);
     });
     addon.sumOfSquares(backend.wasm.HEAPF32, params);
     return out;
@@ -119,7 +108,7 @@ function adamKernel(addon: TrainingKernelsAddon): KernelFunc {
     const m = backend.makeOutput(shape, 'float32');
     const v = backend.makeOutput(shape, 'float32');
     params.set([
-      product(shape),
+      elementCount(shape),
       offsetOf(backend, inputs.w),
       offsetOf(backend, inputs.g),
       offsetOf(backend, inputs.m),

@@ -8,6 +8,7 @@ import {
   type TensorInfo,
 } from './tfjs.js';
 import { TradelabError } from '../core/index.js';
+import { heapOffset, type KernelArgs, type WasmBackendInternals } from './wasm-heap.js';
 import { loadNativeGemm, type NativeGemmAddon } from './native-gemm.js';
 import { nativeTrainingKernelsActive } from './native-training-kernels.js';
 
@@ -35,17 +36,6 @@ import { nativeTrainingKernelsActive } from './native-training-kernels.js';
  * for bit (the tests compare outputs and gradients).
  */
 
-/** A kernel's arguments, as the wasm kernels receive them. */
-type KernelArgs = Parameters<KernelFunc>[0];
-
-/** The parts of tfjs-backend-wasm's BackendWasm used here; not in its public types. */
-interface WasmBackendInternals {
-  dataIdMap: { get(dataId: object): { memoryOffset: number } | undefined };
-  makeOutput(shape: number[], dtype: 'float32'): TensorInfo;
-  /** Emscripten replaces this view when the memory grows: read it after every allocation. */
-  wasm: { HEAPF32: Float32Array };
-}
-
 /** The addon's transformer kernels (native/gemm/addon.c documents each one's parameters). */
 interface TransformerKernelsAddon {
   attentionForward(heap: Float32Array, params: Float64Array): void;
@@ -67,12 +57,8 @@ const TOKENIZE_GRAD = 'TradelabTokenizeGrad';
 const FIRST_ROWS = 'TradelabFirstRows';
 const FIRST_ROWS_GRAD = 'TradelabFirstRowsGrad';
 
-/** Element offset of a tensor in the wasm heap. */
-function offsetOf(backend: WasmBackendInternals, t: TensorInfo): number {
-  const data = backend.dataIdMap.get(t.dataId);
-  if (data === undefined) throw new Error('a transformer kernel input is not on the wasm backend');
-  return data.memoryOffset / Float32Array.BYTES_PER_ELEMENT;
-}
+const offsetOf = (backend: WasmBackendInternals, t: TensorInfo): number =>
+  heapOffset(backend, t, 'a transformer kernel');
 
 /** Attributes of the attention kernels. */
 interface AttentionAttrs {
