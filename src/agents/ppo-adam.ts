@@ -1,0 +1,178 @@
+import * as tf from '../compute/tfjs.js';
+import { adamStep, nativeTrainingKernelsActive } from '../compute/index.js';
+import { PPO_DEFAULTS } from './ppo-config.js';
+
+/*
+ * PPO's optimizer: tfjs's Adam with a learning rate that can change between steps, a saved state
+ * that restores exactly, and the fused native Adam step where the native kernels run.
+ */
+
+/** Names of Adam's bias-correction products in {@link PpoAdam.getWeights}. */
+const ACC_BETAS = ['accBeta1', 'accBeta2'] as const;
+
+/** A named tensor of an optimizer's state (tfjs does not export the type). */
+type OptimizerWeight = Awaited<ReturnType<tf.Optimizer['getWeights']>>[number];
+
+/** tfjs's Adam keeps β₁ᵗ⁺¹ and β₂ᵗ⁺¹ in private variables; PpoAdam saves and restores them. */
+interface AdamProducts {
+  accBeta1: tf.Variable;
+  accBeta2: tf.Variable;
+}
+
+/** A moment slot of tfjs's Adam (private): the variable and the name it is saved under. */
+interface MomentSlot {
+  originalName: string;
+  variable: tf.Variable;
+}
+
+/** The private state of tfjs's AdamOptimizer that the fused step reads and writes. */
+interface AdamState extends AdamProducts {
+  beta1: number;
+  beta2: number;
+  epsilon: number;
+  accumulatedFirstMoment: (MomentSlot | undefined)[];
+  accumulatedSecondMoment: (MomentSlot | undefined)[];
+  incrementIterations(): void;
+}
+
+/**
+ * Adam whose learning rate can change between steps (annealing), and whose saved state restores
+ * exactly. tfjs's Adam reads its rate at every step but offers no setter; a subclass may set the
+ * protected field. Its setWeights rebuilds the bias-correction products as pow(β, t + 1), where
+ * training built them by t float32 multiplications: they differ in the last bit at many t (β₂ at
+ * t = 2, 5, 18…), and a resumed run drifts from an uninterrupted one from its first step. So the
+ * products themselves are saved (after tfjs's own weights) and put back as they were.
+ */
+export class PpoAdam extends tf.AdamOptimizer {
+  /** Whether the last setWeights found the saved products (false: an older checkpoint's, rebuilt). */
+  restoredExactly = true;
+
+  /** The learning rate the next steps use. */
+  get rate(): number {
+    return this.learningRate;
+  }
+
+  /** Sets the learning rate of the next steps. */
+  setLearningRate(learningRate: number): void {
+    this.learningRate = learningRate;
+  }
+
+  /**
+   * One step on the gradients times `scale` (PPO's norm clipping): on the native kernels, one
+   * fused kernel per variable; otherwise the products, then tfjs's Adam. Same bits either way.
+   */
+  applyScaledGradients(grads: tf.NamedTensorMap, scale: tf.Scalar): void {
+    if (nativeTrainingKernelsActive()) {
+      this.fusedStep(grads, scale);
+      return;
+    }
+    tf.tidy(() => {
+      const scaled: tf.NamedTensorMap = {};
+      for (const [name, g] of Object.entries(grads)) scaled[name] = tf.mul(g, scale);
+      // tfjs's Adam reads plain tensors; its type asks for variables.
+      this.applyGradients(scaled as Parameters<tf.AdamOptimizer['applyGradients']>[0]);
+    });
+  }
+
+  /** tfjs's Adam, or the fused kernel where it runs (see {@link applyScaledGradients}). */
+  override applyGradients(
+    variableGradients: Parameters<tf.AdamOptimizer['applyGradients']>[0],
+  ): void {
+    if (nativeTrainingKernelsActive() && !Array.isArray(variableGradients))
+      this.fusedStep(variableGradients);
+    else super.applyGradients(variableGradients);
+  }
+
+  /**
+   * AdamOptimizer.applyGradients (tfjs 4.x) with each variable's update done by one native
+   * kernel: the same moment slots in the same order (so getWeights and checkpoints are
+   * unchanged), and the same float32 arithmetic.
+   */
+  private fusedStep(grads: tf.NamedTensorMap, scale?: tf.Scalar): void {
+    const state = this as unknown as AdamState;
+    const constants = {
+      learningRate: this.learningRate,
+      beta1: state.beta1,
+      beta2: state.beta2,
+      epsilon: state.epsilon,
+    };
+    tf.tidy(() => {
+      Object.keys(grads).forEach((name, i) => {
+        const value = tf.engine().registeredVariables[name];
+        if (value === undefined) return;
+        const slot = (list: (MomentSlot | undefined)[], suffix: string): tf.Variable => {
+          const existing = list[i];
+          if (existing !== undefined) return existing.variable;
+          const created = {
+            originalName: `${name}/${suffix}`,
+            variable: tf.tidy(() => tf.zerosLike(value).variable(false)),
+          };
+          list[i] = created;
+          return created.variable;
+        };
+        const m = slot(state.accumulatedFirstMoment, 'm');
+        const v = slot(state.accumulatedSecondMoment, 'v');
+        const g = grads[name];
+        if (g === undefined) return;
+        const [w2, m2, v2] = adamStep(
+          {
+            w: value,
+            g,
+            m,
+            v,
+            accBeta1: state.accBeta1 as tf.Scalar,
+            accBeta2: state.accBeta2 as tf.Scalar,
+            ...(scale === undefined ? {} : { scale }),
+          },
+          constants,
+        );
+        m.assign(m2);
+        v.assign(v2);
+        value.assign(w2);
+      });
+      state.accBeta1.assign(tf.mul(state.accBeta1, state.beta1));
+      state.accBeta2.assign(tf.mul(state.accBeta2, state.beta2));
+    });
+    state.incrementIterations();
+  }
+
+  /** tfjs's state (iterations, moments), then the bias-correction products. */
+  override async getWeights(): Promise<OptimizerWeight[]> {
+    const products = this as unknown as AdamProducts;
+    return [
+      ...(await super.getWeights()),
+      ...ACC_BETAS.map((name) => ({ name, tensor: products[name] })),
+    ];
+  }
+
+  /** Restores what {@link getWeights} gave; without the products (older files), tfjs's rebuild. */
+  override async setWeights(weights: OptimizerWeight[]): Promise<void> {
+    const isProduct = (w: OptimizerWeight): boolean =>
+      (ACC_BETAS as readonly string[]).includes(w.name);
+    await super.setWeights(weights.filter((w) => !isProduct(w)));
+    const saved = weights.filter(isProduct);
+    this.restoredExactly = saved.length === ACC_BETAS.length;
+    const products = this as unknown as AdamProducts;
+    for (const { name, tensor } of saved)
+      products[name as (typeof ACC_BETAS)[number]].assign(tensor);
+  }
+}
+
+/**
+ * Whether `optimizer` is a {@link PpoAdam}. Not `instanceof`: tfjs's Optimizer answers instanceof
+ * by duck typing, true for any optimizer.
+ */
+export function isPpoAdam(optimizer: tf.Optimizer): optimizer is PpoAdam {
+  return Object.prototype.isPrototypeOf.call(PpoAdam.prototype, optimizer);
+}
+
+/**
+ * PPO's optimizer: Adam (as cleanrl and ElegantRL) with β 0.9 and 0.999, and `epsilon` (default
+ * PPO_DEFAULTS.adamEpsilon, 1e-5 as cleanrl; tfjs's own would be 1e-7).
+ */
+export function ppoOptimizer(
+  learningRate: number,
+  epsilon: number = PPO_DEFAULTS.adamEpsilon,
+): PpoAdam {
+  return new PpoAdam(learningRate, 0.9, 0.999, epsilon);
+}
