@@ -7,7 +7,7 @@
 # It holds this machine's Node.js (stripped when `strip` is here), the built project (dist, bin,
 # presets, the native GEMM addon, bench/pytorch-ppo-update.py) with its production dependencies
 # (scripts/gpu-bundle/stage-app.mjs: Dawn's dawn.node for this platform in them), the Vulkan loader
-# libvulkan.so.1 and glvnd's libGLdispatch.so.0 (the NVIDIA Vulkan driver needs it), and the run
+# libvulkan.so.1 and glvnd's libraries (the NVIDIA Vulkan driver needs them), and the run
 # script (scripts/gpu-bundle/run.sh), in one xz-compressed tar behind a shell header. On the GPU
 # machine:
 #
@@ -125,7 +125,14 @@ if [ -n "$vulkan_loader" ]; then
 else
   vulkan=$(library libvulkan.so.1 libvulkan1)
 fi
-dispatch=$(library libGLdispatch.so.0 libglvnd0)
+# glvnd's libraries (NAME:DEBIAN-PACKAGE). NVIDIA's Vulkan driver, libGLX_nvidia.so.0, needs more
+# of glvnd than its dispatch library: on an H100 (driver 580.159) with libGLdispatch.so.0 alone it
+# gave the loader no vkCreateInstance and Dawn found no device; with these four it ran.
+glvnd_libraries='libGLdispatch.so.0:libglvnd0 libGLX.so.0:libglx0 libEGL.so.1:libegl1 libOpenGL.so.0:libopengl0'
+glvnd_sources=''
+for entry in $glvnd_libraries; do
+  glvnd_sources="$glvnd_sources${entry%%:*}"$'\t'"$(library "${entry%%:*}" "${entry#*:}")"$'\n'
+done
 
 # --- Stage: the bundle's tree, as it unpacks.
 stage=$(mktemp -d)
@@ -142,7 +149,10 @@ fi
 chmod 755 "$stage/node/bin/node"
 "$stage/node/bin/node" -e '' || die "the bundled node does not run" "check $node_bin"
 cp -L "${vulkan%%$'\t'*}" "$stage/lib/libvulkan.so.1"
-cp -L "${dispatch%%$'\t'*}" "$stage/lib/libGLdispatch.so.0"
+while IFS=$'\t' read -r name path _; do
+  [ -n "$name" ] || continue
+  cp -L "$path" "$stage/lib/$name"
+done <<<"$glvnd_sources"
 node "$root/scripts/gpu-bundle/stage-app.mjs" "$stage/app" >&2
 cp "$root/scripts/gpu-bundle/run.sh" "$root/scripts/gpu-bundle/results.mjs" "$stage/"
 
@@ -157,7 +167,10 @@ git -C "$root" diff --quiet HEAD -- src bin scripts package.json 2>/dev/null || 
     "$(version webgpu)" "$(version @tensorflow/tfjs-backend-webgpu)" "$(version @tensorflow/tfjs)"
   printf 'native GEMM: %s\n' "$([ -f "$stage/app/native/gemm/build/Release/tradelab_gemm.node" ] && echo built || echo 'not built (XNNPACK rows only)')"
   printf 'libvulkan.so.1: %s\n' "${vulkan#*$'\t'}"
-  printf 'libGLdispatch.so.0: %s\n' "${dispatch#*$'\t'}"
+  while IFS=$'\t' read -r name _ source; do
+    [ -z "$name" ] ||
+      printf '%s: %s\n' "$name" "$source"
+  done <<<"$glvnd_sources"
 } >"$stage/MANIFEST.txt"
 [ -f "$stage/app/node_modules/webgpu/dist/$node_platform/dawn.node" ] ||
   die "no dawn.node for $node_platform in node_modules/webgpu" "run npm ci (webgpu is an optional dependency)"

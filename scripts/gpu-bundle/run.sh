@@ -17,6 +17,9 @@
 #   --backend wasm    the same without webgpu: for a machine with no GPU (the test runs this).
 #   --quick           tiny shapes, one run each: shows that everything runs, measures nothing.
 #
+# Each command is stopped after $TRADELAB_STEP_TIMEOUT seconds (default 300; where `timeout` is
+# here), so that one hung GPU command cannot take the whole lease: it counts as failed.
+#
 # Runs the bundled Node, and the bundled Vulkan loader where the system has none. Exits 1 when a
 # command failed (the others still run), 2 on bad arguments.
 set -u
@@ -77,7 +80,8 @@ system_has() { "$ldconfig_cmd" -p 2>/dev/null | grep -Eq "^[[:space:]]*$1 \(libc
 used="$here/lib/used"
 rm -rf "$used"
 mkdir -p "$used"
-for lib in libvulkan.so.1 libGLdispatch.so.0; do
+for path in "$here"/lib/*.so.*; do
+  lib=${path##*/}
   system_has "$lib" || ln -s "../$lib" "$used/$lib"
 done
 library_path=$used
@@ -121,8 +125,18 @@ step() {
   shift
   printf '\n$ %s\n' "$step_label" >>"$log"
   step_started=$(date +%s)
-  "$@" >"$scratch/stdout" 2>>"$log"
+  # `timeout` runs programs, not shell functions.
+  if [ "$1" = tradelab ]; then
+    shift
+    set -- node "$here/app/bin/tradelab.js" "$@"
+  fi
+  if command -v timeout >/dev/null; then
+    timeout --kill-after=10 "${TRADELAB_STEP_TIMEOUT:-300}" "$@" >"$scratch/stdout" 2>>"$log"
+  else
+    "$@" >"$scratch/stdout" 2>>"$log"
+  fi
   step_status=$?
+  [ "$step_status" -ne 124 ] || printf 'stopped after %s s (TRADELAB_STEP_TIMEOUT)\n' "${TRADELAB_STEP_TIMEOUT:-300}" >>"$log"
   printf '(exit %s, %s s)\n' "$step_status" "$(($(date +%s) - step_started))" >>"$log"
   if [ "$step_status" -ne 0 ]; then
     failed=1
