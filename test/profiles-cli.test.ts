@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_PROFILES } from '../src/profiles/index.js';
+import { nativeGemmStatus } from '../src/compute/native-gemm.js';
 import {
   fakeTools,
   jsonLines,
@@ -197,7 +198,7 @@ describe('tradelab profiles plan', () => {
     const result = await runCliInProcess(
       ['profiles', 'plan', '--net-dim', '2048', '--batch-size', '32768', '--no-detect'],
       {
-        env: { GPU_PROFILE: 'rtx_3070' },
+        env: { GPU_PROFILE: 'rtx_3070', TRADELAB_BACKEND: 'webgpu' },
       },
     );
     expect(result.code).toBe(0);
@@ -208,11 +209,24 @@ describe('tradelab profiles plan', () => {
     expect(result.stdout).toContain('usable VRAM: 6.80 GiB = 8.00 GiB VRAM × 0.85');
   });
 
+  it('plans backend auto on a GPU profile for the CPU where the native GEMM is built, as training runs it', async () => {
+    const result = await runCliInProcess(['profiles', 'plan', '--no-detect', '--json'], {
+      env: { GPU_PROFILE: 'rtx_3070' },
+    });
+    expect(result.code).toBe(0);
+    const plan = jsonLines(result.stdout)[0];
+    const native = nativeGemmStatus().available;
+    expect(plan).toMatchObject({ type: 'plan', backend: native ? 'wasm' : 'webgpu' });
+  });
+
   it('caps usable memory by free VRAM that detection reports', async () => {
     const tools = fakeTools({
       'nvidia-smi': 'echo "0, GPU-1, NVIDIA GeForce RTX 4090, 24564, 20000, 90, 2520, 300.00"',
     });
-    const result = await runCliInProcess(['profiles', 'plan', '--json'], { tools });
+    const result = await runCliInProcess(['profiles', 'plan', '--json'], {
+      tools,
+      env: { TRADELAB_BACKEND: 'webgpu' },
+    });
     const plan = jsonLines(result.stdout)[0];
     expect(plan).toMatchObject({
       type: 'plan',

@@ -1,5 +1,6 @@
 import { availableParallelism, freemem, totalmem } from 'node:os';
 import type { BackendChoice } from '../config/index.js';
+import { nativeGemmStatus } from '../compute/index.js';
 import { TradelabError } from '../core/index.js';
 import {
   planWorkers,
@@ -55,11 +56,16 @@ export interface PlanHere {
 }
 
 /**
- * `auto` computes on the GPU (WebGPU) for a GPU profile and on the CPU (wasm) otherwise. Whether a
- * WebGPU adapter really exists is the compute layer's check; the planner plans for the choice.
+ * `auto` computes on the CPU (wasm) where the native GEMM is built, as the compute layer's `auto`
+ * does (it outran WebGPU on an H100), and on the GPU (WebGPU) for a GPU profile without it. Whether
+ * a WebGPU adapter really exists is the compute layer's check; the planner plans for the choice.
  */
-export function resolvePlanBackend(choice: BackendChoice, profile: GpuProfile): PlanBackend {
-  if (choice === 'auto') return profile.vendor === 'cpu' ? 'wasm' : 'webgpu';
+export function resolvePlanBackend(
+  choice: BackendChoice,
+  profile: GpuProfile,
+  nativeGemm: boolean,
+): PlanBackend {
+  if (choice === 'auto') return profile.vendor === 'cpu' || nativeGemm ? 'wasm' : 'webgpu';
   if (choice === 'webgpu' && profile.vendor === 'cpu') {
     throw new TradelabError(
       'INVALID_ARGUMENT',
@@ -85,7 +91,11 @@ export interface MachineBudget {
 export async function machineBudget(project: Project): Promise<MachineBudget> {
   const choice = await project.chooseProfile();
   const { profile } = choice;
-  const backend = resolvePlanBackend(project.config.settings.backend, profile);
+  const backend = resolvePlanBackend(
+    project.config.settings.backend,
+    profile,
+    nativeGemmStatus().available,
+  );
   const onGpu = profile.vendor !== 'cpu' && backend === 'webgpu';
   const memory: MemoryBudget = onGpu
     ? {

@@ -55,8 +55,8 @@ const MATMUL_CHOICES: readonly MatMulChoice[] = ['auto', 'native', 'blas', 'xnnp
 /** Options for {@link useBackend}. */
 export interface UseBackendOptions {
   /**
-   * Whether a GPU profile is in use (`auto` then prefers webgpu on a hardware adapter). Default
-   * false.
+   * Whether a GPU profile is in use (`auto` then takes a hardware WebGPU adapter when the native
+   * GEMM is not built). Default false.
    */
   gpuProfile?: boolean;
   /**
@@ -214,8 +214,8 @@ function setUpWasmMatMul(options: UseBackendOptions): string {
 }
 
 /**
- * Starts the backend for `choice`: `auto` is webgpu on a GPU profile when Dawn finds a hardware
- * adapter, else wasm. A backend that is not available is an error naming the fallback. On wasm,
+ * Starts the backend for `choice`: `auto` is wasm, except on a GPU profile where Dawn finds a
+ * hardware adapter and the native GEMM is not built: there, webgpu. A backend that is not available is an error naming the fallback. On wasm,
  * `options.matmul` picks how matrix products run.
  */
 export async function useBackend(
@@ -235,8 +235,17 @@ export async function useBackend(
       name = 'wasm';
       why = 'auto: a CPU profile';
     } else if (webgpu?.available === true && adapter !== undefined && !adapter.software) {
-      name = 'webgpu';
-      why = `auto: a GPU profile and a WebGPU adapter (${describeWebGpuAdapter(adapter)})`;
+      // Measured on an H100 (bench/results/2026-11-25-gpu-bundle-h100-tables.txt): tfjs's WebGPU
+      // kernels are dispatch-bound, so one CPU core on the native GEMM trains PPO as fast or
+      // faster (end to end 16× at netDim 256); against XNNPACK alone webgpu wins (6× an update).
+      const native = nativeGemmStatus();
+      if (native.available) {
+        name = 'wasm';
+        why = `auto: the native GEMM outran WebGPU on an H100 (PPO end to end 16×), so wasm; --backend webgpu takes the adapter (${describeWebGpuAdapter(adapter)})`;
+      } else {
+        name = 'webgpu';
+        why = `auto: a GPU profile, a WebGPU adapter (${describeWebGpuAdapter(adapter)}) and no native GEMM (${native.reason})`;
+      }
     } else {
       // A software adapter computes on the CPU, slower than wasm: only --backend webgpu takes it.
       name = 'wasm';

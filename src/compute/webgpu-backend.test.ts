@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Rng } from '../core/random.js';
 import { TradelabError } from '../core/index.js';
 import { useBackend } from './backends.js';
+import { nativeGemmStatus } from './native-gemm.js';
 import { missingWebGpuPackages, probeWebGpuAdapter } from './webgpu-adapter.js';
 
 /*
@@ -105,10 +106,13 @@ describe.skipIf(!probe.found)('tfjs on WebGPU', () => {
     tf.dispose([...terms, sum]);
   });
 
-  it('auto takes a hardware adapter on a GPU profile, and leaves a software one to wasm', async () => {
+  it('auto takes a hardware adapter on a GPU profile only without the native GEMM, and never a software one', async () => {
     if (!probe.found) return; // narrows the type: the describe is skipped without an adapter
     const active = await useBackend('auto', { gpuProfile: true });
-    expect(active.name).toBe(probe.adapter.software ? 'wasm' : 'webgpu');
-    expect(active.why).toContain(probe.adapter.software ? 'software' : 'WebGPU adapter');
+    const webgpu = !probe.adapter.software && !nativeGemmStatus().available;
+    expect(active.name).toBe(webgpu ? 'webgpu' : 'wasm');
+    expect(active.why).toMatch(
+      probe.adapter.software ? /software/ : webgpu ? /no native GEMM/ : /native GEMM outran WebGPU/,
+    );
   });
 });

@@ -28,7 +28,7 @@ export interface DrlWorkerSettings {
   dataDir: string;
   /** The compute backend (`auto` is resolved in the worker, with `gpuProfile`). */
   backend: BackendChoice;
-  /** Whether the profile in use is a GPU one (`auto` then prefers webgpu). */
+  /** Whether the profile in use is a GPU one (`auto` may then take webgpu: see useBackend). */
   gpuProfile: boolean;
   /** The planner's inputs for each trial's memory check. */
   budget: {
