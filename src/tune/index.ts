@@ -42,4 +42,11 @@ export {
   type ObjectiveSetup,
   type RegisteredObjective,
 } from './objective-module.js';
-export { runWorkers, type WorkerPoolOptions, type WorkerPoolSummary } from './worker-pool.js';
+export {
+  runStudyPool,
+  runWorkers,
+  type StudyPoolOptions,
+  type TicketPolicy,
+  type WorkerPoolOptions,
+  type WorkerPoolSummary,
+} from './worker-pool.js';

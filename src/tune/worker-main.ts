@@ -8,8 +8,9 @@ import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protoc
 
 /*
  * A trial worker process (started by worker-pool.ts, configured by its first message): it opens
- * the storage and the study, loads the objective module, and runs one trial per ticket from the
- * parent, heartbeating from a thread while the objective computes.
+ * the storage, loads the objective module, and runs one trial per ticket from the parent, of the
+ * study the ticket names (loaded once per worker), heartbeating from a thread while the objective
+ * computes.
  */
 
 /** The least time between two progress messages of a trial. */
@@ -40,7 +41,16 @@ function startConfig(): Promise<WorkerConfig> {
 async function main(): Promise<void> {
   const config = await startConfig();
   const storage = await openStorage(config.url, config.storageOptions);
-  const study = await Study.load(storage, config.study);
+  // The studies this worker has run trials of (a campaign's pool hands out several), loaded once.
+  const studies = new Map<string, Study>();
+  const studyNamed = async (name: string): Promise<Study> => {
+    let study = studies.get(name);
+    if (study === undefined) {
+      study = await Study.load(storage, name);
+      studies.set(name, study);
+    }
+    return study;
+  };
   const objective = await loadObjective(config.objective, {
     workers: config.workers,
     options: config.objectiveOptions,
@@ -51,7 +61,7 @@ async function main(): Promise<void> {
   );
   const state: { stopping: boolean } = { stopping: false };
   const stopping = (): boolean => state.stopping;
-  let lastSweep = -Infinity;
+  const lastSweep = new Map<string, number>();
   let running = Promise.resolve();
   const finish = async (): Promise<void> => {
     await running;
@@ -68,13 +78,15 @@ async function main(): Promise<void> {
   process.on('disconnect', () => {
     if (stopping()) return;
     state.stopping = true;
-    void storage
-      .failStale(study.id, -Number.MAX_SAFE_INTEGER, {
-        maxRetries: config.maxRetries,
-        workerId: config.workerId,
-        reason: 'interrupted: the study run that started this worker ended',
-      })
-      .finally(() => process.exit(0));
+    void Promise.all(
+      [...studies.values()].map((study) =>
+        storage.failStale(study.id, -Number.MAX_SAFE_INTEGER, {
+          maxRetries: config.maxRetries,
+          workerId: config.workerId,
+          reason: 'interrupted: the study run that started this worker ended',
+        }),
+      ),
+    ).finally(() => process.exit(0));
   });
   process.on('message', (message: ParentMessage) => {
     if (message.type === 'stop') {
@@ -85,12 +97,16 @@ async function main(): Promise<void> {
     if (message.type !== 'go') return;
     running = running.then(async () => {
       if (stopping()) return;
+      const study = await studyNamed(message.study);
       // Any worker fails the trials of workers that stopped heartbeating (a dead machine).
-      if (performance.now() - lastSweep >= config.heartbeatIntervalMs) {
+      if (
+        performance.now() - (lastSweep.get(study.name) ?? -Infinity) >=
+        config.heartbeatIntervalMs
+      ) {
         await storage.failStale(study.id, config.heartbeatGraceMs, {
           maxRetries: config.maxRetries,
         });
-        lastSweep = performance.now();
+        lastSweep.set(study.name, performance.now());
       }
       let trialId = -1;
       let lastProgress = -Infinity;

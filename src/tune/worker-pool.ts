@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { ERROR_CODES, TradelabError, type ErrorCode } from '../core/index.js';
+import { ERROR_CODES, isTradelabError, TradelabError, type ErrorCode } from '../core/index.js';
 import type { OpenStorageOptions } from '../storage/open-storage.js';
 import type { TrialRecord } from '../storage/records.js';
 import type { StudyStorage } from '../storage/study-storage.js';
@@ -7,11 +7,11 @@ import { compiledPath } from '../core/compiled-path.js';
 import { resolveObjective } from './objective-module.js';
 import { newWorkerId } from './worker-id.js';
 import { storedComponents } from './study-components.js';
-import type { TrialProgressListener } from './trial-progress.js';
+import type { TrialProgress, TrialProgressListener } from './trial-progress.js';
 import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protocol.js';
 
-/** Options of {@link runWorkers}. */
-export interface WorkerPoolOptions {
+/** Options of {@link runStudyPool}: the processes, and what to tell about their trials. */
+export interface StudyPoolOptions {
   /** Worker processes. */
   workers: number;
   /**
@@ -21,10 +21,6 @@ export interface WorkerPoolOptions {
   objective: string;
   /** Settings for the module's `createObjective(setup)`, sent to each worker (JSON). */
   objectiveOptions?: Record<string, unknown>;
-  /** Trials to finish (complete, pruned, or failed by the objective). Default: no limit. */
-  nTrials?: number;
-  /** Start no trial after this many ms. */
-  timeoutMs?: number;
   /** First abort: start no more trials, let running ones finish. Second: stop them too. */
   signal?: AbortSignal;
   /** Aborting this stops running trials at once (they end `fail`, "interrupted", and are retried). */
@@ -34,10 +30,43 @@ export interface WorkerPoolOptions {
   heartbeatGraceMs?: number;
   /** Retries of a trial whose worker died or was interrupted. Default 2. */
   maxRetries?: number;
+  onTrialStart?: (trial: { study: string; number: number; pid: number }) => void;
+  /** How far a running trial has got, as its objective says (`trial.progress()`). */
+  onTrialProgress?: (progress: TrialProgress & { study: string; number: number }) => void;
+  onTrialEnd?: (trial: TrialRecord, study: string) => void;
+}
+
+/** Options of {@link runWorkers}: a pool over one study. */
+export interface WorkerPoolOptions extends Omit<
+  StudyPoolOptions,
+  'onTrialStart' | 'onTrialProgress' | 'onTrialEnd'
+> {
+  /** Trials to finish (complete, pruned, or failed by the objective). Default: no limit. */
+  nTrials?: number;
+  /** Start no trial after this many ms. */
+  timeoutMs?: number;
   onTrialStart?: (trial: { number: number; pid: number }) => void;
   /** How far a running trial has got, as its objective says (`trial.progress()`). */
   onTrialProgress?: TrialProgressListener;
   onTrialEnd?: (trial: TrialRecord) => void;
+}
+
+/**
+ * Which study each trial of a pool comes from: asked at each worker's request for a trial, told
+ * when the ticket it gave ends. A campaign shares its workers out between studies by one.
+ */
+export interface TicketPolicy {
+  /** The studies the pool may run: their trials left running by a dead run are failed first. */
+  readonly studies: readonly string[];
+  /** The study of the next trial, counted as in flight from now; undefined when none may start now. */
+  next(): Promise<string | undefined>;
+  /** A ticket of `study` ended: with its trial when it finished, undefined when it was lost. */
+  settled(study: string, trial: TrialRecord | undefined): void;
+  /**
+   * Whether a trial could start now, so that a pool below its size starts a worker for it (a
+   * study that became ready). Without it, a pool replaces only workers that died.
+   */
+  hasWork?(): boolean;
 }
 
 /** What {@link runWorkers} did. */
@@ -56,6 +85,8 @@ export interface WorkerPoolSummary {
 interface WorkerState {
   child: ChildProcess;
   id: string;
+  /** The study of the ticket it holds, if any. */
+  study: string | null;
   /** The trial it runs (started, not ended), if any. */
   trialId: number | null;
   /** Trials it finished: a worker that dies having finished none counts toward giving up. */
@@ -77,6 +108,59 @@ export async function runWorkers(
   options: WorkerPoolOptions,
 ): Promise<WorkerPoolSummary> {
   const startedAt = performance.now();
+  const study = await storage.getStudy(studyName);
+  const nTrials = options.nTrials ?? Infinity;
+  const deadline = options.timeoutMs === undefined ? Infinity : startedAt + options.timeoutMs;
+  const sampler = storedComponents(study.name, study.systemAttrs).sampler;
+  const grid =
+    sampler.isExhausted === undefined
+      ? undefined
+      : { isExhausted: sampler.isExhausted.bind(sampler) };
+  let finished = 0;
+  let inFlight = 0;
+  let exhausted = false;
+  const policy: TicketPolicy = {
+    studies: [studyName],
+    next: async () => {
+      if (exhausted || performance.now() >= deadline || finished + inFlight >= nTrials)
+        return undefined;
+      inFlight++;
+      // A grid sampler stops the run once the study's trials hold every point.
+      if (grid !== undefined && grid.isExhausted(await storage.getTrials(study.id))) {
+        exhausted = true;
+        inFlight--;
+        return undefined;
+      }
+      return studyName;
+    },
+    settled: (_study, trial) => {
+      inFlight--;
+      if (trial !== undefined) finished++;
+    },
+  };
+  const { onTrialStart, onTrialProgress, onTrialEnd, ...rest } = options;
+  return runStudyPool(storage, policy, {
+    ...rest,
+    workers: Math.max(1, Math.min(options.workers, nTrials)),
+    onTrialStart: ({ number, pid }) => onTrialStart?.({ number, pid }),
+    onTrialProgress: ({ number, fraction, detail }) =>
+      onTrialProgress?.({ number, fraction, detail }),
+    onTrialEnd: (trial) => onTrialEnd?.(trial),
+  });
+}
+
+/**
+ * Runs trials of the studies `policy` names in `options.workers` child processes that share only
+ * the storage: each worker asks for a ticket before each trial and the policy says of which study
+ * (or none: the worker stops). A worker that dies costs its current trial, which is failed at once
+ * (reason: how it exited) and retried, and is replaced while the policy has work.
+ */
+export async function runStudyPool(
+  storage: StudyStorage,
+  policy: TicketPolicy,
+  options: StudyPoolOptions,
+): Promise<WorkerPoolSummary> {
+  const startedAt = performance.now();
   const connection = storage.connection();
   if (connection === undefined)
     throw new TradelabError(
@@ -87,12 +171,19 @@ export async function runWorkers(
   // Resolved once, here: a name registered in this process (an application's objective, such as
   // `drl`) means nothing in a fresh worker, and an unknown one fails before any worker starts.
   const objective = resolveObjective(options.objective);
-  const study = await storage.getStudy(studyName);
-  const nTrials = options.nTrials ?? Infinity;
-  const deadline = options.timeoutMs === undefined ? Infinity : startedAt + options.timeoutMs;
   const maxRetries = options.maxRetries ?? 2;
   const grace = options.heartbeatGraceMs ?? 60_000;
-  await storage.failStale(study.id, grace, { maxRetries });
+  for (const name of policy.studies)
+    await storage.failStale((await storage.getStudy(name)).id, grace, { maxRetries });
+  const studyIds = new Map<string, number>();
+  const studyId = async (name: string): Promise<number> => {
+    let id = studyIds.get(name);
+    if (id === undefined) {
+      id = (await storage.getStudy(name)).id;
+      studyIds.set(name, id);
+    }
+    return id;
+  };
   const summary: WorkerPoolSummary = {
     trials: [],
     complete: 0,
@@ -103,23 +194,10 @@ export async function runWorkers(
     seconds: 0,
   };
   const workers = new Set<WorkerState>();
-  let inFlight = 0;
   let earlyDeaths = 0;
   let fatal: TradelabError | undefined;
-
-  const sampler = storedComponents(study.name, study.systemAttrs).sampler;
-  const grid =
-    sampler.isExhausted === undefined
-      ? undefined
-      : { isExhausted: sampler.isExhausted.bind(sampler) };
-  let exhausted = false;
   const canStart = (): boolean =>
-    !exhausted &&
-    fatal === undefined &&
-    options.signal?.aborted !== true &&
-    options.killSignal?.aborted !== true &&
-    performance.now() < deadline &&
-    summary.trials.length + inFlight < nTrials;
+    fatal === undefined && options.signal?.aborted !== true && options.killSignal?.aborted !== true;
 
   return new Promise<WorkerPoolSummary>((resolve, reject) => {
     const finishIfDone = (): void => {
@@ -140,46 +218,55 @@ export async function runWorkers(
             tell(worker, { type: 'stop' });
             return;
           }
-          inFlight++;
-          worker.trialId = -1; // ticket granted, trial not yet claimed
-          if (grid === undefined) tell(worker, { type: 'go' });
-          else
-            // A grid sampler stops the run once the study's trials hold every point.
-            void storage.getTrials(study.id).then(
-              (trials) => {
-                if (!grid.isExhausted(trials)) {
-                  tell(worker, { type: 'go' });
-                  return;
-                }
-                exhausted = true;
-                inFlight--;
+          worker.trialId = -1; // asking the policy: a ticket, not yet a trial
+          policy.next().then(
+            (study) => {
+              // Stopped, or the worker died, while the policy answered: the ticket goes back unused.
+              if (study !== undefined && (!canStart() || !workers.has(worker))) {
+                policy.settled(study, undefined);
+                study = undefined;
+              }
+              if (study === undefined) {
                 worker.trialId = null;
                 tell(worker, { type: 'stop' });
-              },
-              (error: unknown) => {
-                fatal ??= new TradelabError('INTERNAL', `reading the study: ${String(error)}`, {
-                  cause: error,
-                });
-                tell(worker, { type: 'stop' });
-              },
-            );
+                return;
+              }
+              worker.study = study;
+              tell(worker, { type: 'go', study });
+            },
+            (error: unknown) => {
+              worker.trialId = null;
+              fatal ??= isTradelabError(error)
+                ? error
+                : new TradelabError('INTERNAL', `choosing a trial: ${String(error)}`, {
+                    cause: error,
+                  });
+              tell(worker, { type: 'stop' });
+            },
+          );
           return;
         case 'started':
           worker.trialId = message.trialId;
-          options.onTrialStart?.({ number: message.number, pid: worker.child.pid ?? 0 });
+          options.onTrialStart?.({
+            study: worker.study ?? '',
+            number: message.number,
+            pid: worker.child.pid ?? 0,
+          });
           return;
         case 'progress':
           // A late message of a trial this worker no longer runs would show a stale figure.
           if (worker.trialId === message.trialId)
             options.onTrialProgress?.({
+              study: worker.study ?? '',
               number: message.number,
               fraction: message.fraction,
               detail: message.detail,
             });
           return;
         case 'ended': {
-          inFlight--;
+          const study = worker.study ?? '';
           worker.trialId = null;
+          worker.study = null;
           worker.finished++;
           earlyDeaths = 0;
           const trial = message.trial;
@@ -187,12 +274,15 @@ export async function runWorkers(
           if (trial.state === 'complete') summary.complete++;
           else if (trial.state === 'pruned') summary.pruned++;
           else summary.failed++;
-          options.onTrialEnd?.(trial);
+          policy.settled(study, trial);
+          options.onTrialEnd?.(trial, study);
+          topUp();
           return;
         }
         case 'lost':
-          inFlight--;
+          if (worker.study !== null) policy.settled(worker.study, undefined);
           worker.trialId = null;
+          worker.study = null;
           summary.lost++;
           return;
         case 'error':
@@ -211,12 +301,13 @@ export async function runWorkers(
     const onExit = (worker: WorkerState, code: number | null, signal: string | null): void => {
       workers.delete(worker);
       const held = worker.trialId;
+      const heldStudy = worker.study;
       const cleanup = async (): Promise<void> => {
-        if (held !== null) {
-          inFlight--;
+        if (held !== null && heldStudy !== null) {
+          policy.settled(heldStudy, undefined);
           if (held !== -1) summary.lost++;
           const interrupted = options.killSignal?.aborted === true;
-          await storage.failStale(study.id, -Number.MAX_SAFE_INTEGER, {
+          await storage.failStale(await studyId(heldStudy), -Number.MAX_SAFE_INTEGER, {
             maxRetries,
             workerId: worker.id,
             reason: interrupted ? 'interrupted' : `worker exited (${signal ?? `code ${code}`})`,
@@ -233,6 +324,7 @@ export async function runWorkers(
             },
           );
         if (canStart() && code !== 0) spawn();
+        topUp();
         finishIfDone();
       };
       cleanup().catch((error: unknown) => {
@@ -248,7 +340,6 @@ export async function runWorkers(
       const config: WorkerConfig = {
         url: connection.url,
         storageOptions: { ...connection.options, ...options.storageOptions },
-        study: studyName,
         objective,
         objectiveOptions: options.objectiveOptions ?? {},
         workers: options.workers,
@@ -263,7 +354,13 @@ export async function runWorkers(
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });
       child.send({ type: 'start', config } satisfies ParentMessage);
-      const worker: WorkerState = { child, id: config.workerId, trialId: null, finished: 0 };
+      const worker: WorkerState = {
+        child,
+        id: config.workerId,
+        study: null,
+        trialId: null,
+        finished: 0,
+      };
       summary.started++;
       workers.add(worker);
       child.on('message', (message: WorkerMessage) => {
@@ -283,13 +380,17 @@ export async function runWorkers(
       });
     };
 
+    // A study that became ready (a campaign's fine-tuning study) gets the workers that stopped.
+    const topUp = (): void => {
+      while (workers.size < options.workers && canStart() && policy.hasWork?.() === true) spawn();
+    };
+
     options.killSignal?.addEventListener('abort', () => {
       for (const worker of workers) worker.child.kill('SIGTERM');
     });
     options.signal?.addEventListener('abort', () => {
       for (const worker of workers) if (worker.trialId === null) tell(worker, { type: 'stop' });
     });
-    const count = Math.max(1, Math.min(options.workers, nTrials));
-    for (let i = 0; i < count; i++) spawn();
+    for (let i = 0; i < Math.max(1, options.workers); i++) spawn();
   });
 }

@@ -11,7 +11,6 @@ import type { TrialRecord } from '../storage/records.js';
 export interface WorkerConfig {
   url: string;
   storageOptions: OpenStorageOptions;
-  study: string;
   /** Path of the objective module. */
   objective: string;
   /** Settings for the module's `createObjective(setup)`. */
@@ -36,6 +35,6 @@ export type WorkerMessage =
   | { type: 'lost'; trialId: number }
   | { type: 'error'; message: string; code?: string; hint?: string };
 
-/** Parent → worker: `start` first, then a `go` per trial ticket, and `stop`. */
+/** Parent → worker: `start` first, then a `go` per trial ticket (naming its study), and `stop`. */
 export type ParentMessage =
-  { type: 'start'; config: WorkerConfig } | { type: 'go' } | { type: 'stop' };
+  { type: 'start'; config: WorkerConfig } | { type: 'go'; study: string } | { type: 'stop' };
