@@ -22,7 +22,8 @@ const LAYERS = {
 };
 // The applications of the lower layers, each above the one before.
 LAYERS.trading = [...LAYERS.agents, 'agents', 'config', 'profiles', 'storage', 'tune'];
-LAYERS.app = [...LAYERS.trading, 'trading'];
+LAYERS.campaign = [...LAYERS.trading, 'trading'];
+LAYERS.app = [...LAYERS.campaign, 'campaign'];
 LAYERS.bench = [...LAYERS.app, 'app'];
 
 const folders = Object.keys(LAYERS);

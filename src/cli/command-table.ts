@@ -1,5 +1,6 @@
 import type { CommandSpec } from './command-spec.js';
 import { BENCH_COMMANDS } from './command-groups/bench-commands.js';
+import { CAMPAIGN_COMMANDS } from './command-groups/campaign-commands.js';
 import { DATA_COMMANDS } from './command-groups/data-commands.js';
 import { PROFILE_COMMANDS } from './command-groups/profile-commands.js';
 import { QUICKSTART_COMMAND, SETUP_COMMANDS } from './command-groups/setup-commands.js';
@@ -16,6 +17,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...DATA_COMMANDS,
   ...BENCH_COMMANDS,
   ...STUDY_COMMANDS,
+  ...CAMPAIGN_COMMANDS,
   ...TRAIN_COMMANDS,
   ...SETUP_COMMANDS,
 ];

@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   PLAN_DOES_NOT_FIT: 'runtime',
   STUDY_NOT_FOUND: 'usage',
   STUDY_EXISTS: 'usage',
+  CAMPAIGN_NOT_FOUND: 'usage',
   TRIAL_NOT_FOUND: 'usage',
   ARTIFACT_NOT_FOUND: 'usage',
   INVALID_STORAGE_URL: 'usage',

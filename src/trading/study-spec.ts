@@ -94,7 +94,8 @@ const range = z.strictObject({
   log: z.boolean().optional(),
   step: z.number().positive().optional(),
 });
-const paramSchema = z.union([scalar, z.array(scalar).min(1), range]);
+/** A parameter: a fixed value, a list of choices, or a range. */
+export const paramSchema = z.union([scalar, z.array(scalar).min(1), range]);
 
 /** A preset file (presets/NAME.yaml). */
 export const PresetFileSchema = z.strictObject({
@@ -166,13 +167,15 @@ export function readCheckedFile<T>(
 export function checkParams(
   content: { params?: Record<string, ParamSpec> },
   file?: LocatedFile,
+  /** Where `content` sits in the file (a campaign's study: `['studies', 2]`). */
+  prefix: readonly (string | number)[] = [],
 ): void {
   const problems: { line: string; hint: string }[] = [];
   for (const [name, spec] of Object.entries(content.params ?? {})) {
     const where = (path: (string | number)[], at: 'key' | 'value' = 'value'): string =>
       file === undefined
-        ? ['params', name, ...path].join('.')
-        : file.locate(['params', name, ...path], at);
+        ? [...prefix, 'params', name, ...path].join('.')
+        : file.locate([...prefix, 'params', name, ...path], at);
     const fail = (line: string, hint: string): void => {
       problems.push({ line, hint });
     };

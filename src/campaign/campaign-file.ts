@@ -1,0 +1,203 @@
+import { z } from 'zod';
+import { closestMatch, TradelabError } from '../core/index.js';
+import type { LocatedFile } from '../config/config-file.js';
+import { POLICY_NETWORKS } from '../agents/ppo-config.js';
+import { listPresets, loadPreset } from '../trading/presets.js';
+import {
+  AGGREGATES,
+  checkParams,
+  paramSchema,
+  readCheckedFile,
+  type PresetFile,
+} from '../trading/study-spec.js';
+
+/*
+ * A campaign file (YAML or JSON): several trading studies on one dataset, run at once by one pool
+ * of workers. Checked as a study file is: every problem names file:line and the fix, and nothing
+ * is created until the whole file is right.
+ */
+
+/** A campaign's or a study's name: typed on command lines, and part of the studies' names. */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+const nameSchema = z
+  .string()
+  .regex(NAME, 'use letters, digits, _ and - (starting with a letter or digit)')
+  .max(60);
+const componentSchema = z.record(z.string(), z.unknown());
+const aggregateSchema = z.union([
+  z.enum(AGGREGATES),
+  z.strictObject({ method: z.enum(AGGREGATES), lambda: z.number().min(0).optional() }),
+]);
+
+/** One study of a campaign. */
+const CampaignStudySchema = z.strictObject({
+  /** Its name in the campaign (default: the preset's); the stored study is CAMPAIGN.NAME. */
+  name: nameSchema.optional(),
+  preset: z.string().optional(),
+  /** Trials to finish (complete, pruned or failed), over every run of the campaign. */
+  trials: z.number().int().min(1),
+  /** Its share of the workers, relative to the others' (default 1). */
+  weight: z.number().positive().optional(),
+  /** A fine-tuning study's source: another study of this campaign. */
+  from: z.string().optional(),
+  /** Complete trials the source needs before this study starts (default: the preset's top). */
+  after: z.number().int().min(1).optional(),
+  params: z.record(z.string(), paramSchema).optional(),
+  sampler: componentSchema.optional(),
+  pruner: componentSchema.optional(),
+  budgetScale: z.number().positive().optional(),
+  policy: z.enum(POLICY_NETWORKS).optional(),
+  aggregate: aggregateSchema.optional(),
+  seed: z.number().int().min(0).optional(),
+});
+
+/** A campaign file. */
+export const CampaignFileSchema = z.strictObject({
+  name: nameSchema,
+  description: z.string().optional(),
+  /** Where its studies live (default: the project's storage). */
+  storage: z.string().optional(),
+  data: z.string(),
+  features: z.array(z.string()).optional(),
+  cv: z.string().optional(),
+  embargo: z.number().int().min(0).optional(),
+  holdout: z.union([z.string(), z.number()]).optional(),
+  lookback: z.number().int().min(1).optional(),
+  /** Worker processes: `auto` (the planner, for the largest trial of any study) or a number. */
+  workers: z.union([z.literal('auto'), z.number().int().min(1)]).optional(),
+  /** Defaults for every study. */
+  sampler: componentSchema.optional(),
+  pruner: componentSchema.optional(),
+  budgetScale: z.number().positive().optional(),
+  policy: z.enum(POLICY_NETWORKS).optional(),
+  aggregate: aggregateSchema.optional(),
+  seed: z.number().int().min(0).optional(),
+  studies: z.array(CampaignStudySchema).min(1),
+});
+export type CampaignFile = z.infer<typeof CampaignFileSchema>;
+export type CampaignFileStudy = z.infer<typeof CampaignStudySchema>;
+
+/** A campaign's study as the campaign runs it (targets and weights may change between runs). */
+export interface CampaignStudyPlan {
+  /** Its name in the campaign. */
+  key: string;
+  /** The stored study's name: CAMPAIGN.KEY. */
+  study: string;
+  preset: string;
+  trials: number;
+  weight: number;
+  /** The key of the study it fine-tunes, if it does. */
+  from: string | null;
+  /** Complete trials the source needs before this one starts. */
+  after: number;
+}
+
+/** What a campaign run resolves from the file: kept with its studies, read by `campaign status`. */
+export interface CampaignPlan {
+  version: 1;
+  name: string;
+  /** The file it was read from (absolute). */
+  file: string;
+  data: string;
+  workers: 'auto' | number;
+  studies: CampaignStudyPlan[];
+}
+
+/** The stored study name of campaign study `key`. */
+export function campaignStudyName(campaign: string, key: string): string {
+  return `${campaign}.${key}`;
+}
+
+/** Reads and checks a campaign file; returns its content and its plan. */
+export function readCampaignFile(path: string): {
+  file: LocatedFile;
+  content: CampaignFile;
+  plan: CampaignPlan;
+} {
+  const { file, content } = readCheckedFile(path, CampaignFileSchema, 'campaign file');
+  const problems: string[] = [];
+  const presets = listPresets();
+  const keys: string[] = [];
+  const loaded = new Map<string, PresetFile>();
+  content.studies.forEach((study, i) => {
+    const at = (key: string): string => file.locate(['studies', i, key]);
+    const preset = study.preset;
+    if (preset === undefined) {
+      problems.push(
+        `${file.locate(['studies', i])}: a study needs a preset (${presets.join(', ')})`,
+      );
+      return;
+    }
+    if (!presets.includes(preset)) {
+      const near = closestMatch(preset, presets);
+      problems.push(
+        `${at('preset')}: no preset named "${preset}"${near === undefined ? '' : ` (did you mean ${near}?)`}; presets: ${presets.join(', ')}`,
+      );
+      return;
+    }
+    loaded.set(preset, loaded.get(preset) ?? loadPreset(preset));
+    const key = study.name ?? preset;
+    if (!NAME.test(key))
+      problems.push(
+        `${at('preset')}: "${key}" cannot name a study: give it a name: of letters, digits, _ and -`,
+      );
+    if (keys.includes(key))
+      problems.push(
+        `${study.name === undefined ? at('preset') : at('name')}: a second study named "${key}": give each a name: of its own`,
+      );
+    keys.push(key);
+    try {
+      checkParams({ params: study.params ?? {} }, file, ['studies', i]);
+    } catch (error) {
+      problems.push(error instanceof TradelabError ? error.message : String(error));
+    }
+  });
+  // Sources: another study of this campaign, listed before (so there is no cycle).
+  content.studies.forEach((study, i) => {
+    const preset = study.preset === undefined ? undefined : loaded.get(study.preset);
+    if (preset === undefined) return;
+    const key = keys[i] ?? '';
+    if (preset.from !== undefined && study.from === undefined)
+      problems.push(
+        `${file.locate(['studies', i, 'preset'])}: preset ${study.preset} fine-tunes another study: name it with from: (a study listed above)`,
+      );
+    if (study.from === undefined) {
+      if (study.after !== undefined)
+        problems.push(`${file.locate(['studies', i, 'after'])}: after: needs from:`);
+      return;
+    }
+    const source = keys.indexOf(study.from);
+    if (source < 0 || source >= i) {
+      const near = closestMatch(study.from, keys.slice(0, i));
+      problems.push(
+        `${file.locate(['studies', i, 'from'])}: "${study.from}" is not a study listed above ${key}${near === undefined ? '' : ` (did you mean ${near}?)`}`,
+      );
+    }
+  });
+  if (problems.length > 0)
+    throw new TradelabError('CONFIG_INVALID', problems.join('\n'), {
+      hint: 'fix the campaign file',
+      details: { file: file.path, problems },
+    });
+  const plan: CampaignPlan = {
+    version: 1,
+    name: content.name,
+    file: file.path,
+    data: content.data,
+    workers: content.workers ?? 'auto',
+    studies: content.studies.map((study, i) => {
+      const preset = loaded.get(study.preset ?? '');
+      const key = keys[i] ?? '';
+      return {
+        key,
+        study: campaignStudyName(content.name, key),
+        preset: study.preset ?? '',
+        trials: study.trials,
+        weight: study.weight ?? 1,
+        from: study.from ?? null,
+        after: study.after ?? preset?.from?.top ?? 3,
+      };
+    }),
+  };
+  return { file, content, plan };
+}

@@ -1,0 +1,264 @@
+import { TradelabError } from '../core/index.js';
+import {
+  loadMarketData,
+  parseDatasetKeys,
+  type DatasetStore,
+  type MarketData,
+} from '../data/index.js';
+import type { StudyRecord, StudyStorage } from '../storage/index.js';
+import { featureOptionsOf } from '../trading/feature-groups.js';
+import { bestTrials, fineTuneSpec } from '../trading/fine-tune.js';
+import { studySplits } from '../trading/cv-spec.js';
+import { loadPreset } from '../trading/presets.js';
+import { studyMarket } from '../trading/study-data.js';
+import { resolveDrlStudy, type DrlStudySpec } from '../trading/study-spec.js';
+import {
+  createPruner,
+  createSampler,
+  parsePrunerSpec,
+  parseSamplerSpec,
+  Study,
+  type ComponentSpecs,
+} from '../tune/index.js';
+import type { CampaignFile, CampaignPlan, CampaignStudyPlan } from './campaign-file.js';
+import { countTrials } from './study-counts.js';
+import type { ScheduledStudy } from './campaign-scheduler.js';
+
+/*
+ * A campaign's studies in the storage. Each is an ordinary trading study (`study show` works on
+ * it) named CAMPAIGN.KEY, marked in its system attributes as the campaign's; the campaign's plan
+ * (targets, weights, sources) is written to each one's user attributes at every run, so `campaign
+ * status` on any machine reads the same plan the run works to.
+ */
+
+/** The system attribute that makes a study a campaign's (written once, at creation). */
+export const CAMPAIGN_ATTR = 'campaign';
+/** The user attribute holding the campaign's plan as of its last run. */
+export const CAMPAIGN_PLAN_ATTR = 'tradelab.campaign';
+
+/** What a campaign study's system attribute holds. */
+export interface CampaignMembership {
+  name: string;
+  key: string;
+}
+
+/** The campaign a stored study belongs to, if any. */
+export function membershipOf(study: StudyRecord): CampaignMembership | undefined {
+  const value = study.systemAttrs[CAMPAIGN_ATTR] as CampaignMembership | undefined;
+  return typeof value?.name === 'string' && typeof value.key === 'string' ? value : undefined;
+}
+
+/** A campaign as stored: its plan and its studies that exist so far. */
+export interface StoredCampaign {
+  plan: CampaignPlan;
+  studies: StudyRecord[];
+}
+
+/** Reads campaign `name` from the storage; an error naming the campaigns there if it is not. */
+export async function readCampaign(storage: StudyStorage, name: string): Promise<StoredCampaign> {
+  const all = await storage.listStudies();
+  const studies = all.filter((s) => membershipOf(s)?.name === name);
+  // The latest plan: every run writes it to each study that exists then.
+  const plan = studies
+    .map((s) => s.userAttrs[CAMPAIGN_PLAN_ATTR] as (CampaignPlan & { at?: number }) | undefined)
+    .filter((p): p is CampaignPlan & { at?: number } => p?.version === 1)
+    .sort((a, b) => (b.at ?? 0) - (a.at ?? 0))[0];
+  if (plan === undefined) {
+    const names = [
+      ...new Set(all.map((s) => membershipOf(s)?.name).filter((n) => n !== undefined)),
+    ];
+    throw new TradelabError('CAMPAIGN_NOT_FOUND', `no campaign named "${name}" in ${storage.url}`, {
+      hint:
+        names.length === 0
+          ? 'run one first: tradelab campaign run FILE'
+          : `campaigns there: ${names.sort().join(', ')}`,
+    });
+  }
+  return { plan, studies };
+}
+
+/** The campaign's study settings for `entry`: the campaign's, under the study's own. */
+function studyInput(content: CampaignFile, index: number): CampaignFile['studies'][number] {
+  return content.studies[index] as CampaignFile['studies'][number];
+}
+
+/** Sampler and pruner of a campaign study, checked by building them. */
+function componentSpecs(content: CampaignFile, index: number): ComponentSpecs {
+  const study = studyInput(content, index);
+  const sampler = parseSamplerSpec({
+    type: 'tpe',
+    ...(content.sampler ?? {}),
+    ...(study.sampler ?? {}),
+  });
+  const pruner = parsePrunerSpec({
+    type: 'median',
+    ...(content.pruner ?? {}),
+    ...(study.pruner ?? {}),
+  });
+  createSampler(sampler);
+  createPruner(pruner);
+  return { sampler, pruner };
+}
+
+/** The trading study spec of campaign study `index` on `market` (a fine-tuning one: before narrowing). */
+function drlSpec(
+  content: CampaignFile,
+  plan: CampaignPlan,
+  index: number,
+  market: MarketData,
+): DrlStudySpec {
+  const study = studyInput(content, index);
+  const entry = plan.studies[index] as CampaignStudyPlan;
+  const source = entry.from === null ? undefined : plan.studies.find((s) => s.key === entry.from);
+  const aggregate = study.aggregate ?? content.aggregate;
+  const policy = study.policy ?? content.policy;
+  const budgetScale = study.budgetScale ?? content.budgetScale;
+  const spec = resolveDrlStudy(
+    {
+      preset: entry.preset,
+      dataSpec: content.data,
+      market: studyMarket(market),
+      ...(content.features === undefined ? {} : { features: content.features }),
+      ...(content.cv === undefined ? {} : { cv: content.cv }),
+      ...(content.embargo === undefined ? {} : { embargo: content.embargo }),
+      ...(content.holdout === undefined ? {} : { holdout: content.holdout }),
+      ...(content.lookback === undefined ? {} : { lookback: content.lookback }),
+      ...(policy === undefined ? {} : { policy }),
+      ...(aggregate === undefined ? {} : { aggregate }),
+      ...(budgetScale === undefined ? {} : { budgetScale }),
+      seed: study.seed ?? (content.seed ?? 1) + index * 1000,
+      ...(source === undefined ? {} : { from: source.study }),
+      ...(study.params === undefined ? {} : { params: study.params }),
+    },
+    loadPreset(entry.preset),
+  );
+  // Made now so that a cut or split that cannot be made fails before anything is stored.
+  studySplits(spec.data.bars, spec.cv, spec);
+  return spec;
+}
+
+/**
+ * Creates the campaign's studies that are not fine-tuning ones (or loads them when a run made them
+ * before), writes the plan to every study that exists, and returns the scheduler's view of each
+ * study with its counts so far. A stored study whose settings differ from the file's is an error:
+ * its trials would not be of the study the file describes.
+ */
+export async function openCampaignStudies(
+  storage: StudyStorage,
+  store: DatasetStore,
+  content: CampaignFile,
+  plan: CampaignPlan,
+): Promise<{
+  entries: ScheduledStudy[];
+  createFineTuning: (entry: ScheduledStudy) => Promise<void>;
+}> {
+  const market = await loadMarketData(store, parseDatasetKeys(content.data), {
+    features: featureOptionsOf(content.features ?? null),
+  });
+  const existing = new Map((await storage.listStudies()).map((s) => [s.name, s]));
+  const specs = plan.studies.map((_, i) => drlSpec(content, plan, i, market));
+  const components = plan.studies.map((_, i) => componentSpecs(content, i));
+  const entries: ScheduledStudy[] = [];
+  for (const [i, entry] of plan.studies.entries()) {
+    let record = existing.get(entry.study);
+    if (record !== undefined)
+      checkMember(record, plan, entry, entry.from === null ? specs[i] : undefined);
+    else if (entry.from === null)
+      record = (
+        await Study.create(storage, {
+          name: entry.study,
+          direction: 'maximize',
+          ...(components[i] as ComponentSpecs),
+          systemAttrs: {
+            drl: specs[i],
+            objective: 'drl',
+            [CAMPAIGN_ATTR]: { name: plan.name, key: entry.key } satisfies CampaignMembership,
+          },
+        })
+      ).record;
+    const counts =
+      record === undefined
+        ? undefined
+        : countTrials(await storage.getTrials(record.id), 'maximize');
+    entries.push({
+      plan: entry,
+      done: counts?.done ?? 0,
+      complete: counts?.complete ?? 0,
+      inFlight: 0,
+      created: record !== undefined,
+    });
+  }
+  await writePlan(storage, plan);
+
+  const createFineTuning = async (scheduled: ScheduledStudy): Promise<void> => {
+    const i = plan.studies.indexOf(scheduled.plan);
+    const spec = specs[i] as DrlStudySpec;
+    const from = spec.from;
+    if (from === null)
+      throw new TradelabError('INTERNAL', `${scheduled.plan.study} fine-tunes nothing`);
+    const source = await storage.getStudy(from.study);
+    const top = bestTrials(
+      await storage.getTrials(source.id, ['complete']),
+      source.direction,
+      from.top,
+    );
+    // The source is this campaign's own trading study (its spec checked when it was created).
+    const tuned = fineTuneSpec(spec, from, source.systemAttrs.drl as DrlStudySpec, top);
+    const study = await Study.create(storage, {
+      name: scheduled.plan.study,
+      direction: 'maximize',
+      ...(components[i] as ComponentSpecs),
+      systemAttrs: {
+        drl: tuned.spec,
+        objective: 'drl',
+        [CAMPAIGN_ATTR]: { name: plan.name, key: scheduled.plan.key } satisfies CampaignMembership,
+      },
+    });
+    for (const params of tuned.enqueue) await storage.enqueueTrial(study.record.id, { params });
+    await storage.setStudyUserAttrs(study.record.id, {
+      [CAMPAIGN_PLAN_ATTR]: { ...plan, at: Date.now() },
+    });
+  };
+  return { entries, createFineTuning };
+}
+
+/** Writes the plan to each of the campaign's stored studies. */
+async function writePlan(storage: StudyStorage, plan: CampaignPlan): Promise<void> {
+  const stamped = { ...plan, at: Date.now() };
+  for (const s of await storage.listStudies())
+    if (membershipOf(s)?.name === plan.name)
+      await storage.setStudyUserAttrs(s.id, { [CAMPAIGN_PLAN_ATTR]: stamped });
+}
+
+/** Refuses a stored study that is not this campaign's study `entry`, or was made differently. */
+function checkMember(
+  record: StudyRecord,
+  plan: CampaignPlan,
+  entry: CampaignStudyPlan,
+  spec: DrlStudySpec | undefined,
+): void {
+  const member = membershipOf(record);
+  if (member?.name !== plan.name || member.key !== entry.key)
+    throw new TradelabError(
+      'STUDY_EXISTS',
+      `a study named "${entry.study}" already exists and is not study ${entry.key} of campaign ${plan.name}`,
+      {
+        hint: `rename the campaign or the study in ${plan.file}, or remove it (tradelab study rm ${entry.study})`,
+      },
+    );
+  if (spec === undefined) return;
+  const stored = JSON.stringify(record.systemAttrs.drl);
+  if (stored !== JSON.stringify(spec)) {
+    const was = record.systemAttrs.drl as DrlStudySpec;
+    const changed = (Object.keys(spec) as (keyof DrlStudySpec)[]).filter(
+      (k) => JSON.stringify(spec[k]) !== JSON.stringify(was[k]),
+    );
+    throw new TradelabError(
+      'CONFIG_INVALID',
+      `study ${entry.key} of campaign ${plan.name} was created with other settings than ${plan.file} gives now (${changed.join(', ')})`,
+      {
+        hint: `its trials would not be of the study the file describes: restore the file, give the campaign a new name, or remove the study (tradelab study rm ${entry.study})`,
+      },
+    );
+  }
+}

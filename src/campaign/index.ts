@@ -1,0 +1,19 @@
+export {
+  campaignStudyName,
+  CampaignFileSchema,
+  readCampaignFile,
+  type CampaignFile,
+  type CampaignPlan,
+  type CampaignStudyPlan,
+} from './campaign-file.js';
+export { CampaignScheduler, type ScheduledStudy } from './campaign-scheduler.js';
+export {
+  CAMPAIGN_ATTR,
+  CAMPAIGN_PLAN_ATTR,
+  membershipOf,
+  openCampaignStudies,
+  readCampaign,
+  type CampaignMembership,
+  type StoredCampaign,
+} from './campaign-studies.js';
+export { countTrials, etaHours, type StudyCounts } from './study-counts.js';

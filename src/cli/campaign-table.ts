@@ -1,0 +1,161 @@
+import {
+  countTrials,
+  etaHours,
+  membershipOf,
+  type CampaignPlan,
+  type StudyCounts,
+} from '../campaign/index.js';
+import type { StudyStorage } from '../storage/index.js';
+import { renderTable } from './output.js';
+import { formatDuration } from './progress.js';
+import { formatNumber } from './study-summary.js';
+
+/*
+ * A campaign's progress, one row per study and a total, read from the storage alone: `campaign
+ * run` redraws it, `campaign status` prints it from any machine, and both say the same.
+ */
+
+/** One study's row. */
+export interface CampaignRow {
+  key: string;
+  study: string;
+  target: number;
+  /** pending (not created: a fine-tuning study waiting for its source), running, or done. */
+  state: 'pending' | 'running' | 'done';
+  counts: StudyCounts;
+}
+
+const NO_TRIALS: StudyCounts = countTrials([], 'maximize');
+
+/** The campaign's rows, from the storage. */
+export async function campaignRows(
+  storage: StudyStorage,
+  plan: CampaignPlan,
+): Promise<CampaignRow[]> {
+  const stored = new Map(
+    (await storage.listStudies())
+      .filter((s) => membershipOf(s)?.name === plan.name)
+      .map((s) => [s.name, s]),
+  );
+  const rows: CampaignRow[] = [];
+  for (const entry of plan.studies) {
+    const record = stored.get(entry.study);
+    const counts =
+      record === undefined
+        ? NO_TRIALS
+        : countTrials(await storage.getTrials(record.id), record.direction);
+    rows.push({
+      key: entry.key,
+      study: entry.study,
+      target: entry.trials,
+      state: record === undefined ? 'pending' : counts.done >= entry.trials ? 'done' : 'running',
+      counts,
+    });
+  }
+  return rows;
+}
+
+/** The campaign's totals: counts summed, the rate over the campaign's whole running time. */
+export function campaignTotal(rows: readonly CampaignRow[]): {
+  target: number;
+  counts: StudyCounts;
+} {
+  const sum = (f: (c: StudyCounts) => number): number => rows.reduce((s, r) => s + f(r.counts), 0);
+  const starts = rows.map((r) => r.counts.firstStart).filter((t) => t !== null);
+  const ends = rows.map((r) => r.counts.lastEnd).filter((t) => t !== null);
+  const done = sum((c) => c.done);
+  const firstStart = starts.length === 0 ? null : Math.min(...starts);
+  const lastEnd = ends.length === 0 ? null : Math.max(...ends);
+  const hours =
+    firstStart === null || lastEnd === null ? 0 : Math.max(0, lastEnd - firstStart) / 3_600_000;
+  const ended = rows.filter((r) => r.counts.meanDurationMs !== null);
+  const endedCount = ended.reduce((s, r) => s + r.counts.done, 0);
+  const best = rows
+    .map((r) => r.counts.best)
+    .filter((b) => b !== undefined)
+    .sort((a, b) => (b.value as number) - (a.value as number))[0];
+  return {
+    target: rows.reduce((s, r) => s + r.target, 0),
+    counts: {
+      done,
+      complete: sum((c) => c.complete),
+      pruned: sum((c) => c.pruned),
+      failed: sum((c) => c.failed),
+      running: sum((c) => c.running),
+      waiting: sum((c) => c.waiting),
+      best,
+      firstStart,
+      lastEnd,
+      meanDurationMs:
+        endedCount === 0
+          ? null
+          : ended.reduce((s, r) => s + (r.counts.meanDurationMs as number) * r.counts.done, 0) /
+            endedCount,
+      perHour: hours > 0 && done > 0 ? done / hours : null,
+    },
+  };
+}
+
+/** ETA as text: "done", "-" when unknown, else a duration. */
+function eta(counts: StudyCounts, target: number, state: CampaignRow['state'] | 'total'): string {
+  if (state === 'done' || counts.done >= target) return 'done';
+  if (state === 'pending') return 'waits';
+  const hours = etaHours(counts, target);
+  return hours === null ? '-' : formatDuration(hours * 3600);
+}
+
+/** The table's lines: one per study and a TOTAL row. */
+export function campaignTableLines(rows: readonly CampaignRow[]): string[] {
+  const total = campaignTotal(rows);
+  type Line = {
+    name: string;
+    target: number;
+    counts: StudyCounts;
+    state: CampaignRow['state'] | 'total';
+  };
+  const lines: Line[] = [
+    ...rows.map((r) => ({ name: r.key, target: r.target, counts: r.counts, state: r.state })),
+    { name: 'TOTAL', target: total.target, counts: total.counts, state: 'total' },
+  ];
+  return renderTable(lines, [
+    { header: 'STUDY', value: (l) => l.name },
+    { header: 'DONE', value: (l) => `${l.counts.done}/${l.target}`, right: true },
+    { header: 'COMPLETE', value: (l) => String(l.counts.complete), right: true },
+    { header: 'PRUNED', value: (l) => String(l.counts.pruned), right: true },
+    { header: 'FAILED', value: (l) => String(l.counts.failed), right: true },
+    { header: 'RUNNING', value: (l) => String(l.counts.running), right: true },
+    {
+      header: 'RATE/H',
+      value: (l) => (l.counts.perHour === null ? '-' : l.counts.perHour.toFixed(1)),
+      right: true,
+    },
+    {
+      header: 'BEST',
+      value: (l) =>
+        l.counts.best === undefined ? '-' : formatNumber(l.counts.best.value as number),
+      right: true,
+    },
+    { header: 'ETA', value: (l) => eta(l.counts, l.target, l.state), right: true },
+  ]);
+}
+
+/** A row as JSON (`--json`). */
+export function campaignRowRecord(row: CampaignRow): Record<string, unknown> {
+  const c = row.counts;
+  return {
+    study: row.key,
+    storedAs: row.study,
+    state: row.state,
+    target: row.target,
+    done: c.done,
+    complete: c.complete,
+    pruned: c.pruned,
+    failed: c.failed,
+    running: c.running,
+    waiting: c.waiting,
+    perHour: c.perHour,
+    best: c.best === undefined ? null : { number: c.best.number, value: c.best.value },
+    meanDurationMs: c.meanDurationMs,
+    etaHours: row.state === 'pending' ? null : etaHours(c, row.target),
+  };
+}

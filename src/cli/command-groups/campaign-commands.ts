@@ -1,0 +1,56 @@
+import type { CommandSpec } from '../command-spec.js';
+import { PROGRESS_INTERVAL_OPTION } from '../progress.js';
+
+/** Commands for campaigns: several trading studies run at once by one pool of workers. */
+export const CAMPAIGN_COMMANDS: readonly CommandSpec[] = [
+  {
+    words: ['campaign', 'run'],
+    summary:
+      'run a campaign file: its studies at once, workers shared by weight; run again to continue',
+    positionals: [
+      { name: 'FILE', description: 'the campaign file (YAML or JSON)', required: true },
+    ],
+    options: [
+      {
+        name: 'workers',
+        type: 'string',
+        value: 'auto|N',
+        description:
+          "worker processes (default: the file's workers:, else auto: what the planner fits for the largest trial of any study)",
+      },
+      PROGRESS_INTERVAL_OPTION,
+    ],
+    settings: [
+      'storage',
+      'artifactDir',
+      'dataDir',
+      'profile',
+      'profilesFile',
+      'backend',
+      'safetyFactor',
+      'detect',
+      'detectTimeoutMs',
+    ],
+    examples: [
+      'tradelab campaign run campaigns/btc-1h.yaml',
+      'tradelab campaign run campaigns/btc-1h.yaml --workers 2 --json',
+      '# Ctrl-C: running trials finish; twice: they stop (and run again next time). Exit status 130, SIGTERM 143',
+    ],
+    load: () => import('../commands/campaign-run.js'),
+  },
+  {
+    words: ['campaign', 'status'],
+    summary:
+      "a campaign's progress per study, from the storage: done/target, states, rate/h, best, ETA",
+    positionals: [
+      { name: 'NAME', description: "the campaign's name (name: in its file)", required: true },
+    ],
+    options: [],
+    settings: ['storage', 'artifactDir'],
+    examples: [
+      'tradelab campaign status btc-1h',
+      'tradelab campaign status btc-1h --storage postgres://me@db:5432/tradelab --json',
+    ],
+    load: () => import('../commands/campaign-status.js'),
+  },
+];

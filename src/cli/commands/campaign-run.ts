@@ -1,0 +1,258 @@
+import { availableParallelism } from 'node:os';
+import { planHere, planStudyWorkers, workerSettings, oversubscription } from '../../app/index.js';
+import {
+  CampaignScheduler,
+  openCampaignStudies,
+  readCampaignFile,
+  type CampaignPlan,
+} from '../../campaign/index.js';
+import { TradelabError } from '../../core/index.js';
+import type { StudyStorage } from '../../storage/index.js';
+import { resolveObjective, runStudyPool, type WorkerPoolSummary } from '../../tune/index.js';
+import {
+  campaignRowRecord,
+  campaignRows,
+  campaignTableLines,
+  campaignTotal,
+} from '../campaign-table.js';
+import type { CommandContext } from '../command-spec.js';
+import { plural } from '../format.js';
+import { openStorageAt, storageUrl } from '../open-study-storage.js';
+import { openStore } from '../open-store.js';
+import type { Output } from '../output.js';
+import { profileBanner } from '../profile-banner.js';
+import { progressIntervalOption } from '../progress.js';
+import { projectPath } from '../project-path.js';
+import { handleInterrupts, setExitCode } from '../run-interrupts.js';
+import { formatParams } from '../study-summary.js';
+
+/** How often the table is redrawn on a terminal. */
+const REDRAW_MS = 1000;
+
+/** `tradelab campaign run FILE [--workers auto|N]`. */
+export async function run(context: CommandContext): Promise<void> {
+  const { options, out } = context;
+  const { content, plan } = readCampaignFile(projectPath(context, context.positionals[0] ?? ''));
+  const storage = await openStorageAt(context, content.storage ?? storageUrl(context));
+  try {
+    const project = context.project();
+    const { entries, createFineTuning } = await openCampaignStudies(
+      storage,
+      openStore(context),
+      content,
+      plan,
+    );
+    const scheduler = new CampaignScheduler(entries, createFineTuning);
+    const left = entries.reduce((s, e) => s + Math.max(0, e.plan.trials - e.done), 0);
+    const { workers, why } = await chooseWorkers(context, storage, plan, left);
+    const here = await planHere(project);
+    out.note(
+      profileBanner(
+        here.choice,
+        workers,
+        here.memory.kind === 'host' ? here.memory.totalBytes : undefined,
+      ),
+    );
+    out.line(
+      `Campaign ${plan.name} in ${storage.url}: ${plural(plan.studies.length, 'study', 'studies')}, ${plural(left, 'trial')} to go, ${plural(workers, 'worker process', 'worker processes')} (${why})`,
+    );
+    const crowded = oversubscription(workers);
+    if (crowded !== undefined) out.note(`warning: ${crowded}`);
+    if (left === 0) {
+      out.line('Every study has reached its target: nothing to run.');
+      printTable(out, await campaignRows(storage, plan));
+      return;
+    }
+
+    const display = new CampaignDisplay(out, storage, plan, progressIntervalOption(options));
+    const interrupt = handleInterrupts(out, () => {
+      display.clear();
+    });
+    let summary: WorkerPoolSummary;
+    try {
+      summary = await runStudyPool(storage, scheduler, {
+        workers,
+        objective: resolveObjective('drl', context.cwd),
+        objectiveOptions: { ...(await workerSettings(project)) },
+        signal: interrupt.stop,
+        killSignal: interrupt.kill,
+        storageOptions: {
+          baseDir: project.config.projectRoot,
+          artifactDir: project.config.settings.artifactDir,
+        },
+        onTrialEnd: (trial, study) => {
+          const key = plan.studies.find((s) => s.study === study)?.key ?? study;
+          out.record({
+            type: 'trial',
+            study: key,
+            number: trial.number,
+            state: trial.state,
+            value: trial.value,
+            params: trial.params,
+            failReason: trial.failReason,
+          });
+          if (trial.state === 'fail' && !out.json) {
+            display.clear();
+            out.note(
+              `${key}: trial ${trial.number} failed: ${trial.failReason ?? 'no reason recorded'} (${formatParams(trial.params)})`,
+            );
+          }
+          display.changed();
+        },
+      });
+    } finally {
+      interrupt.dispose();
+      display.clear();
+    }
+    const rows = await campaignRows(storage, plan);
+    const total = campaignTotal(rows);
+    for (const entry of scheduler.state())
+      if (entry.blocked !== undefined)
+        out.note(`warning: ${entry.plan.key} did not start: ${entry.blocked}`);
+    if (out.json)
+      out.record({
+        type: 'summary',
+        campaign: plan.name,
+        storage: storage.url,
+        workers,
+        seconds: summary.seconds,
+        trials: summary.trials.length,
+        lost: summary.lost,
+        interrupted: interrupt.signalName() ?? null,
+        studies: rows.map(campaignRowRecord),
+        total: { target: total.target, done: total.counts.done, perHour: total.counts.perHour },
+      });
+    else {
+      out.line();
+      out.line(
+        `${interrupt.signalName() === undefined ? 'Finished' : 'Interrupted after'} ${plural(summary.trials.length, 'trial')} in ${summary.seconds.toFixed(1)} s: ${summary.complete} complete, ${summary.pruned} pruned, ${summary.failed} failed, ${summary.lost} lost.`,
+      );
+      printTable(out, rows);
+      if (!scheduler.finished())
+        out.line(`To continue: tradelab campaign run ${context.positionals[0] ?? ''}`);
+      out.line(`Report: tradelab campaign report ${plan.name}`);
+    }
+    const code = interrupt.exitCode();
+    if (code !== undefined) setExitCode(code);
+  } finally {
+    await storage.close();
+  }
+}
+
+function printTable(out: Output, rows: Awaited<ReturnType<typeof campaignRows>>): void {
+  for (const line of campaignTableLines(rows)) out.line(line);
+}
+
+/**
+ * `--workers N` (or the file's `workers: N`); `auto`: what the planner fits for the largest trial
+ * of any study, at most one per core and per trial left.
+ */
+async function chooseWorkers(
+  context: CommandContext,
+  storage: StudyStorage,
+  plan: CampaignPlan,
+  left: number,
+): Promise<{ workers: number; why: string }> {
+  const raw = context.options.workers ?? plan.workers;
+  const cap = (n: number): number => Math.max(1, Math.min(n, left));
+  if (raw !== 'auto') {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1)
+      throw new TradelabError(
+        'INVALID_ARGUMENT',
+        `--workers: ${JSON.stringify(raw)} is not allowed: expected auto or a whole number ≥ 1`,
+        { hint: 'e.g. --workers 2, or --workers auto (the planner)' },
+      );
+    return {
+      workers: cap(n),
+      why: `${context.options.workers === undefined ? 'the campaign file' : '--workers'} ${n}${n > cap(n) ? ', capped at the trials left' : ''}`,
+    };
+  }
+  let fit = Infinity;
+  let limit = '';
+  for (const entry of plan.studies) {
+    if (entry.from !== null) continue; // fine-tuning studies search inside their source's ranges
+    const study = await storage.getStudy(entry.study);
+    const { plan: planned } = await planStudyWorkers(context.project(), study);
+    if (planned.workers < fit) {
+      fit = planned.workers;
+      limit = `${entry.key}'s largest trial, limited by ${planned.limitedBy}`;
+    }
+  }
+  const cores = availableParallelism();
+  const workers = cap(Math.min(fit, cores));
+  return {
+    workers,
+    why: `auto: ${Number.isFinite(fit) ? fit : cores} fit (${limit})${workers < fit ? `; capped at ${workers < cores ? 'the trials left' : `${cores} cores`}` : ''}`,
+  };
+}
+
+/**
+ * The live table: redrawn in place on a terminal (stderr), a plain copy every `intervalS` seconds
+ * otherwise (CI logs), nothing with --json (each trial is a record there).
+ */
+class CampaignDisplay {
+  private readonly tty = process.stderr.isTTY;
+  private drawn = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private drawing = false;
+  private stopped = false;
+  private readonly started = performance.now();
+
+  constructor(
+    private readonly out: Output,
+    private readonly storage: StudyStorage,
+    private readonly plan: CampaignPlan,
+    private readonly intervalS: number,
+  ) {
+    this.schedule();
+  }
+
+  /** A trial ended: redraw now on a terminal; a plain line at every change with interval 0. */
+  changed(): void {
+    if (this.tty || this.intervalS === 0) void this.draw();
+  }
+
+  clear(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (this.tty && this.drawn > 0) process.stderr.write(`\x1b[${this.drawn}A\x1b[J`);
+    this.drawn = 0;
+  }
+
+  private schedule(): void {
+    if (this.out.json || this.stopped) return;
+    const ms = this.tty ? REDRAW_MS : this.intervalS * 1000;
+    if (ms <= 0) return;
+    this.timer = setTimeout(() => {
+      void this.draw().then(() => {
+        this.schedule();
+      });
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async draw(): Promise<void> {
+    if (this.out.json || this.drawing || this.stopped) return;
+    this.drawing = true;
+    try {
+      const lines = campaignTableLines(await campaignRows(this.storage, this.plan));
+      // clear() may have run while the rows were read.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
+      if (this.stopped) return;
+      const elapsed = ((performance.now() - this.started) / 1000).toFixed(0);
+      if (this.tty) {
+        const up = this.drawn > 0 ? `\x1b[${this.drawn}A\x1b[J` : '';
+        process.stderr.write(`${up}${lines.join('\n')}\n`);
+        this.drawn = lines.length;
+      } else {
+        this.out.note(`progress after ${elapsed} s:`);
+        for (const line of lines) this.out.note(`  ${line}`);
+      }
+    } catch {
+      // A read that failed (the storage busy or closing) is skipped: the next draw tries again.
+    } finally {
+      this.drawing = false;
+    }
+  }
+}

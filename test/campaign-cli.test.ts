@@ -1,0 +1,169 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  jsonLines,
+  runCli,
+  runCliInProcess,
+  runCliSignalled,
+  tempDir,
+  type CliResult,
+} from './support/run-cli.js';
+
+/*
+ * A campaign as a user runs it: three tiny trading studies (a fine-tuning one among them) on two
+ * worker processes, stopped by SIGKILL of the parent, by SIGTERM and by Ctrl-C, each time run
+ * again, until every study has reached its target: no finished trial runs again and no study
+ * ends with more trials than its target. Budgets are tiny: this checks the wiring.
+ */
+
+const dir = tempDir('tradelab-campaign-');
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const env = { TRADELAB_DETECT: 'false' };
+const cli = (...args: string[]): Promise<CliResult> => runCli(args, { cwd: dir, env });
+const cliInProcess = (...args: string[]): Promise<CliResult> =>
+  runCliInProcess(args, { cwd: dir, env });
+
+const CAMPAIGN = `# three tiny studies; ft_small starts once ensemble_balanced has 2 complete trials
+name: tiny
+data: SYN0,SYN1:1h
+cv: walk-forward:3
+embargo: 12
+holdout: 20%
+workers: 2
+sampler: { type: random, seed: 5 }
+pruner: { type: nop }
+studies:
+  - preset: ensemble_balanced
+    trials: 5
+    weight: 2
+    params: &tiny
+      netDim: [16, 32]
+      nEnvs: 4
+      targetStep: 256
+      batchSize: 128
+      breakStep: 2048
+      repeatTimes: 1
+      episodeLength: 64
+  - preset: ensemble_aggressive
+    trials: 4
+    params: *tiny
+  - name: ft
+    preset: ft_small
+    from: ensemble_balanced
+    after: 2
+    trials: 3
+    params: *tiny
+`;
+const TARGETS: Record<string, number> = { ensemble_balanced: 5, ensemble_aggressive: 4, ft: 3 };
+
+beforeAll(async () => {
+  const synth = await cliInProcess('data', 'synth', '--symbols', '2', '--bars', '1500');
+  expect(synth.code, synth.stderr).toBe(0);
+  writeFileSync(join(dir, 'tiny.yaml'), CAMPAIGN);
+}, 60_000);
+
+/** Whether a --json run has printed `n` trial records. */
+const trialsPrinted =
+  (n: number) =>
+  (stdout: string): boolean =>
+    (stdout.match(/"type":"trial"/g) ?? []).length >= n;
+
+describe('tradelab campaign', () => {
+  it('refuses a campaign file with mistakes, naming file:line for each', async () => {
+    writeFileSync(
+      join(dir, 'bad.yaml'),
+      [
+        'name: bad',
+        'data: SYN0,SYN1:1h',
+        'studies:',
+        '  - preset: ensemble_balancd',
+        '    trials: 2',
+        '  - preset: ft_small',
+        '    trials: 2',
+        '  - preset: ensemble_aggressive',
+        '    from: nowhere',
+        '    trials: 2',
+        '    params: { gamma: 1.5 }',
+        '',
+      ].join('\n'),
+    );
+    const result = await cliInProcess('campaign', 'run', 'bad.yaml');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /bad\.yaml:4:\d+: no preset named "ensemble_balancd" \(did you mean ensemble_balanced\?\)/,
+    );
+    expect(result.stderr).toMatch(
+      /bad\.yaml:6:\d+: preset ft_small fine-tunes another study: name it with from:/,
+    );
+    expect(result.stderr).toMatch(/bad\.yaml:9:\d+: "nowhere" is not a study listed above/);
+    expect(result.stderr).toMatch(/bad\.yaml:11:\d+: gamma: /);
+    // Nothing was created.
+    const status = await cliInProcess('campaign', 'status', 'bad');
+    expect(status.code).toBe(2);
+    expect(status.stderr).toContain('CAMPAIGN_NOT_FOUND');
+  });
+
+  it('survives SIGKILL, SIGTERM and Ctrl-C of the run: each next run continues, and no study ends past its target', async () => {
+    const args = ['campaign', 'run', 'tiny.yaml', '--json'];
+    const killed = await runCliSignalled(args, {
+      cwd: dir,
+      signal: 'SIGKILL',
+      when: trialsPrinted(1),
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    // The orphaned workers see their parent gone and fail their trials as interrupted.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+
+    const terminated = await runCliSignalled(args, {
+      cwd: dir,
+      signal: 'SIGTERM',
+      when: trialsPrinted(1),
+    });
+    expect(terminated.code, terminated.stderr).toBe(143);
+    expect(terminated.stderr).toContain('terminated: stopping running trials');
+
+    const interrupted = await runCliSignalled(args, {
+      cwd: dir,
+      signal: 'SIGINT',
+      when: trialsPrinted(1),
+    });
+    expect(interrupted.code, interrupted.stderr).toBe(130);
+    expect(interrupted.stderr).toContain('finishing running trials');
+
+    const rest = await cli('campaign', 'run', 'tiny.yaml');
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(rest.stderr).toMatch(
+      /^GPU: using profile 'CPU only' \(no GPU; .* RAM\) .*; workers: \d/m,
+    );
+    expect(rest.stdout).toMatch(/^TOTAL +12\/12 /m);
+
+    const status = await cli('campaign', 'status', 'tiny', '--json');
+    expect(status.code, status.stderr).toBe(0);
+    const rows = jsonLines(status.stdout).filter((r) => r.type === 'study');
+    expect(rows.map((r) => r.study)).toEqual(['ensemble_balanced', 'ensemble_aggressive', 'ft']);
+    for (const row of rows) {
+      expect(row.done, String(row.study)).toBe(TARGETS[String(row.study)]);
+      expect(row.running).toBe(0);
+      expect(row.waiting).toBe(0);
+      expect(row.state).toBe('done');
+    }
+    // The interrupted trials were retried: the studies hold them, failed, beside their retries.
+    const trials = await cli('study', 'trials', 'tiny.ensemble_balanced', '--json');
+    const records = jsonLines(trials.stdout);
+    expect(records.filter((t) => t.state === 'complete').length).toBeLessThanOrEqual(5);
+
+    const again = await cli('campaign', 'run', 'tiny.yaml');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('Every study has reached its target: nothing to run.');
+
+    const table = await cli('campaign', 'status', 'tiny');
+    expect(table.stdout).toMatch(
+      /^STUDY +DONE +COMPLETE +PRUNED +FAILED +RUNNING +RATE\/H +BEST +ETA$/m,
+    );
+    expect(table.stdout).toMatch(/^ft +3\/3 /m);
+  }, 180_000);
+});
