@@ -160,6 +160,33 @@ describe('tradelab campaign', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('Every study has reached its target: nothing to run.');
 
+    // The report: seed 000's table with a TOTAL row, the facts and a diagnosis; the best trial
+    // of each study evaluated on the holdout against buy-and-hold.
+    const report = await cli('campaign', 'report', 'tiny', '--json');
+    expect(report.code, report.stderr).toBe(0);
+    const [json] = jsonLines(report.stdout) as unknown as [
+      {
+        studies: { key: string; holdout: { sharpe: number; benchmarkSharpe: number } | null }[];
+        total: { target: number; counts: { done: number } };
+        phases: { trials: number; update: number };
+        diagnosis: string[];
+      },
+    ];
+    expect(json.studies.map((s) => s.key)).toEqual([
+      'ensemble_balanced',
+      'ensemble_aggressive',
+      'ft',
+    ]);
+    expect(json.total).toMatchObject({ target: 12, counts: { done: 12 } });
+    for (const study of json.studies)
+      expect(Number.isFinite(study.holdout?.benchmarkSharpe)).toBe(true);
+    expect(json.phases.trials).toBeGreaterThan(0);
+    expect(json.phases.update).toBeGreaterThan(0);
+    expect(json.diagnosis.length).toBeGreaterThan(0);
+    const markdown = await cli('campaign', 'report', 'tiny', '--format', 'md', '--no-holdout');
+    expect(markdown.stdout).toMatch(/^\| TOTAL \| 12\/12 \| /m);
+    expect(markdown.stdout).toContain('## Diagnosis');
+
     const table = await cli('campaign', 'status', 'tiny');
     expect(table.stdout).toMatch(
       /^STUDY +DONE +COMPLETE +PRUNED +FAILED +RUNNING +RATE\/H +BEST +ETA$/m,

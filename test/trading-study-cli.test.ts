@@ -97,6 +97,10 @@ describe('a trading study from the command line', () => {
       /searched +learningRate, gamma, .*turnoverPenalty, drawdownPenalty/,
     );
     expect(ran.stdout).toContain('objective  ');
+    // Seed 004's line, as every training command logs it when it starts.
+    expect(ran.stderr).toMatch(
+      /^GPU: using profile 'CPU only' \(no GPU; .+ RAM\) .+; workers: 2$/m,
+    );
     expect(ran.stdout).toMatch(/Finished 4 trials .*: \d complete, \d pruned, 0 failed/);
     expect(ran.stdout).toContain(
       '  its budget: breakStep 2,048 → 2,048 env steps per split (8 updates of 256)',

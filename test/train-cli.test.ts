@@ -57,6 +57,9 @@ describe('tradelab train ppo', () => {
     // stderr is a pipe here, as in a CI log: plain progress lines (a line per update with
     // --progress-interval 0), never a carriage-return bar.
     expect(result.stderr).not.toContain('\r');
+    expect(result.stderr).toMatch(
+      /^GPU: using profile 'CPU only' \(no GPU; .+ RAM\) .+; workers: 1$/m,
+    );
     const lines = result.stderr.split('\n').filter((l) => l.startsWith('progress: '));
     expect(lines.map((l) => l.replace(/\), .* env steps\/s, ETA [^,]+, /, ') … '))).toEqual(
       [1, 2, 3, 4, 5, 6, 7, 8].map(

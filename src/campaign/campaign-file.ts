@@ -92,6 +92,18 @@ export interface CampaignStudyPlan {
   after: number;
 }
 
+/** How the last run of a campaign was sized (the report's diagnosis reads it). */
+export interface CampaignRunRecord {
+  workers: number;
+  /** Why that many: the planner's words, or the flag. */
+  why: string;
+  /** What limited the planner's count (memory, cores, the profile's cap), if it planned. */
+  limitedBy?: string;
+  cores: number;
+  /** The profile planned against. */
+  profile: string;
+}
+
 /** What a campaign run resolves from the file: kept with its studies, read by `campaign status`. */
 export interface CampaignPlan {
   version: 1;
@@ -101,6 +113,8 @@ export interface CampaignPlan {
   data: string;
   workers: 'auto' | number;
   studies: CampaignStudyPlan[];
+  /** The last run's sizing, once a run has started. */
+  run?: CampaignRunRecord;
 }
 
 /** The stored study name of campaign study `key`. */

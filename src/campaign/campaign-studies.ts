@@ -188,7 +188,7 @@ export async function openCampaignStudies(
       created: record !== undefined,
     });
   }
-  await writePlan(storage, plan);
+  await writeCampaignPlan(storage, plan);
 
   const createFineTuning = async (scheduled: ScheduledStudy): Promise<void> => {
     const i = plan.studies.indexOf(scheduled.plan);
@@ -223,7 +223,7 @@ export async function openCampaignStudies(
 }
 
 /** Writes the plan to each of the campaign's stored studies. */
-async function writePlan(storage: StudyStorage, plan: CampaignPlan): Promise<void> {
+export async function writeCampaignPlan(storage: StudyStorage, plan: CampaignPlan): Promise<void> {
   const stamped = { ...plan, at: Date.now() };
   for (const s of await storage.listStudies())
     if (membershipOf(s)?.name === plan.name)

@@ -4,6 +4,7 @@ export {
   readCampaignFile,
   type CampaignFile,
   type CampaignPlan,
+  type CampaignRunRecord,
   type CampaignStudyPlan,
 } from './campaign-file.js';
 export { CampaignScheduler, type ScheduledStudy } from './campaign-scheduler.js';
@@ -13,7 +14,19 @@ export {
   membershipOf,
   openCampaignStudies,
   readCampaign,
+  writeCampaignPlan,
   type CampaignMembership,
   type StoredCampaign,
 } from './campaign-studies.js';
 export { countTrials, etaHours, type StudyCounts } from './study-counts.js';
+export {
+  buildCampaignReport,
+  diagnose,
+  reportTrial,
+  totalOf,
+  type CampaignReport,
+  type PhaseSplit,
+  type ReportHoldout,
+  type ReportStudy,
+  type ReportTrial,
+} from './campaign-report.js';

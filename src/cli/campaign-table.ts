@@ -2,6 +2,7 @@ import {
   countTrials,
   etaHours,
   membershipOf,
+  totalOf,
   type CampaignPlan,
   type StudyCounts,
 } from '../campaign/index.js';
@@ -60,40 +61,7 @@ export function campaignTotal(rows: readonly CampaignRow[]): {
   target: number;
   counts: StudyCounts;
 } {
-  const sum = (f: (c: StudyCounts) => number): number => rows.reduce((s, r) => s + f(r.counts), 0);
-  const starts = rows.map((r) => r.counts.firstStart).filter((t) => t !== null);
-  const ends = rows.map((r) => r.counts.lastEnd).filter((t) => t !== null);
-  const done = sum((c) => c.done);
-  const firstStart = starts.length === 0 ? null : Math.min(...starts);
-  const lastEnd = ends.length === 0 ? null : Math.max(...ends);
-  const hours =
-    firstStart === null || lastEnd === null ? 0 : Math.max(0, lastEnd - firstStart) / 3_600_000;
-  const ended = rows.filter((r) => r.counts.meanDurationMs !== null);
-  const endedCount = ended.reduce((s, r) => s + r.counts.done, 0);
-  const best = rows
-    .map((r) => r.counts.best)
-    .filter((b) => b !== undefined)
-    .sort((a, b) => (b.value as number) - (a.value as number))[0];
-  return {
-    target: rows.reduce((s, r) => s + r.target, 0),
-    counts: {
-      done,
-      complete: sum((c) => c.complete),
-      pruned: sum((c) => c.pruned),
-      failed: sum((c) => c.failed),
-      running: sum((c) => c.running),
-      waiting: sum((c) => c.waiting),
-      best,
-      firstStart,
-      lastEnd,
-      meanDurationMs:
-        endedCount === 0
-          ? null
-          : ended.reduce((s, r) => s + (r.counts.meanDurationMs as number) * r.counts.done, 0) /
-            endedCount,
-      perHour: hours > 0 && done > 0 ? done / hours : null,
-    },
-  };
+  return totalOf(rows);
 }
 
 /** ETA as text: "done", "-" when unknown, else a duration. */

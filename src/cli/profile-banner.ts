@@ -1,4 +1,6 @@
+import { totalmem } from 'node:os';
 import { formatBytes, type ProfileChoice } from '../profiles/index.js';
+import type { CommandContext } from './command-spec.js';
 
 /**
  * The one line a training command logs when it starts, as the seeds did:
@@ -26,4 +28,12 @@ export function profileBanner(
       ? ''
       : ` (${choice.ignored.join(', ')} ignored)`;
   return `GPU: using profile '${profile.displayName}' (${memory}) ${from}${ignored}; workers: ${workers}`;
+}
+
+/** Logs {@link profileBanner} on stderr as a training command starts (`train ppo`, `study run`, `campaign run`). */
+export async function logProfileBanner(context: CommandContext, workers: number): Promise<void> {
+  const choice = await context.project().chooseProfile();
+  context.out.note(
+    profileBanner(choice, workers, choice.profile.vendor === 'cpu' ? totalmem() : undefined),
+  );
 }

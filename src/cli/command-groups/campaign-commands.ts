@@ -53,4 +53,36 @@ export const CAMPAIGN_COMMANDS: readonly CommandSpec[] = [
     ],
     load: () => import('../commands/campaign-status.js'),
   },
+  {
+    words: ['campaign', 'report'],
+    summary:
+      "seed 000's campaign table: trials by state, rate/h, best value, holdout against buy-and-hold, where trial time goes, a diagnosis",
+    positionals: [{ name: 'NAME', description: "the campaign's name", required: true }],
+    options: [
+      {
+        name: 'format',
+        type: 'string',
+        value: 'F',
+        description: 'table (default), md, json or html (one self-contained file with charts)',
+      },
+      {
+        name: 'out',
+        type: 'string',
+        value: 'FILE',
+        description: 'where --format html writes (default: reports/campaign-NAME.html)',
+      },
+      {
+        name: 'no-holdout',
+        type: 'boolean',
+        description: "skip evaluating each study's best trial on the holdout (faster)",
+      },
+    ],
+    settings: ['storage', 'artifactDir', 'dataDir', 'backend'],
+    examples: [
+      'tradelab campaign report btc-1h',
+      'tradelab campaign report btc-1h --format md > report.md',
+      'tradelab campaign report btc-1h --format html --out btc-1h.html',
+    ],
+    load: () => import('../commands/campaign-report.js'),
+  },
 ];

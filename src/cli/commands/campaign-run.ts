@@ -1,9 +1,10 @@
 import { availableParallelism } from 'node:os';
-import { planHere, planStudyWorkers, workerSettings, oversubscription } from '../../app/index.js';
+import { planStudyWorkers, workerSettings, oversubscription } from '../../app/index.js';
 import {
   CampaignScheduler,
   openCampaignStudies,
   readCampaignFile,
+  writeCampaignPlan,
   type CampaignPlan,
 } from '../../campaign/index.js';
 import { TradelabError } from '../../core/index.js';
@@ -20,7 +21,7 @@ import { plural } from '../format.js';
 import { openStorageAt, storageUrl } from '../open-study-storage.js';
 import { openStore } from '../open-store.js';
 import type { Output } from '../output.js';
-import { profileBanner } from '../profile-banner.js';
+import { logProfileBanner } from '../profile-banner.js';
 import { progressIntervalOption } from '../progress.js';
 import { projectPath } from '../project-path.js';
 import { handleInterrupts, setExitCode } from '../run-interrupts.js';
@@ -44,15 +45,17 @@ export async function run(context: CommandContext): Promise<void> {
     );
     const scheduler = new CampaignScheduler(entries, createFineTuning);
     const left = entries.reduce((s, e) => s + Math.max(0, e.plan.trials - e.done), 0);
-    const { workers, why } = await chooseWorkers(context, storage, plan, left);
-    const here = await planHere(project);
-    out.note(
-      profileBanner(
-        here.choice,
-        workers,
-        here.memory.kind === 'host' ? here.memory.totalBytes : undefined,
-      ),
-    );
+    const { workers, why, limitedBy } = await chooseWorkers(context, storage, plan, left);
+    const choice = await project.chooseProfile();
+    plan.run = {
+      workers,
+      why,
+      ...(limitedBy === undefined ? {} : { limitedBy }),
+      cores: availableParallelism(),
+      profile: choice.profile.name,
+    };
+    await writeCampaignPlan(storage, plan);
+    await logProfileBanner(context, workers);
     out.line(
       `Campaign ${plan.name} in ${storage.url}: ${plural(plan.studies.length, 'study', 'studies')}, ${plural(left, 'trial')} to go, ${plural(workers, 'worker process', 'worker processes')} (${why})`,
     );
@@ -152,7 +155,7 @@ async function chooseWorkers(
   storage: StudyStorage,
   plan: CampaignPlan,
   left: number,
-): Promise<{ workers: number; why: string }> {
+): Promise<{ workers: number; why: string; limitedBy?: string }> {
   const raw = context.options.workers ?? plan.workers;
   const cap = (n: number): number => Math.max(1, Math.min(n, left));
   if (raw !== 'auto') {
@@ -170,6 +173,7 @@ async function chooseWorkers(
   }
   let fit = Infinity;
   let limit = '';
+  let limitedBy: string | undefined;
   for (const entry of plan.studies) {
     if (entry.from !== null) continue; // fine-tuning studies search inside their source's ranges
     const study = await storage.getStudy(entry.study);
@@ -177,6 +181,7 @@ async function chooseWorkers(
     if (planned.workers < fit) {
       fit = planned.workers;
       limit = `${entry.key}'s largest trial, limited by ${planned.limitedBy}`;
+      limitedBy = planned.limitedBy;
     }
   }
   const cores = availableParallelism();
@@ -184,6 +189,7 @@ async function chooseWorkers(
   return {
     workers,
     why: `auto: ${Number.isFinite(fit) ? fit : cores} fit (${limit})${workers < fit ? `; capped at ${workers < cores ? 'the trials left' : `${cores} cores`}` : ''}`,
+    ...(limitedBy === undefined ? {} : { limitedBy }),
   };
 }
 

@@ -9,6 +9,7 @@ import { plural, shellQuote } from '../format.js';
 import { intOption } from '../option-values.js';
 import { withStudyStorage } from '../open-study-storage.js';
 import type { Output } from '../output.js';
+import { logProfileBanner } from '../profile-banner.js';
 import { handleInterrupts, setExitCode } from '../run-interrupts.js';
 import { budgetOf, describeBudget } from '../print-trading-study.js';
 import { createProgress, formatRate, progressIntervalOption } from '../progress.js';
@@ -61,6 +62,7 @@ export async function run(context: CommandContext): Promise<void> {
     out.line(`  sampler    ${components.sampler}`);
     out.line(`  pruner     ${components.pruner}`);
     if (before.length > 0) out.line(`  continuing after ${plural(before.length, 'earlier trial')}`);
+    await logProfileBanner(context, workers);
     const crowded = oversubscription(workers);
     if (crowded !== undefined) out.note(`warning: ${crowded}`);
 

@@ -23,6 +23,7 @@ import {
 import { TradelabError } from '../../core/index.js';
 import { tradelabVersion, startBackend } from '../../app/index.js';
 import type { CommandContext } from '../command-spec.js';
+import { logProfileBanner } from '../profile-banner.js';
 import { projectPath } from '../project-path.js';
 import { count, num, shellQuote } from '../format.js';
 import { choiceOption, intOption, numberOption } from '../option-values.js';
@@ -135,6 +136,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     ...(reward === undefined ? {} : { reward }),
   };
 
+  await logProfileBanner(context, 1);
   if (!out.json) {
     out.line(
       `${resume ? 'Resuming' : 'Training'} PPO on ${data.symbols.join(', ')} at ${data.timeframe}: ${count(bars)} bars × ${data.featureNames.length} features`,
