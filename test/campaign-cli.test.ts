@@ -187,6 +187,59 @@ describe('tradelab campaign', () => {
     expect(markdown.stdout).toMatch(/^\| TOTAL \| 12\/12 \| /m);
     expect(markdown.stdout).toContain('## Diagnosis');
 
+    // Projected onto an H100 box: the cores and the measured memory per worker decide the
+    // workers; the trial takes as long (tradelab trains on the CPU); every factor has its source.
+    const projected = await cliInProcess(
+      'campaign',
+      'project',
+      'tiny',
+      '--to',
+      'h100',
+      '--cores',
+      '16',
+      '--ram-gb',
+      '128',
+      '--json',
+    );
+    expect(projected.code, projected.stderr).toBe(0);
+    const [projection] = jsonLines(projected.stdout) as unknown as [
+      {
+        to: { workers: number; limitedBy: string };
+        trialSeconds: number;
+        trialsPerHour: number;
+        factors: { name: string; source: string }[];
+        costUsd: number;
+        hours: number;
+      },
+    ];
+    expect(projection.to).toMatchObject({ workers: 16, limitedBy: 'cpuCores' });
+    expect(projection.trialsPerHour).toBeCloseTo((16 * 3600) / projection.trialSeconds, 6);
+    expect(projection.costUsd).toBeCloseTo(projection.hours * 2.5, 6);
+    expect(Object.fromEntries(projection.factors.map((f) => [f.name, f.source]))).toMatchObject({
+      'trial time here': 'measured',
+      'update phase': 'assumption',
+      'workers there': 'planner',
+    });
+    // Projected onto this machine and checked against the campaign itself: the workers match.
+    const validated = await cliInProcess(
+      'campaign',
+      'project',
+      'tiny',
+      '--to',
+      'cpu',
+      '--cores',
+      '2',
+      '--ram-gb',
+      '16',
+      '--validate',
+      'tiny',
+    );
+    expect(validated.code, validated.stderr).toBe(0);
+    expect(validated.stdout).toMatch(/workers +projected 2, measured 2: error \+0%/);
+    expect(validated.stdout).toMatch(
+      /trials\/h +projected [\d.]+, measured [\d.]+: error [+-]\d+%/,
+    );
+
     const table = await cli('campaign', 'status', 'tiny');
     expect(table.stdout).toMatch(
       /^STUDY +DONE +COMPLETE +PRUNED +FAILED +RUNNING +RATE\/H +BEST +ETA$/m,

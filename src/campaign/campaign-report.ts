@@ -24,6 +24,8 @@ export interface ReportTrial {
   prunedAfterSplit: number | null;
   rolloutSeconds: number | null;
   updateSeconds: number | null;
+  /** The worker process's peak resident memory during the trial. */
+  peakRssBytes: number | null;
 }
 
 /** The best trial's model on the holdout, against buy-and-hold on the same bars. */
@@ -99,6 +101,7 @@ export function reportTrial(trial: TrialRecord): ReportTrial {
     prunedAfterSplit: number(attrs.prunedAfterSplit),
     rolloutSeconds: number(attrs.rolloutSeconds),
     updateSeconds: number(attrs.updateSeconds),
+    peakRssBytes: number(attrs.peakRssBytes),
   };
 }
 

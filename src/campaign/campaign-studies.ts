@@ -224,10 +224,16 @@ export async function openCampaignStudies(
 
 /** Writes the plan to each of the campaign's stored studies. */
 export async function writeCampaignPlan(storage: StudyStorage, plan: CampaignPlan): Promise<void> {
-  const stamped = { ...plan, at: Date.now() };
-  for (const s of await storage.listStudies())
-    if (membershipOf(s)?.name === plan.name)
-      await storage.setStudyUserAttrs(s.id, { [CAMPAIGN_PLAN_ATTR]: stamped });
+  const at = Date.now();
+  for (const s of await storage.listStudies()) {
+    if (membershipOf(s)?.name !== plan.name) continue;
+    // A plan without a run's sizing keeps the last run's (the report's diagnosis reads it).
+    const previous = (s.userAttrs[CAMPAIGN_PLAN_ATTR] as CampaignPlan | undefined)?.run;
+    const run = plan.run ?? previous;
+    await storage.setStudyUserAttrs(s.id, {
+      [CAMPAIGN_PLAN_ATTR]: { ...plan, ...(run === undefined ? {} : { run }), at },
+    });
+  }
 }
 
 /** Refuses a stored study that is not this campaign's study `entry`, or was made differently. */

@@ -30,3 +30,10 @@ export {
   type ReportStudy,
   type ReportTrial,
 } from './campaign-report.js';
+export {
+  projectCampaign,
+  type CampaignProjection,
+  type FactorSource,
+  type ProjectionFactor,
+  type TargetHost,
+} from './campaign-projection.js';

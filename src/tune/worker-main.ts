@@ -62,6 +62,8 @@ async function main(): Promise<void> {
   const state: { stopping: boolean } = { stopping: false };
   const stopping = (): boolean => state.stopping;
   const lastSweep = new Map<string, number>();
+  /** The claim of the trial being asked for, if one is under way. */
+  let claiming: Promise<unknown> = Promise.resolve();
   let running = Promise.resolve();
   const finish = async (): Promise<void> => {
     await running;
@@ -78,15 +80,21 @@ async function main(): Promise<void> {
   process.on('disconnect', () => {
     if (stopping()) return;
     state.stopping = true;
-    void Promise.all(
-      [...studies.values()].map((study) =>
-        storage.failStale(study.id, -Number.MAX_SAFE_INTEGER, {
-          maxRetries: config.maxRetries,
-          workerId: config.workerId,
-          reason: 'interrupted: the study run that started this worker ended',
-        }),
-      ),
-    ).finally(() => process.exit(0));
+    // A trial being claimed right now is failed too: the claim settles first.
+    void claiming
+      .catch(() => undefined)
+      .then(() =>
+        Promise.all(
+          [...studies.values()].map((study) =>
+            storage.failStale(study.id, -Number.MAX_SAFE_INTEGER, {
+              maxRetries: config.maxRetries,
+              workerId: config.workerId,
+              reason: 'interrupted: the study run that started this worker ended',
+            }),
+          ),
+        ),
+      )
+      .finally(() => process.exit(0));
   });
   process.on('message', (message: ParentMessage) => {
     if (message.type === 'stop') {
@@ -110,13 +118,19 @@ async function main(): Promise<void> {
       }
       let trialId = -1;
       let lastProgress = -Infinity;
-      const trial = await study.ask(config.workerId, (progress) => {
+      // The parent may have gone during the awaits above; checked and claimed in one synchronous
+      // step, so the disconnect handler either sees no claim or waits for this one.
+      if (stopping()) return;
+      const asked = study.ask(config.workerId, (progress) => {
         // At most PROGRESS_EVERY_MS apart: an objective may report in a tight loop.
         const now = performance.now();
         if (now - lastProgress < PROGRESS_EVERY_MS) return;
         lastProgress = now;
         send({ type: 'progress', trialId, ...progress });
       });
+      claiming = asked;
+      const trial = await asked;
+      if (stopping()) return; // orphaned while claiming: the disconnect handler fails it
       trialId = trial.id;
       heartbeater.beat(trial.id);
       send({ type: 'started', trialId: trial.id, number: trial.number });

@@ -6,6 +6,7 @@ import type { StudyStorage } from '../storage/study-storage.js';
 import { compiledPath } from '../core/compiled-path.js';
 import { resolveObjective } from './objective-module.js';
 import { newWorkerId } from './worker-id.js';
+import { failOrphanedTrials } from './orphaned-trials.js';
 import { storedComponents } from './study-components.js';
 import type { TrialProgress, TrialProgressListener } from './trial-progress.js';
 import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protocol.js';
@@ -173,8 +174,11 @@ export async function runStudyPool(
   const objective = resolveObjective(options.objective);
   const maxRetries = options.maxRetries ?? 2;
   const grace = options.heartbeatGraceMs ?? 60_000;
-  for (const name of policy.studies)
-    await storage.failStale((await storage.getStudy(name)).id, grace, { maxRetries });
+  for (const name of policy.studies) {
+    const { id } = await storage.getStudy(name);
+    await failOrphanedTrials(storage, id, maxRetries);
+    await storage.failStale(id, grace, { maxRetries });
+  }
   const studyIds = new Map<string, number>();
   const studyId = async (name: string): Promise<number> => {
     let id = studyIds.get(name);

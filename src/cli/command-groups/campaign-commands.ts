@@ -85,4 +85,62 @@ export const CAMPAIGN_COMMANDS: readonly CommandSpec[] = [
     ],
     load: () => import('../commands/campaign-report.js'),
   },
+  {
+    words: ['campaign', 'project'],
+    summary:
+      'what the campaign would do on another GPU box: workers that fit, trial time, trials/hour and /day, days to finish, cost; each factor with its source',
+    positionals: [
+      {
+        name: 'NAME',
+        description: "the campaign's name (it must have run trials)",
+        required: true,
+      },
+    ],
+    options: [
+      {
+        name: 'to',
+        type: 'string',
+        value: 'PROFILE',
+        description: 'the target GPU profile (required)',
+      },
+      {
+        name: 'trials-per-study',
+        type: 'string',
+        value: 'N',
+        description: "trials each study would run (default: each study's target)",
+      },
+      {
+        name: 'cores',
+        type: 'string',
+        value: 'N',
+        description: "the target machine's CPU cores (default: this machine's, as an assumption)",
+      },
+      {
+        name: 'ram-gb',
+        type: 'string',
+        value: 'G',
+        description: "the target machine's RAM in GiB (default: this machine's, as an assumption)",
+      },
+      {
+        name: 'core-speed',
+        type: 'string',
+        value: 'X',
+        description:
+          'one target core against one here, measured (e.g. bench ppo-update on both); default 1',
+      },
+      {
+        name: 'validate',
+        type: 'string',
+        value: 'NAME2',
+        description: "a campaign run on the target: prints the projection's error per factor",
+      },
+    ],
+    settings: ['storage', 'artifactDir', 'profilesFile', 'safetyFactor'],
+    examples: [
+      'tradelab campaign project btc-1h --to h100 --cores 16 --ram-gb 128',
+      'tradelab campaign project btc-1h --to rx_7900_gre --trials-per-study 200',
+      'tradelab campaign project btc-1h --to h100 --cores 16 --ram-gb 128 --validate btc-1h-h100',
+    ],
+    load: () => import('../commands/campaign-project.js'),
+  },
 ];

@@ -1,16 +1,9 @@
-import {
-  buildCampaignReport,
-  readCampaign,
-  type CampaignReport,
-  type ReportHoldout,
-  type ReportStudy,
-} from '../../campaign/index.js';
+import type { CampaignReport, ReportStudy } from '../../campaign/index.js';
 import { TradelabError } from '../../core/index.js';
-import type { DrlStudySpec } from '../../trading/index.js';
 import type { CommandContext } from '../command-spec.js';
+import { loadCampaignReport } from '../load-campaign-report.js';
 import { readStudyStorage } from '../open-study-storage.js';
 import { renderTable } from '../output.js';
-import { holdoutOfBest } from '../print-trading-study.js';
 import { formatDuration } from '../progress.js';
 import { formatNumber } from '../study-summary.js';
 
@@ -23,44 +16,9 @@ export async function run(context: CommandContext): Promise<void> {
   const { options, out } = context;
   const name = context.positionals[0] ?? '';
   const format = formatOption(options.format, out.json);
-  const report = await readStudyStorage(context, async (storage) => {
-    const { plan, studies } = await readCampaign(storage, name);
-    const byName = new Map(studies.map((s) => [s.name, s]));
-    const stored = [];
-    for (const entry of plan.studies) {
-      const record = byName.get(entry.study);
-      const trials = record === undefined ? [] : await storage.getTrials(record.id);
-      let holdout: ReportHoldout | undefined;
-      const best = trials
-        .filter((t) => t.state === 'complete' && t.value !== null)
-        .sort((a, b) => (b.value as number) - (a.value as number) || a.number - b.number)[0];
-      if (record !== undefined && best !== undefined && options['no-holdout'] !== true) {
-        const evaluated = await holdoutOfBest(
-          context.project(),
-          storage,
-          record.systemAttrs.drl as DrlStudySpec,
-          best,
-        );
-        if (evaluated !== undefined) {
-          const { evaluation, timestamps } = evaluated;
-          holdout = {
-            trial: best.number,
-            sharpe: evaluation.metrics.sharpe,
-            benchmarkSharpe: evaluation.benchmarkMetrics.sharpe,
-            totalReturn: evaluation.metrics.totalReturn,
-            benchmarkReturn: evaluation.benchmarkMetrics.totalReturn,
-            equity: {
-              times: Array.from(evaluation.bars, (bar) => timestamps[bar] ?? NaN),
-              strategy: Array.from(evaluation.equity),
-              benchmark: Array.from(evaluation.benchmark),
-            },
-          };
-        }
-      }
-      stored.push({ record, trials, ...(holdout === undefined ? {} : { holdout }) });
-    }
-    return buildCampaignReport({ storage: storage.url, plan, studies: stored });
-  });
+  const report = await readStudyStorage(context, (storage) =>
+    loadCampaignReport(context, storage, name, { holdout: options['no-holdout'] !== true }),
+  );
   switch (format) {
     case 'json':
       out.record({ type: 'campaign-report', ...withoutEquity(report) });

@@ -54,7 +54,6 @@ export async function run(context: CommandContext): Promise<void> {
       cores: availableParallelism(),
       profile: choice.profile.name,
     };
-    await writeCampaignPlan(storage, plan);
     await logProfileBanner(context, workers);
     out.line(
       `Campaign ${plan.name} in ${storage.url}: ${plural(plan.studies.length, 'study', 'studies')}, ${plural(left, 'trial')} to go, ${plural(workers, 'worker process', 'worker processes')} (${why})`,
@@ -66,6 +65,8 @@ export async function run(context: CommandContext): Promise<void> {
       printTable(out, await campaignRows(storage, plan));
       return;
     }
+    // Kept with the plan for the report's diagnosis and for projections: how this run was sized.
+    await writeCampaignPlan(storage, plan);
 
     const display = new CampaignDisplay(out, storage, plan, progressIntervalOption(options));
     const interrupt = handleInterrupts(out, () => {
