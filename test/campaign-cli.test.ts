@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -186,6 +186,22 @@ describe('tradelab campaign', () => {
     const markdown = await cli('campaign', 'report', 'tiny', '--format', 'md', '--no-holdout');
     expect(markdown.stdout).toMatch(/^\| TOTAL \| 12\/12 \| /m);
     expect(markdown.stdout).toContain('## Diagnosis');
+    const html = await cliInProcess(
+      'campaign',
+      'report',
+      'tiny',
+      '--format',
+      'html',
+      '--out',
+      'r.html',
+    );
+    expect(html.code, html.stderr).toBe(0);
+    const page = readFileSync(join(dir, 'r.html'), 'utf8');
+    for (const study of ['ensemble_balanced', 'ensemble_aggressive', 'ft'])
+      for (const chart of ['history', 'states', 'splits', 'holdout'])
+        expect(page, `${chart} of ${study}`).toMatch(
+          new RegExp(`<figure class="chart" data-chart="${chart}" data-study="${study}"`),
+        );
 
     // Projected onto an H100 box: the cores and the measured memory per worker decide the
     // workers; the trial takes as long (tradelab trains on the CPU); every factor has its source.

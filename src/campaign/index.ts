@@ -37,3 +37,13 @@ export {
   type ProjectionFactor,
   type TargetHost,
 } from './campaign-projection.js';
+export { renderCampaignHtml, type CampaignChartKind } from './campaign-html.js';
+export {
+  paramImportance,
+  PARAM_IMPORTANCE_METHOD,
+  type ImportanceTrial,
+  type ParamEncoding,
+  type ParamImportance,
+  type ParamImportanceOptions,
+  type ParamImportanceResult,
+} from './param-importance.js';

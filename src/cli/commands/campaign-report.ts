@@ -1,8 +1,11 @@
-import type { CampaignReport, ReportStudy } from '../../campaign/index.js';
-import { TradelabError } from '../../core/index.js';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { renderCampaignHtml, type CampaignReport, type ReportStudy } from '../../campaign/index.js';
+import { TradelabError, writeFileAtomic } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { loadCampaignReport } from '../load-campaign-report.js';
 import { readStudyStorage } from '../open-study-storage.js';
+import { projectPath } from '../project-path.js';
 import { renderTable } from '../output.js';
 import { formatDuration } from '../progress.js';
 import { formatNumber } from '../study-summary.js';
@@ -29,10 +32,19 @@ export async function run(context: CommandContext): Promise<void> {
     case 'table':
       for (const line of tableLines(report)) out.line(line);
       return;
-    case 'html':
-      throw new TradelabError('INVALID_ARGUMENT', '--format html is not built yet', {
-        hint: 'use --format table, md or json',
-      });
+    case 'html': {
+      const path = projectPath(
+        context,
+        typeof options.out === 'string'
+          ? options.out
+          : join('reports', `campaign-${report.name}.html`),
+      );
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileAtomic(path, renderCampaignHtml(report));
+      if (out.json) out.record({ type: 'campaign-report', format: 'html', path });
+      else out.line(`Report: ${path}`);
+      return;
+    }
   }
 }
 

@@ -1,0 +1,547 @@
+import { renderBarChart, type Bar } from '../report/bar-chart.js';
+import { escapeHtml } from '../report/escape-html.js';
+import { renderHeatmap } from '../report/heatmap.js';
+import { renderLineChart, type LineSeries, type SvgMarkup } from '../report/line-chart.js';
+import { REPORT_CSS } from '../report/report-style.js';
+import type { StudyCounts } from './study-counts.js';
+import type { CampaignReport, ReportStudy, ReportTrial } from './campaign-report.js';
+import { PARAM_IMPORTANCE_METHOD, paramImportance } from './param-importance.js';
+
+/*
+ * The campaign report as one HTML file to open anywhere and pass around: the campaign's table,
+ * facts and diagnosis, then each study's optimization history, trials by state, parameter
+ * importance, Sharpe by split and its best trial on the holdout. Everything is inline (CSS, SVG),
+ * nothing is fetched and nothing runs. Each chart is a `<figure class="chart" data-chart="KIND">`
+ * (with `data-study="KEY"` inside a study), and a chart without data is a sentence instead, a
+ * `<p class="no-chart">` with the same attributes, never empty axes.
+ */
+
+/** The kinds of chart in the report, as their figures' `data-chart` names them. */
+export type CampaignChartKind =
+  'throughput' | 'phases' | 'history' | 'states' | 'importance' | 'splits' | 'holdout';
+
+/** The seed of the importance forest: fixed, so one report renders to one page. */
+const IMPORTANCE_SEED = 0;
+/** Below this many complete trials the importance caption says its ranking is rough. */
+const FEW_TRIALS = 20;
+
+const CAMPAIGN_CSS = `
+nav.contents { margin: 8px 0 0; color: var(--muted); }
+nav.contents a { color: inherit; margin-right: 12px; }
+h3 { font-size: 1rem; margin: 24px 0 4px; }
+figure.chart figcaption { color: var(--muted); font-size: 0.85rem; margin-top: 2px; }
+p.no-chart { color: var(--muted); border: 1px dashed var(--rule); border-radius: 4px; padding: 8px 12px; }
+ul.diagnosis { padding-left: 20px; }
+ul.diagnosis li { margin: 4px 0; }
+tr.total td { font-weight: 600; border-top: 2px solid var(--rule); }
+section.study { margin-top: 40px; }
+`.trim();
+
+/** The campaign report as a self-contained HTML page. */
+export function renderCampaignHtml(report: CampaignReport): string {
+  const title = `Campaign ${report.name}`;
+  const body: string[] = [
+    '<header>',
+    `<h1>${escapeHtml(title)}</h1>`,
+    `<p class="subtitle">${escapeHtml(`${report.studies.length} ${report.studies.length === 1 ? 'study' : 'studies'} in ${report.storage}; report of ${utc(report.generatedAt)}`)}</p>`,
+  ];
+  if (report.studies.length > 0)
+    body.push(
+      `<nav class="contents">${report.studies
+        .map((s, i) => `<a href="#study-${i + 1}">${escapeHtml(s.key)}</a>`)
+        .join(' ')}</nav>`,
+    );
+  body.push('</header>', campaignSection(report));
+  report.studies.forEach((study, i) => body.push(studySection(study, i + 1)));
+  body.push(
+    `<footer>${escapeHtml(`written by tradelab from ${report.storage} at ${utc(report.generatedAt)}`)}</footer>`,
+  );
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>\n${REPORT_CSS}\n${CAMPAIGN_CSS}\n</style>`,
+    '</head>',
+    '<body>',
+    ...body,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The campaign: table, facts, diagnosis, throughput, where trial time goes
+
+function campaignSection(report: CampaignReport): string {
+  const parts = [
+    '<section class="campaign">',
+    '<h2>Studies</h2>',
+    campaignTable(report),
+    '<h2>Facts</h2>',
+    facts(report),
+    '<h2>Diagnosis</h2>',
+    `<ul class="diagnosis">\n${report.diagnosis.map((d) => `<li>${escapeHtml(d)}</li>`).join('\n')}\n</ul>`,
+    '<h3>Trials per hour</h3>',
+    throughputChart(report),
+    '<h3>Where trial time goes</h3>',
+    phasesChart(report),
+    '</section>',
+  ];
+  return parts.join('\n');
+}
+
+/** The columns of the CLI's `campaign report` table, one row per study and a TOTAL. */
+function campaignTable(report: CampaignReport): string {
+  const headers = [
+    'study',
+    'trials',
+    'complete',
+    'pruned',
+    'failed',
+    'rate/h',
+    'best (mean CV Sharpe)',
+    'holdout Sharpe',
+    'buy & hold',
+  ];
+  const totalBest = report.total.counts.best;
+  // The TOTAL's best is one study's best: name the study, as a trial number alone is ambiguous.
+  const bestOwner = report.studies.find((s) => s.counts.best === totalBest)?.key;
+  const cells = (
+    counts: StudyCounts,
+    target: number,
+    holdout: ReportStudy['holdout'],
+    owner?: string,
+  ): string[] => [
+    `${counts.done}/${target}`,
+    String(counts.complete),
+    String(counts.pruned),
+    String(counts.failed),
+    counts.perHour === null ? '-' : counts.perHour.toFixed(1),
+    counts.best === undefined || counts.best.value === null
+      ? '-'
+      : `${stat(counts.best.value)} (${owner === undefined ? '' : `${owner} `}#${counts.best.number})`,
+    holdout === undefined ? '-' : stat(holdout.sharpe),
+    holdout === undefined ? '-' : stat(holdout.benchmarkSharpe),
+  ];
+  const row = (attributes: string, name: string, values: string[]): string =>
+    `<tr${attributes}><th scope="row">${escapeHtml(name)}</th>${values.map((v) => `<td class="num">${escapeHtml(v)}</td>`).join('')}</tr>`;
+  const rows = [
+    ...report.studies.map((s) =>
+      row(` data-study="${escapeHtml(s.key)}"`, s.key, cells(s.counts, s.target, s.holdout)),
+    ),
+    row(
+      ' class="total" data-total=""',
+      'TOTAL',
+      cells(report.total.counts, report.total.target, undefined, bestOwner),
+    ),
+  ];
+  return [
+    '<div class="table-wrap"><table data-table="campaign">',
+    `<thead><tr>${headers.map((h, i) => `<th scope="col"${i === 0 ? '' : ' class="num"'}>${escapeHtml(h)}</th>`).join('')}</tr></thead>`,
+    `<tbody>\n${rows.join('\n')}\n</tbody>`,
+    '</table></div>',
+  ].join('\n');
+}
+
+function facts(report: CampaignReport): string {
+  const c = report.total.counts;
+  const ended = c.complete + c.pruned + c.failed;
+  const { phases } = report;
+  const time = phases.rollout + phases.update + phases.other;
+  const items: [string, string][] = [
+    [
+      'ended trials',
+      ended === 0
+        ? 'none yet'
+        : `${ended}: ${ratio(c.complete, ended)} complete, ${ratio(c.pruned, ended)} pruned, ${ratio(c.failed, ended)} failed`,
+    ],
+    ['running, waiting', `${c.running}, ${c.waiting}`],
+    ['mean trial', c.meanDurationMs === null ? '-' : duration(c.meanDurationMs)],
+    ['rate', c.perHour === null ? 'no rate yet' : `${c.perHour.toFixed(1)} trials/hour`],
+    [
+      'trial time',
+      phases.trials > 0 && time > 0
+        ? `rollout ${ratio(phases.rollout, time)}, update ${ratio(phases.update, time)}, evaluation and setup ${ratio(phases.other, time)} (${phases.trials} trials)`
+        : 'no trial recorded its phases yet',
+    ],
+  ];
+  const pruned = Object.entries(report.prunedAfterSplit)
+    .map(([split, count]) => [Number(split), count] as const)
+    .sort((a, b) => a[0] - b[0]);
+  if (pruned.length > 0)
+    items.push([
+      'pruned after',
+      pruned.map(([split, count]) => `split ${split + 1}: ${count}`).join(', '),
+    ]);
+  const run = report.plan.run;
+  if (run !== undefined)
+    items.push([
+      'last run',
+      `${run.workers} workers on ${run.cores} cores, profile ${run.profile} (${run.why})`,
+    ]);
+  return `<dl class="facts">\n${items.map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`).join('\n')}\n</dl>`;
+}
+
+// Bin widths for the throughput chart, from a minute to a month: the finest giving at most 24 bins.
+const BIN_WIDTHS_MS = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080, 43200].map(
+  (minutes) => minutes * 60_000,
+);
+const MAX_BINS = 24;
+
+/** Trials ended per hour, in time bins over the campaign: one line per study, and the total. */
+function throughputChart(report: CampaignReport): string {
+  const ends = report.studies.map((s) =>
+    s.trials.filter((t) => isEnded(t) && t.finishedAt !== null).map((t) => t.finishedAt as number),
+  );
+  const all = ends.flat();
+  const first = report.total.counts.firstStart ?? Math.min(...all);
+  const last = Math.max(...all);
+  if (all.length < 2 || !(last > first))
+    return noChart(
+      'throughput',
+      undefined,
+      'No rate over time yet: it needs two ended trials at different times.',
+    );
+  const width =
+    BIN_WIDTHS_MS.find((w) => (last - first) / w <= MAX_BINS) ?? BIN_WIDTHS_MS.at(-1) ?? 1;
+  const start = Math.floor(first / width) * width;
+  const bins = Math.max(1, Math.ceil((last - start) / width + 1e-9));
+  const stepLine = (times: readonly number[]): { x: number[]; y: number[] } => {
+    const counts = new Array<number>(bins).fill(0);
+    for (const t of times) {
+      const bin = Math.min(bins - 1, Math.floor((t - start) / width));
+      counts[bin] = (counts[bin] ?? 0) + 1;
+    }
+    const x: number[] = [];
+    const y: number[] = [];
+    counts.forEach((count, b) => {
+      const rate = count / (width / 3_600_000);
+      x.push(start + b * width, start + (b + 1) * width);
+      y.push(rate, rate);
+    });
+    return { x, y };
+  };
+  // A study with no ended trial would be a flat zero line, saying nothing.
+  const series: LineSeries[] = report.studies.flatMap((s, i) =>
+    (ends[i] ?? []).length === 0 ? [] : [{ name: s.key, ...stepLine(ends[i] ?? []) }],
+  );
+  if (series.length > 1)
+    series.push({ name: 'all studies', ...stepLine(all), color: '#8c8c8c', dash: '6 4' });
+  return figure(
+    'throughput',
+    undefined,
+    renderLineChart({
+      series,
+      xKind: 'time',
+      xLabel: 'time (UTC)',
+      yLabel: 'trials/hour',
+      yMin: 0,
+      height: 280,
+    }),
+    `Trials that ended (complete, pruned or failed) per hour, in bins of ${duration(width)}.`,
+  );
+}
+
+/** Where the ended trials' time went: rollout, update and the rest, as shares. */
+function phasesChart(report: CampaignReport): string {
+  const { phases } = report;
+  const time = phases.rollout + phases.update + phases.other;
+  if (phases.trials === 0 || !(time > 0))
+    return noChart('phases', undefined, 'No trial has recorded where its time went yet.');
+  return figure(
+    'phases',
+    undefined,
+    renderBarChart({
+      bars: [
+        { label: 'rollout', value: (phases.rollout / time) * 100, color: '#2f6fdf' },
+        { label: 'update', value: (phases.update / time) * 100, color: '#e8730c' },
+        { label: 'evaluation and setup', value: (phases.other / time) * 100, color: '#8c8c8c' },
+      ],
+      unit: '%',
+      decimals: 1,
+    }),
+    `Share of the ${phases.trials} ended trials' time (${duration((time / phases.trials) * 1000)} a trial on average).`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// One study
+
+function studySection(study: ReportStudy, index: number): string {
+  const data = ` data-study="${escapeHtml(study.key)}"`;
+  const about = [
+    `preset ${study.preset}`,
+    `stored as ${study.study}`,
+    study.state,
+    `${study.counts.done} of ${study.target} trials done`,
+    study.splits > 0 ? `${study.splits} splits a trial` : undefined,
+  ].filter((s) => s !== undefined);
+  return [
+    `<section class="study" id="study-${index}"${data}>`,
+    `<h2>${escapeHtml(study.key)}</h2>`,
+    `<p class="subtitle">${escapeHtml(about.join(' · '))}</p>`,
+    '<h3>Optimization history</h3>',
+    historyChart(study),
+    '<h3>Trials by state</h3>',
+    statesChart(study),
+    '<h3>Parameter importance</h3>',
+    importanceChart(study),
+    '<h3>Sharpe by split</h3>',
+    splitsChart(study),
+    '<h3>Best trial on the holdout</h3>',
+    holdoutChart(study),
+    '</section>',
+  ].join('\n');
+}
+
+/** Each complete trial's value by trial number, as dots, and the best so far, as a step line. */
+function historyChart(study: ReportStudy): string {
+  const complete = study.trials
+    .filter((t) => t.state === 'complete' && t.value !== null && Number.isFinite(t.value))
+    .sort((a, b) => a.number - b.number);
+  if (complete.length === 0)
+    return noChart(
+      'history',
+      study.key,
+      'No complete trial yet: the history starts with the first one.',
+    );
+  const maximize = isMaximized(study, complete);
+  // A gap after each point makes each one a lone point, which the line chart draws as a dot.
+  const dots = { x: [] as number[], y: [] as number[] };
+  const best = { x: [] as number[], y: [] as number[] };
+  let bestValue: number | undefined;
+  for (const t of complete) {
+    const value = t.value as number;
+    dots.x.push(t.number, Number.NaN);
+    dots.y.push(value, Number.NaN);
+    const better = bestValue === undefined || (maximize ? value > bestValue : value < bestValue);
+    if (bestValue !== undefined) {
+      // The step: the old best up to this trial, then the new one.
+      best.x.push(t.number);
+      best.y.push(bestValue);
+    }
+    if (better) bestValue = value;
+    best.x.push(t.number);
+    best.y.push(bestValue ?? value);
+  }
+  const top = study.counts.best;
+  return figure(
+    'history',
+    study.key,
+    renderLineChart({
+      series: [
+        { name: 'trial value', ...dots, color: '#2f6fdf' },
+        { name: 'best so far', ...best, color: '#e8730c' },
+      ],
+      xLabel: 'trial',
+      yLabel: 'mean CV Sharpe',
+      height: 280,
+    }),
+    `${complete.length} complete trial${complete.length === 1 ? '' : 's'}${
+      top === undefined || top.value === null
+        ? ''
+        : `; best ${stat(top.value)} at trial #${top.number}`
+    } (${maximize ? 'higher' : 'lower'} is better).`,
+  );
+}
+
+const STATE_COLORS = {
+  complete: '#2a9d4b',
+  pruned: '#e8730c',
+  failed: '#c43c5c',
+  running: '#2f6fdf',
+  waiting: '#8c8c8c',
+} as const;
+
+function statesChart(study: ReportStudy): string {
+  const c = study.counts;
+  const bars: Bar[] = (['complete', 'pruned', 'failed', 'running', 'waiting'] as const).map(
+    (state) => ({ label: state, value: c[state], color: STATE_COLORS[state] }),
+  );
+  if (bars.every((b) => b.value === 0))
+    return noChart(
+      'states',
+      study.key,
+      study.state === 'pending'
+        ? 'No trials yet: the study starts once its source has enough complete trials.'
+        : 'No trials yet.',
+    );
+  return figure(
+    'states',
+    study.key,
+    renderBarChart({ bars }),
+    'Failed trials that were retried count once, as their retry.',
+  );
+}
+
+function importanceChart(study: ReportStudy): string {
+  const result = paramImportance(study.trials, { seed: IMPORTANCE_SEED });
+  const fixed =
+    result.fixed.length === 0
+      ? ''
+      : ` Left out, one value in every trial: ${result.fixed.join(', ')}.`;
+  if (result.reason !== undefined)
+    return noChart('importance', study.key, `No parameter importance: ${result.reason}.${fixed}`);
+  return figure(
+    'importance',
+    study.key,
+    renderBarChart({
+      bars: result.params.map((p) => ({ label: p.param, value: p.share * 100 })),
+      unit: '%',
+      decimals: 1,
+    }),
+    `From ${result.trials} complete trials${result.trials < FEW_TRIALS ? ' (few: read the ranking as a hint)' : ''}: ${PARAM_IMPORTANCE_METHOD}, as shares of the total.${fixed}`,
+  );
+}
+
+/** The Sharpe of each split of each trial that reached one: rows trials, columns splits. */
+function splitsChart(study: ReportStudy): string {
+  const rows = study.trials
+    .filter((t) => t.splitSharpes.some((s) => s !== null))
+    .sort((a, b) => a.number - b.number);
+  const columns = Math.max(study.splits, ...rows.map((t) => t.splitSharpes.length));
+  if (rows.length === 0 || columns === 0)
+    return noChart('splits', study.key, 'No trial has finished a split yet.');
+  const pruned = rows.filter((t) => t.state === 'pruned').length;
+  const columnLabels = Array.from({ length: columns }, (_, c) => `split ${c + 1}`);
+  return figure(
+    'splits',
+    study.key,
+    renderHeatmap({
+      rowLabels: rows.map((t) => `#${t.number}`),
+      columnLabels,
+      values: rows.map((t) => Array.from({ length: columns }, (_, c) => t.splitSharpes[c] ?? null)),
+      cellTitle: (r, c, value) => {
+        const t = rows[r] as ReportTrial;
+        const where = `trial #${t.number} (${t.state}), split ${c + 1}`;
+        if (value !== null) return `${where}: Sharpe ${stat(value)}`;
+        return t.state === 'pruned' && t.prunedAfterSplit !== null && c > t.prunedAfterSplit
+          ? `${where}: not run, pruned after split ${t.prunedAfterSplit + 1}`
+          : `${where}: no result`;
+      },
+    }),
+    `Sharpe ratio of each trial (rows) on each cross-validation split (columns); blue above zero, orange below.${
+      pruned > 0 ? ` Empty cells are splits that the ${pruned} pruned trials never ran.` : ''
+    }`,
+  );
+}
+
+function holdoutChart(study: ReportStudy): string {
+  const holdout = study.holdout;
+  if (holdout === undefined)
+    return noChart(
+      'holdout',
+      study.key,
+      'No holdout result in this report: the study has no complete trial yet, or the report was made without the holdout evaluation.',
+    );
+  const { times, strategy, benchmark } = holdout.equity;
+  if (times.length === 0 || strategy.length !== times.length || benchmark.length !== times.length)
+    return noChart(
+      'holdout',
+      study.key,
+      `The holdout evaluation of trial #${holdout.trial} has no equity curve to draw (${times.length} times, ${strategy.length} and ${benchmark.length} values).`,
+    );
+  const start = strategy[0];
+  return figure(
+    'holdout',
+    study.key,
+    renderLineChart({
+      series: [
+        { name: `best trial #${holdout.trial}`, x: times, y: strategy },
+        { name: 'buy-and-hold', x: times, y: benchmark, dash: '6 4' },
+      ],
+      xKind: 'time',
+      xLabel: 'time (UTC)',
+      yLabel: 'equity',
+      ...(start !== undefined && Number.isFinite(start)
+        ? { referenceLine: { y: start, label: 'start' } }
+        : {}),
+      height: 300,
+    }),
+    `On the holdout: Sharpe ${stat(holdout.sharpe)} against ${stat(holdout.benchmarkSharpe)} for buy-and-hold; return ${signedPercent(holdout.totalReturn)} against ${signedPercent(holdout.benchmarkReturn)}.`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+function figure(
+  kind: CampaignChartKind,
+  study: string | undefined,
+  chart: SvgMarkup,
+  caption: string,
+): string {
+  return [
+    `<figure class="chart" data-chart="${kind}"${studyAttribute(study)}>`,
+    chart,
+    `<figcaption>${escapeHtml(caption)}</figcaption>`,
+    '</figure>',
+  ].join('\n');
+}
+
+function noChart(kind: CampaignChartKind, study: string | undefined, sentence: string): string {
+  return `<p class="no-chart" data-chart="${kind}"${studyAttribute(study)}>${escapeHtml(sentence)}</p>`;
+}
+
+function studyAttribute(study: string | undefined): string {
+  return study === undefined ? '' : ` data-study="${escapeHtml(study)}"`;
+}
+
+function isEnded(t: ReportTrial): boolean {
+  return t.state === 'complete' || t.state === 'pruned' || t.state === 'fail';
+}
+
+/**
+ * Whether higher values are better. The report carries no direction, but its best trial was chosen
+ * by it: a best that is the lowest value (and not also the highest) means the study minimizes.
+ */
+function isMaximized(study: ReportStudy, complete: readonly ReportTrial[]): boolean {
+  const best = study.counts.best?.value;
+  if (best === undefined || best === null) return true;
+  const values = complete.map((t) => t.value as number);
+  return !(best === Math.min(...values) && best !== Math.max(...values));
+}
+
+/** A statistic such as a Sharpe ratio: four significant digits, at most. */
+function stat(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  if (x === 0) return '0';
+  if (Math.abs(x) >= 10_000) return Math.round(x).toLocaleString('en-US');
+  if (Math.abs(x) < 1e-3) return x.toExponential(2);
+  return String(Number(x.toPrecision(4)));
+}
+
+function ratio(n: number, d: number): string {
+  return d === 0 ? '-' : `${Math.round((n / d) * 100)}%`;
+}
+
+function signedPercent(fraction: number): string {
+  if (!Number.isFinite(fraction)) return '-';
+  const value = (fraction * 100).toFixed(1);
+  return `${fraction > 0 ? '+' : ''}${value}%`;
+}
+
+/** A duration in ms as people say it: 850 ms, 42.3 s, 3 min 20 s, 2 h 05 min, 3 d 4 h. */
+function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60)
+    return `${minutes} min${seconds % 60 >= 1 ? ` ${Math.floor(seconds % 60)} s` : ''}`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24)
+    return `${hours} h${minutes % 60 > 0 ? ` ${String(minutes % 60).padStart(2, '0')} min` : ''}`;
+  return `${Math.floor(hours / 24)} d${hours % 24 > 0 ? ` ${hours % 24} h` : ''}`;
+}
+
+/** A time as `2025-01-02 03:04 UTC`. */
+function utc(ms: number): string {
+  return Number.isFinite(ms)
+    ? `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`
+    : '-';
+}
