@@ -274,7 +274,7 @@ describe('tradelab profiles plan', () => {
 describe('tradelab quickstart', () => {
   it('detects, picks a profile and prints a plan', async () => {
     const tools = fakeTools({ 'nvidia-smi': printsFixture('nvidia-smi-4090-single.txt') });
-    const result = await runCli(['quickstart', '--steps', '4096'], { tools });
+    const result = await runCli(['quickstart', '--trials', '1', '--steps', '1024'], { tools });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(
       "GPU: using profile 'NVIDIA RTX 4090' (24 GB VRAM) detected by nvidia-smi; workers:",
@@ -282,18 +282,36 @@ describe('tradelab quickstart', () => {
     expect(result.stdout).toContain('per worker');
   });
 
-  it('runs on the cpu profile when there is no GPU', async () => {
-    const result = await runCli(['quickstart', '--steps', '4096']);
+  it('runs a small campaign of the five presets on the cpu profile and prints its report', async () => {
+    const result = await runCli(['quickstart', '--trials', '1', '--steps', '1024']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("GPU: using profile 'CPU only' (no GPU;");
-    // Then it trains a small PPO and evaluates it beside buy-and-hold, with a report.
-    expect(result.stdout).toMatch(/Training PPO for 4,096 env steps/);
-    // The plan is the plan of what it trains: a 2-asset market, netDim 64, its batch and envs.
-    expect(result.stdout).toContain('batch 256, 16 envs, targetStep 2,048');
-    expect(result.stdout).toMatch(/params \(actor\+critic, 2×64 hidden, obs \d+, act 2\)/);
-    expect(result.stdout).toMatch(/[\d,]+ bars × 2 assets × \(8 B price \+ 3 features × 4 B\)/);
-    expect(result.stdout).not.toContain('1024 hidden');
-    expect(result.stdout).toMatch(/^Sharpe \(annualized\)\s+-?\d+\.\d+\s+-?\d+\.\d+$/m);
-    expect(result.stdout).toMatch(/Report: .*\.tradelab\/quickstart\/ppo\/report\.html/);
+    // The plan is the plan of what it trains: 4 assets, netDim 64, its batch and envs.
+    expect(result.stdout).toContain('batch 256, 8 envs, targetStep 512');
+    expect(result.stdout).toMatch(/params \(actor\+critic, 2×64 hidden, obs \d+, act 4\)/);
+    expect(result.stdout).toContain('Market: 4 synthetic assets, 6,000 1h bars');
+    // The campaign: five studies, the fine-tuning ones after their sources, every trial ended.
+    expect(result.stdout).toMatch(
+      /^Finished 5 trials in [\d.]+ s: 5 complete, 0 pruned, 0 failed, 0 lost\.$/m,
+    );
+    for (const study of [
+      'ensemble_balanced',
+      'ensemble_aggressive',
+      'ensemble_conservative',
+      'ft_small',
+      'ft_large',
+    ])
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `^${study} +1/1 +1 +0 +0 +[\\d.]+ +-?[\\d.]+ \\(#0\\) +-?[\\d.]+ +-?[\\d.]+$`,
+          'm',
+        ),
+      );
+    expect(result.stdout).toMatch(/^TOTAL +5\/5 +5 /m);
+    expect(result.stdout).toContain('Diagnosis:');
+    expect(result.stdout).toMatch(/^Report: .*\.tradelab\/quickstart\/report\.html$/m);
+    // It keeps to its own directory: the project's data store and studies stay empty.
+    const list = await runCli(['data', 'list', '--json']);
+    expect(list.stdout.trim()).toBe('');
   });
 });

@@ -5,18 +5,34 @@ import { COMPLETION_SHELLS } from '../completion-script.js';
 export const QUICKSTART_COMMAND: CommandSpec = {
   words: ['quickstart'],
   summary:
-    'detect the GPU, plan trial workers, then train a small PPO on synthetic data and evaluate it',
+    'detect the GPU, plan trial workers, then run a small campaign of the five presets on synthetic data and print its report',
   positionals: [],
   options: [
+    {
+      name: 'trials',
+      type: 'string',
+      value: 'N',
+      description: 'trials of each ensemble study (default 4; the fine-tuning ones run half)',
+    },
     {
       name: 'steps',
       type: 'string',
       value: 'N',
-      description: 'env steps of the demo training (default 150000)',
+      description: 'env steps a trial trains on each split (default 8192)',
+    },
+    {
+      name: 'workers',
+      type: 'string',
+      value: 'auto|N',
+      description: 'worker processes (default auto: what the planner fits)',
     },
   ],
   settings: ['profile', 'profilesFile', 'backend', 'safetyFactor', 'detect', 'detectTimeoutMs'],
-  examples: ['tradelab quickstart', 'GPU_PROFILE=rtx_4090 tradelab quickstart'],
+  examples: [
+    'tradelab quickstart',
+    'GPU_PROFILE=rtx_4090 tradelab quickstart',
+    'tradelab quickstart --trials 10 --steps 20000',
+  ],
   load: () => import('../commands/quickstart.js'),
 };
 

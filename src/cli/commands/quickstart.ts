@@ -1,44 +1,71 @@
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  LEARNING_CHECK_FEATURES,
-  LEARNING_CHECK_PPO,
-  PPO_DEFAULTS,
-  trainPpoRun,
-} from '../../agents/index.js';
-import { featureMarket } from '../../env/index.js';
-import { planHere, tradelabVersion, startBackend } from '../../app/index.js';
+import { planHere } from '../../app/index.js';
+import type { Project } from '../../app/index.js';
 import type { CommandContext } from '../command-spec.js';
-import { count, num } from '../format.js';
 import { intOption } from '../option-values.js';
-import { printEvaluation } from '../print-evaluation.js';
+import { createOutput } from '../output.js';
 import { printPlan } from '../print-plan.js';
-import { createProgress, PLAIN_PROGRESS_INTERVAL_S } from '../progress.js';
 
-/** Bars of the quickstart's synthetic market; the first half trains, the second tests. */
-const QUICKSTART_BARS = 12_000;
+/** The quickstart's synthetic market: 4 assets of 1h bars with a planted momentum signal. */
+const MARKET = { symbols: 4, bars: 6000, signal: 0.2, seed: 1 };
+/** The trial shape every study of the quickstart shares: tiny, so the campaign takes a minute. */
+const TINY = { netDim: 64, nEnvs: 8, targetStep: 512, batchSize: 256, episodeLength: 128 };
 
 /**
- * `tradelab quickstart`: the main job on embedded defaults. Detect the GPU, pick a profile, print
- * the worker plan for the PPO model and data it trains; then train a small PPO on a synthetic market with a
- * planted signal and evaluate it on held-out bars beside buy-and-hold, with a report.
+ * The quickstart's campaign: the five presets on the synthetic market, a few tiny trials each.
+ * The fine-tuning studies start once their source has finished, so which trials they narrow
+ * around does not depend on timing; no pruner, since what a median pruner stops depends on
+ * which trials happened to end first. Deterministic given the seed.
+ */
+function campaignFile(trials: number, steps: number): string {
+  const params = `{ netDim: [32, ${TINY.netDim}], nEnvs: ${TINY.nEnvs}, targetStep: ${TINY.targetStep}, batchSize: ${TINY.batchSize}, breakStep: ${steps}, repeatTimes: [1, 2], episodeLength: ${TINY.episodeLength} }`;
+  const ft = Math.max(1, Math.ceil(trials / 2));
+  return `# written by tradelab quickstart
+name: quickstart
+data: QS0,QS1,QS2,QS3:1h
+cv: cpcv:4:2
+holdout: 20%
+workers: auto
+seed: ${MARKET.seed}
+sampler: { type: random, seed: ${MARKET.seed} }
+pruner: { type: nop }
+studies:
+  - preset: ensemble_balanced
+    trials: ${trials}
+    params: ${params}
+  - preset: ensemble_aggressive
+    trials: ${trials}
+    params: ${params}
+  - preset: ensemble_conservative
+    trials: ${trials}
+    params: ${params}
+  - preset: ft_small
+    from: ensemble_balanced
+    after: ${trials}
+    trials: ${ft}
+    params: ${params}
+  - preset: ft_large
+    from: ensemble_aggressive
+    after: ${trials}
+    trials: ${ft}
+    params: ${params}
+`;
+}
+
+/**
+ * `tradelab quickstart`: the main job on embedded defaults. Detect the GPU, pick a profile, plan
+ * the workers; synthesize a 4-asset market; run a small campaign of the five presets on SQLite
+ * with workers auto; print the campaign's report table. Everything lives in
+ * .tradelab/quickstart/ (remade each time): the user's data store and studies are not touched.
  */
 export async function run(context: CommandContext): Promise<void> {
   const { out, options } = context;
   const project = context.project();
-  const steps = intOption(options, 'steps', 1) ?? 150_000;
-  const signal = 0.2;
-  const data = featureMarket({
-    assets: 2,
-    bars: QUICKSTART_BARS,
-    signal,
-    seed: 1,
-    features: LEARNING_CHECK_FEATURES,
-  });
-  const bars = data.timestamps.length;
-  const ppo = { ...PPO_DEFAULTS, ...LEARNING_CHECK_PPO, breakStep: steps, seed: 1 };
+  const trials = intOption(options, 'trials', 1) ?? 4;
+  const steps = intOption(options, 'steps', 256) ?? 8192;
   out.line(
-    'tradelab quickstart: detect the GPU, choose a profile, plan trial workers for the PPO model it trains.',
+    'tradelab quickstart: detect the GPU, choose a profile, plan trial workers, then run a small campaign of the five presets.',
   );
   out.line();
   const detection = await project.detect();
@@ -47,65 +74,94 @@ export async function run(context: CommandContext): Promise<void> {
       out.line(`  ${tool.tool.padEnd(10)} ${tool.status.padEnd(10)} ${tool.detail}`);
     out.line();
   }
-  // The plan of the model and data trained below (not a default 10-asset 3×1024 one).
-  const result = await planHere(project, {
-    netDim: ppo.netDim,
-    layers: ppo.layers,
-    batchSize: ppo.batchSize,
-    nEnvs: ppo.nEnvs,
-    targetStep: ppo.targetStep,
-    dataset: { bars, assets: data.symbols.length, features: data.featureNames.length },
+  const plan = await planHere(project, {
+    netDim: TINY.netDim,
+    layers: 2,
+    batchSize: TINY.batchSize,
+    nEnvs: TINY.nEnvs,
+    targetStep: TINY.targetStep,
+    dataset: { bars: MARKET.bars, assets: MARKET.symbols, features: 7 },
     timeframe: '1h',
   });
-  out.line(`Profile: ${result.choice.profile.name}: ${result.choice.reason}`);
+  out.line(`Profile: ${plan.choice.profile.name}: ${plan.choice.reason}`);
   out.line();
-  printPlan(out, result);
+  printPlan(out, plan);
   out.line();
 
-  const backend = await startBackend(project, { nativeThreads: 'all' });
-  out.line(
-    `Training PPO for ${count(steps)} env steps (netDim ${ppo.netDim}, ${ppo.layers} layers, ${ppo.nEnvs} envs) on a synthetic 2-asset 1h market with a planted momentum signal (${signal}), on ${backend.name} (${backend.matmul}).`,
-  );
-  const split = Math.floor(bars / 2);
-  const dir = join(project.config.projectRoot, '.tradelab', 'quickstart', 'ppo');
-  rmSync(dir, { recursive: true, force: true }); // the quickstart's own run, remade each time
-  // Made before training starts, so the first update's rate counts the time it took.
-  const progress = createProgress({
-    total: 0,
-    unit: 'env steps',
-    one: 'env step',
-    plainIntervalS: PLAIN_PROGRESS_INTERVAL_S,
+  const dir = join(project.config.projectRoot, '.tradelab', 'quickstart');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const quick = quickstartProject(project, dir);
+  const inQuickstart = (
+    positionals: string[],
+    commandOptions: CommandContext['options'],
+    output = out,
+  ): CommandContext => ({
+    ...context,
+    positionals,
+    options: commandOptions,
+    out: output,
+    project: () => quick,
   });
-  const run = await trainPpoRun({
-    dir,
-    data,
-    dataSpec: `synthetic ${data.symbols.join(',')}:1h (quickstart, signal ${signal}, seed 1)`,
-    train: [0, split],
-    test: [split, bars],
-    ppo,
-    env: { buyFeeBps: 5, sellFeeBps: 5, episodeLength: 256 },
-    backend: { name: backend.name, matmul: backend.matmul },
-    tradelabVersion: tradelabVersion(),
-    command: ['quickstart'],
-    onUpdate: (report, trainer) => {
-      const ret = report.meanEpisodeReturn;
-      progress.update(
-        report.envSteps,
-        ret === null ? '' : `return ${num(ret, 4)}`,
-        trainer.totalUpdates * trainer.config.targetStep,
-      );
+  const silent = createOutput(
+    { stdout: { write: () => true }, stderr: { write: () => true } },
+    false,
+  );
+  await (
+    await import('./data-synth.js')
+  ).run(
+    inQuickstart(
+      [],
+      {
+        symbols: 'QS0,QS1,QS2,QS3',
+        bars: String(MARKET.bars),
+        signal: String(MARKET.signal),
+        seed: String(MARKET.seed),
+      },
+      silent,
+    ),
+  );
+  out.line(
+    `Market: ${MARKET.symbols} synthetic assets, ${MARKET.bars.toLocaleString('en-US')} 1h bars, a planted momentum signal (${MARKET.signal}), in ${join(dir, 'data')}.`,
+  );
+  const file = join(dir, 'campaign.yaml');
+  writeFileSync(file, campaignFile(trials, steps));
+  out.line(
+    `Campaign: ${file} (${trials} trials a study, ${steps.toLocaleString('en-US')} env steps a split).`,
+  );
+  out.line();
+  const workers = typeof options.workers === 'string' ? options.workers : 'auto';
+  await (
+    await import('./campaign-run.js')
+  ).run(inQuickstart([file], { workers, 'progress-interval': options['progress-interval'] }));
+  out.line();
+  const report = await import('./campaign-report.js');
+  await report.run(inQuickstart(['quickstart'], {}));
+  await report.run(
+    inQuickstart(['quickstart'], {
+      format: 'html',
+      out: join(dir, 'report.html'),
+      'no-holdout': false,
+    }),
+  );
+  out.line();
+  out.line(
+    `Next: \`tradelab campaign run FILE\` with your own data (tradelab data import --help) and presets; \`tradelab campaign project quickstart --to h100 --storage sqlite:${join(dir, 'quickstart.db')}\` to see what another box would do.`,
+  );
+}
+
+/** The project with the quickstart's own data store, storage and artifacts. */
+function quickstartProject(project: Project, dir: string): Project {
+  return {
+    ...project,
+    config: {
+      ...project.config,
+      settings: {
+        ...project.config.settings,
+        dataDir: join(dir, 'data'),
+        storage: `sqlite:${join(dir, 'quickstart.db')}`,
+        artifactDir: join(dir, 'artifacts'),
+      },
     },
-  });
-  progress.done();
-  const { manifest } = run;
-  out.line(
-    `${count(manifest.progress.envSteps)} env steps in ${num(manifest.progress.seconds, 3)} s. Held-out half (${count(bars - split)} bars), fees 5 bps a side:`,
-  );
-  out.line();
-  if (run.evaluation !== undefined) printEvaluation(out, run.evaluation);
-  if (run.reportPath !== undefined) out.line(`Report: ${run.reportPath}`);
-  out.line();
-  out.line(
-    'Next: `tradelab train ppo --help` to train on your own data; `tradelab study create --help` to tune agents by cross-validated Sharpe (--preset ensemble_balanced); `tradelab profiles plan --help` to size your own model.',
-  );
+  };
 }
