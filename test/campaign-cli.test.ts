@@ -73,6 +73,35 @@ const trialsPrinted =
     (stdout.match(/"type":"trial"/g) ?? []).length >= n;
 
 describe('tradelab campaign', () => {
+  it("samples within a custom profile's DRL limits and says so", async () => {
+    writeFileSync(
+      join(dir, 'small-gpu.yaml'),
+      'small_card:\n  extends: rtx_3070\n  displayName: Small card\n  workloads:\n    drl: { netDimMax: 16, batchSize: 64 }\n',
+    );
+    // The campaign file names the profile (a flag or GPU_PROFILE would win over it).
+    writeFileSync(
+      join(dir, 'limits.yaml'),
+      CAMPAIGN.replace('name: tiny', 'name: limits\nprofile: small_card'),
+    );
+    // The notes come as the studies are created; the run is stopped after its first trial.
+    const ran = await runCliSignalled(['campaign', 'run', 'limits.yaml', '--json'], {
+      cwd: dir,
+      signal: 'SIGTERM',
+      when: trialsPrinted(1),
+      env: { TRADELAB_PROFILES_FILE: 'small-gpu.yaml' },
+    });
+    expect(ran.stderr).toMatch(
+      /^GPU: using profile 'Small card' \(8 GB VRAM, custom\) from .*limits\.yaml:3:10; workers: 2$/m,
+    );
+    expect(ran.stderr).toContain(
+      "note: within the profile's limits: ensemble_balanced: netDim: [16, 32] → 16 (profile small_card: drl.netDimMax 16)",
+    );
+    expect(ran.stderr).toContain('batchSize: 128 → 64 (profile small_card: drl.batchSize 64)');
+    const trials = await cli('study', 'trials', 'limits.ensemble_balanced', '--json');
+    for (const trial of jsonLines(trials.stdout))
+      expect((trial.params as { netDim?: number }).netDim ?? 16).toBe(16);
+  }, 120_000);
+
   it('refuses a campaign file with mistakes, naming file:line for each', async () => {
     writeFileSync(
       join(dir, 'bad.yaml'),

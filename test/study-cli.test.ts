@@ -232,7 +232,7 @@ describe('study run, list, show, trials, export, rm', () => {
     expect(list.stdout).toMatch(/^NAME\s+DIRECTION\s+TRIALS\s+COMPLETE\s+PRUNED\s+FAIL\s+RUNNING/);
     expect(list.stdout).toMatch(
       new RegExp(
-        `^${name}\\s+minimize\\s+12\\s+12\\s+-\\s+-\\s+-\\s+-\\s+[0-9.e-]+\\s+tpe \\(`,
+        `^${name}\\s+minimize\\s+12\\s+12\\s+-\\s+-\\s+-\\s+-\\s+[0-9.]+\\s+[0-9.e-]+\\s+tpe \\(`,
         'm',
       ),
     );
@@ -243,6 +243,8 @@ describe('study run, list, show, trials, export, rm', () => {
       trials: 12,
       states: { waiting: 0, running: 0, complete: 12, pruned: 0, fail: 0 },
     });
+    // Trials per hour of the study's running time: 12 trials of 250 ms on 2 workers.
+    expect(record?.perHour).toBeGreaterThan(0);
   });
 
   it('shows state counts, the best trial, throughput and rates', async () => {

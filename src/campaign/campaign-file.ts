@@ -63,6 +63,8 @@ export const CampaignFileSchema = z.strictObject({
   embargo: z.number().int().min(0).optional(),
   holdout: z.union([z.string(), z.number()]).optional(),
   lookback: z.number().int().min(1).optional(),
+  /** The GPU profile to plan with (a flag or GPU_PROFILE wins; default: the project's, or detected). */
+  profile: z.string().optional(),
   /** Worker processes: `auto` (the planner, for the largest trial of any study) or a number. */
   workers: z.union([z.literal('auto'), z.number().int().min(1)]).optional(),
   /** Defaults for every study. */

@@ -12,6 +12,7 @@ import { studySplits } from '../trading/cv-spec.js';
 import { loadPreset } from '../trading/presets.js';
 import { studyMarket } from '../trading/study-data.js';
 import { resolveDrlStudy, type DrlStudySpec } from '../trading/study-spec.js';
+import { fitParamsToProfile, type DrlLimits } from '../trading/profile-limits.js';
 import {
   createPruner,
   createSampler,
@@ -106,6 +107,8 @@ function drlSpec(
   plan: CampaignPlan,
   index: number,
   market: MarketData,
+  limits: DrlLimits,
+  notes: string[],
 ): DrlStudySpec {
   const study = studyInput(content, index);
   const entry = plan.studies[index] as CampaignStudyPlan;
@@ -134,7 +137,9 @@ function drlSpec(
   );
   // Made now so that a cut or split that cannot be made fails before anything is stored.
   studySplits(spec.data.bars, spec.cv, spec);
-  return spec;
+  const fitted = fitParamsToProfile(spec.params, limits);
+  for (const note of fitted.notes) notes.push(`${entry.key}: ${note}`);
+  return { ...spec, params: fitted.params };
 }
 
 /**
@@ -148,15 +153,20 @@ export async function openCampaignStudies(
   store: DatasetStore,
   content: CampaignFile,
   plan: CampaignPlan,
+  /** The profile's bounds on what the studies sample (its DRL netDimMax and batchSize). */
+  limits: DrlLimits,
 ): Promise<{
   entries: ScheduledStudy[];
   createFineTuning: (entry: ScheduledStudy) => Promise<void>;
+  /** What the profile's limits narrowed, one line per study and parameter. */
+  notes: string[];
 }> {
   const market = await loadMarketData(store, parseDatasetKeys(content.data), {
     features: featureOptionsOf(content.features ?? null),
   });
   const existing = new Map((await storage.listStudies()).map((s) => [s.name, s]));
-  const specs = plan.studies.map((_, i) => drlSpec(content, plan, i, market));
+  const notes: string[] = [];
+  const specs = plan.studies.map((_, i) => drlSpec(content, plan, i, market, limits, notes));
   const components = plan.studies.map((_, i) => componentSpecs(content, i));
   const entries: ScheduledStudy[] = [];
   for (const [i, entry] of plan.studies.entries()) {
@@ -219,7 +229,7 @@ export async function openCampaignStudies(
       [CAMPAIGN_PLAN_ATTR]: { ...plan, at: Date.now() },
     });
   };
-  return { entries, createFineTuning };
+  return { entries, createFineTuning, notes };
 }
 
 /** Writes the plan to each of the campaign's stored studies. */

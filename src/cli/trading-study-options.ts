@@ -12,6 +12,8 @@ import {
   readCheckedFile,
   resolveDrlStudy,
   StudyFileSchema,
+  drlLimitsOf,
+  fitParamsToProfile,
   type DrlStudySpec,
   type StudyFile,
 } from '../trading/index.js';
@@ -115,5 +117,9 @@ export async function tradingStudySpec(
   );
   // Made now so that a cut or split that cannot be made fails before anything is stored.
   studySplits(spec.data.bars, spec.cv, spec);
-  return spec;
+  // The profile's DRL settings bound what the study samples.
+  const { profile } = await context.project().chooseProfile();
+  const fitted = fitParamsToProfile(spec.params, drlLimitsOf(profile));
+  for (const note of fitted.notes) context.out.note(`note: within the profile's limits: ${note}`);
+  return { ...spec, params: fitted.params };
 }

@@ -101,12 +101,18 @@ export async function runCliInProcess(
  */
 export function runCliSignalled(
   args: readonly string[],
-  options: { cwd: string; signal: NodeJS.Signals; when: (stdout: string) => boolean },
+  options: {
+    cwd: string;
+    signal: NodeJS.Signals;
+    when: (stdout: string) => boolean;
+    /** Added to the minimal environment. */
+    env?: Record<string, string>;
+  },
 ): Promise<CliResult & { signal: NodeJS.Signals | null }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd,
-      env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
+      env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...options.env },
     });
     let stdout = '';
     let stderr = '';

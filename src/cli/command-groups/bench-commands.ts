@@ -325,6 +325,47 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
     load: () => import('../commands/bench-learn-study.js'),
   },
   {
+    words: ['bench', 'campaign'],
+    summary:
+      "FinRL_Crypto's CPCV study (10 assets, 5m, 25,000 bars, 10 splits, 2×512 MLPs) as a tradelab study: trials/hour on 1 worker, workers auto, and with the pruner; the share of the machine's compute limit",
+    positionals: [],
+    options: [
+      {
+        name: 'trials',
+        type: 'string',
+        value: 'N',
+        description:
+          'trials of each run without pruning (default 4 on 1 worker, 6 on workers auto)',
+      },
+      {
+        name: 'pruned-trials',
+        type: 'string',
+        value: 'N',
+        description: 'trials of the pruned run (default 14; the median pruner waits for 5)',
+      },
+      {
+        name: 'steps',
+        type: 'string',
+        value: 'N',
+        description:
+          "env steps per split (default FinRL_Crypto's 15000; less is a quick look, not a measurement)",
+      },
+      {
+        name: 'runs',
+        type: 'string',
+        value: 'LIST',
+        description: 'which runs: one, auto, pruned (default all)',
+      },
+    ],
+    settings: [],
+    examples: [
+      'tradelab bench campaign',
+      'tradelab bench campaign --runs auto --trials 4 --json',
+      'tradelab bench campaign --steps 2000 --trials 2 --pruned-trials 4   # a quick look',
+    ],
+    load: () => import('../commands/bench-campaign.js'),
+  },
+  {
     words: ['bench', 'tune'],
     summary:
       'benchmark the study engine: trials/s in memory, on SQLite and from worker processes; TPE time per suggestion',

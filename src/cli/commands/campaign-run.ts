@@ -1,5 +1,10 @@
 import { availableParallelism } from 'node:os';
-import { planStudyWorkers, workerSettings, oversubscription } from '../../app/index.js';
+import {
+  planStudyWorkers,
+  workerSettings,
+  oversubscription,
+  type Project,
+} from '../../app/index.js';
 import {
   CampaignScheduler,
   openCampaignStudies,
@@ -7,7 +12,9 @@ import {
   writeCampaignPlan,
   type CampaignPlan,
 } from '../../campaign/index.js';
-import { TradelabError } from '../../core/index.js';
+import { isTradelabError, TradelabError } from '../../core/index.js';
+import type { GpuProfile } from '../../profiles/index.js';
+import { drlLimitsOf } from '../../trading/index.js';
 import type { StudyStorage } from '../../storage/index.js';
 import { resolveObjective, runStudyPool, type WorkerPoolSummary } from '../../tune/index.js';
 import {
@@ -31,22 +38,25 @@ import { formatParams } from '../study-summary.js';
 const REDRAW_MS = 1000;
 
 /** `tradelab campaign run FILE [--workers auto|N]`. */
-export async function run(context: CommandContext): Promise<void> {
-  const { options, out } = context;
-  const { content, plan } = readCampaignFile(projectPath(context, context.positionals[0] ?? ''));
+export async function run(given: CommandContext): Promise<void> {
+  const { options, out } = given;
+  const { file, content, plan } = readCampaignFile(projectPath(given, given.positionals[0] ?? ''));
+  const context = withCampaignProfile(given, content.profile, () => file.locate(['profile']));
   const storage = await openStorageAt(context, content.storage ?? storageUrl(context));
   try {
     const project = context.project();
-    const { entries, createFineTuning } = await openCampaignStudies(
+    const choice = await project.chooseProfile();
+    const { entries, createFineTuning, notes } = await openCampaignStudies(
       storage,
       openStore(context),
       content,
       plan,
+      drlLimitsOf(choice.profile),
     );
+    for (const note of notes) out.note(`note: within the profile's limits: ${note}`);
     const scheduler = new CampaignScheduler(entries, createFineTuning);
     const left = entries.reduce((s, e) => s + Math.max(0, e.plan.trials - e.done), 0);
     const { workers, why, limitedBy } = await chooseWorkers(context, storage, plan, left);
-    const choice = await project.chooseProfile();
     plan.run = {
       workers,
       why,
@@ -262,4 +272,51 @@ class CampaignDisplay {
       this.drawing = false;
     }
   }
+}
+
+/**
+ * The context with the campaign file's `profile:`, unless a flag or the environment named one
+ * (they win over files, as over the config file).
+ */
+function withCampaignProfile(
+  context: CommandContext,
+  name: string | undefined,
+  where: () => string,
+): CommandContext {
+  if (name === undefined) return context;
+  const project = context.project();
+  const source = project.config.sources.profile.kind;
+  if (source === 'flag' || source === 'env') return context;
+  let profile: GpuProfile;
+  try {
+    profile = project.profiles.resolve(name);
+  } catch (error) {
+    if (!isTradelabError(error)) throw error;
+    throw new TradelabError(error.code, `${where()}: ${error.message}`, {
+      ...(error.hint === undefined ? {} : { hint: error.hint }),
+      cause: error,
+    });
+  }
+  const campaignProject: Project = {
+    ...project,
+    async chooseProfile() {
+      const base = await project.chooseProfile();
+      const same = base.profile.name === profile.name;
+      return {
+        ...base,
+        profile,
+        source: 'file',
+        origin: where(),
+        reason: `the campaign file names ${profile.name} at ${where()}`,
+        // The detected card's figures hold only when the file names its profile.
+        gpu: same ? base.gpu : undefined,
+        freeBytes: same ? base.freeBytes : undefined,
+        mismatch:
+          same || base.source !== 'detected'
+            ? base.mismatch
+            : `the campaign file names ${profile.name}, and this machine's GPU maps to ${base.profile.name}`,
+      };
+    },
+  };
+  return { ...context, project: () => campaignProject };
 }

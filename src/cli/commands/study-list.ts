@@ -1,3 +1,4 @@
+import { countTrials } from '../../campaign/index.js';
 import type { StudyRecord } from '../../storage/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { count, shortTime } from '../format.js';
@@ -13,6 +14,8 @@ import {
 interface Row {
   study: StudyRecord;
   summary: StudySummary;
+  /** Trials ended per hour of the study's running time (first start to last end). */
+  perHour: number | null;
   sampler: string;
 }
 
@@ -22,16 +25,23 @@ export async function run(context: CommandContext): Promise<void> {
   await readStudyStorage(context, async (storage) => {
     const rows: Row[] = [];
     for (const study of await storage.listStudies()) {
-      const summary = summarizeStudy(study.direction, await storage.getTrials(study.id));
-      rows.push({ study, summary, sampler: describeComponents(study.systemAttrs).sampler });
+      const trials = await storage.getTrials(study.id);
+      const summary = summarizeStudy(study.direction, trials);
+      rows.push({
+        study,
+        summary,
+        perHour: countTrials(trials, study.direction).perHour,
+        sampler: describeComponents(study.systemAttrs).sampler,
+      });
     }
     if (out.json) {
-      for (const { study, summary, sampler } of rows)
+      for (const { study, summary, perHour, sampler } of rows)
         out.record({
           name: study.name,
           direction: study.direction,
           trials: summary.total,
           states: summary.states,
+          perHour,
           bestValue: summary.best?.value ?? null,
           bestTrial: summary.best?.number ?? null,
           sampler,
@@ -54,6 +64,11 @@ export async function run(context: CommandContext): Promise<void> {
       { header: 'FAIL', value: (r) => n(r.summary.states.fail), right: true },
       { header: 'RUNNING', value: (r) => n(r.summary.states.running), right: true },
       { header: 'WAITING', value: (r) => n(r.summary.states.waiting), right: true },
+      {
+        header: 'RATE/H',
+        value: (r) => (r.perHour === null ? '-' : r.perHour.toFixed(1)),
+        right: true,
+      },
       { header: 'BEST', value: (r) => formatNumber(r.summary.best?.value ?? null), right: true },
       { header: 'SAMPLER', value: (r) => r.sampler },
       { header: 'CREATED', value: (r) => shortTime(r.study.createdAt, true) },
