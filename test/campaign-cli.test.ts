@@ -163,8 +163,11 @@ describe('tradelab campaign', () => {
     expect(interrupted.code, interrupted.stderr).toBe(130);
     expect(interrupted.stderr).toContain('finishing running trials');
 
-    const rest = await cli('campaign', 'run', 'tiny.yaml');
+    const rest = await cli('campaign', 'run', 'tiny.yaml', '--progress-interval', '0');
     expect(rest.code, rest.stderr).toBe(0);
+    // Not a terminal: a plain copy of the table at each trial's end.
+    expect(rest.stderr).toMatch(/^progress after \d+ s:$/m);
+    expect(rest.stderr).toMatch(/^ {2}TOTAL +\d+\/12 /m);
     expect(rest.stderr).toMatch(
       /^GPU: using profile 'CPU only' \(no GPU; .* RAM\) .*; workers: \d/m,
     );

@@ -80,7 +80,7 @@ export async function run(given: CommandContext): Promise<void> {
 
     const display = new CampaignDisplay(out, storage, plan, progressIntervalOption(options));
     const interrupt = handleInterrupts(out, () => {
-      display.clear();
+      display.erase();
     });
     let summary: WorkerPoolSummary;
     try {
@@ -106,7 +106,7 @@ export async function run(given: CommandContext): Promise<void> {
             failReason: trial.failReason,
           });
           if (trial.state === 'fail' && !out.json) {
-            display.clear();
+            display.erase();
             out.note(
               `${key}: trial ${trial.number} failed: ${trial.failReason ?? 'no reason recorded'} (${formatParams(trial.params)})`,
             );
@@ -116,7 +116,7 @@ export async function run(given: CommandContext): Promise<void> {
       });
     } finally {
       interrupt.dispose();
-      display.clear();
+      display.stop();
     }
     const rows = await campaignRows(storage, plan);
     const total = campaignTotal(rows);
@@ -230,11 +230,17 @@ class CampaignDisplay {
     if (this.tty || this.intervalS === 0) void this.draw();
   }
 
-  clear(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
+  /** Erases the drawn table before a note; the next draw puts it back below the note. */
+  erase(): void {
     if (this.tty && this.drawn > 0) process.stderr.write(`\x1b[${this.drawn}A\x1b[J`);
     this.drawn = 0;
+  }
+
+  /** Erases the table and draws no more (the run is over). */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.erase();
   }
 
   private schedule(): void {
@@ -254,7 +260,7 @@ class CampaignDisplay {
     this.drawing = true;
     try {
       const lines = campaignTableLines(await campaignRows(this.storage, this.plan));
-      // clear() may have run while the rows were read.
+      // stop() may have run while the rows were read.
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
       if (this.stopped) return;
       const elapsed = ((performance.now() - this.started) / 1000).toFixed(0);
