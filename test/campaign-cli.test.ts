@@ -1,7 +1,9 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  BIN,
   jsonLines,
   runCli,
   runCliInProcess,
@@ -73,6 +75,66 @@ const trialsPrinted =
     (stdout.match(/"type":"trial"/g) ?? []).length >= n;
 
 describe('tradelab campaign', () => {
+  it('replaces a worker killed with SIGKILL: its trial fails, runs again, and the run ends at its targets', async () => {
+    writeFileSync(
+      join(dir, 'wk.yaml'),
+      CAMPAIGN.replace('name: tiny', 'name: wk').replace(/ {2}- name: ft[\s\S]*$/, ''),
+    );
+    const child = spawn(process.execPath, [BIN, 'campaign', 'run', 'wk.yaml', '--json'], {
+      cwd: dir,
+      env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TRADELAB_DETECT: 'false' },
+    });
+    let stdout = '';
+    let killed: number | undefined;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (killed === undefined && trialsPrinted(1)(stdout)) {
+        killed = 0;
+        // 300 ms after a trial's end both workers are inside a trial (each takes over a second).
+        setTimeout(() => {
+          // A worker of this run: a child process of it.
+          const ps = spawnSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], {
+            encoding: 'utf8',
+          });
+          killed = Number(ps.stdout.trim().split(/\s+/)[0]);
+          process.kill(killed, 'SIGKILL');
+        }, 300);
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(killed).toBeGreaterThan(0);
+    const summary = jsonLines(stdout).find((r) => r.type === 'summary') as {
+      lost: number;
+      studies: { study: string; done: number; target: number; running: number }[];
+    };
+    for (const study of summary.studies) {
+      expect(study.done, study.study).toBe(study.target);
+      expect(study.running).toBe(0);
+    }
+    // Its trial ended failed with how the worker exited, and a retry of it ran.
+    const trials = [
+      ...jsonLines((await cli('study', 'trials', 'wk.ensemble_balanced', '--json')).stdout),
+      ...jsonLines((await cli('study', 'trials', 'wk.ensemble_aggressive', '--json')).stdout),
+    ] as {
+      studyId: number;
+      number: number;
+      state: string;
+      failReason: string | null;
+      retryOf: number | null;
+    }[];
+    const lost = trials.filter((t) => t.failReason === 'worker exited (SIGKILL)');
+    expect(lost).toHaveLength(1);
+    expect(summary.lost).toBe(1);
+    const [victim] = lost;
+    expect(
+      trials.some(
+        (t) =>
+          t.studyId === victim?.studyId && t.retryOf === victim.number && t.state === 'complete',
+      ),
+    ).toBe(true);
+  }, 120_000);
+
   it("samples within a custom profile's DRL limits and says so", async () => {
     writeFileSync(
       join(dir, 'small-gpu.yaml'),
