@@ -1,3 +1,4 @@
+import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { closestMatch, TradelabError } from '../core/index.js';
 import type { LocatedFile } from '../config/config-file.js';
@@ -8,7 +9,9 @@ import {
   checkParams,
   paramSchema,
   readCheckedFile,
+  StudyFileSchema,
   type PresetFile,
+  type StudyFile,
 } from '../trading/study-spec.js';
 
 /*
@@ -34,6 +37,11 @@ const CampaignStudySchema = z.strictObject({
   /** Its name in the campaign (default: the preset's); the stored study is CAMPAIGN.NAME. */
   name: nameSchema.optional(),
   preset: z.string().optional(),
+  /**
+   * A study file (relative to the campaign file) to take the preset, parameters, sampler, pruner,
+   * policy, aggregate, budget and seed from; the campaign's fields win over the file's.
+   */
+  file: z.string().optional(),
   /** Trials to finish (complete, pruned or failed), over every run of the campaign. */
   trials: z.number().int().min(1),
   /** Its share of the workers, relative to the others' (default 1). */
@@ -119,6 +127,56 @@ export interface CampaignPlan {
   run?: CampaignRunRecord;
 }
 
+/** What a study file may not set in a campaign: every study shares the campaign's data and splits. */
+const SHARED = ['data', 'features', 'cv', 'embargo', 'holdout', 'lookback', 'from'] as const;
+
+/**
+ * The campaign's studies with their study files (`file:`) read in: the file's preset, parameters,
+ * sampler, pruner, policy, aggregate, budget and seed under the campaign's own fields. A study file
+ * that sets what the campaign shares (data, splits) is a problem, with its file:line.
+ */
+function withStudyFiles(
+  campaign: LocatedFile,
+  content: CampaignFile,
+  problems: string[],
+): CampaignFile {
+  const studies = content.studies.map((study, i) => {
+    if (study.file === undefined) return study;
+    let read: { file: LocatedFile; content: StudyFile };
+    try {
+      read = readCheckedFile(
+        resolve(dirname(campaign.path), study.file),
+        StudyFileSchema,
+        'study file',
+      );
+    } catch (error) {
+      problems.push(
+        `${campaign.locate(['studies', i, 'file'])}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return study;
+    }
+    const own = read.content;
+    for (const key of SHARED)
+      if (own[key] !== undefined)
+        problems.push(
+          `${read.file.locate([key], 'key')}: ${key} is the campaign's in a campaign (${campaign.path}): remove it from the study file${key === 'from' ? ', and name the source with from: in the campaign' : ''}`,
+        );
+    const merged: CampaignFileStudy = { ...study };
+    if (merged.preset === undefined && own.preset !== undefined) merged.preset = own.preset;
+    if (own.params !== undefined) merged.params = { ...own.params, ...study.params };
+    if (own.sampler !== undefined) merged.sampler = { ...own.sampler, ...study.sampler };
+    if (own.pruner !== undefined) merged.pruner = { ...own.pruner, ...study.pruner };
+    if (merged.policy === undefined && own.policy !== undefined) merged.policy = own.policy;
+    if (merged.aggregate === undefined && own.aggregate !== undefined)
+      merged.aggregate = own.aggregate;
+    if (merged.budgetScale === undefined && own.budgetScale !== undefined)
+      merged.budgetScale = own.budgetScale;
+    if (merged.seed === undefined && own.seed !== undefined) merged.seed = own.seed;
+    return merged;
+  });
+  return { ...content, studies };
+}
+
 /** The stored study name of campaign study `key`. */
 export function campaignStudyName(campaign: string, key: string): string {
   return `${campaign}.${key}`;
@@ -130,8 +188,9 @@ export function readCampaignFile(path: string): {
   content: CampaignFile;
   plan: CampaignPlan;
 } {
-  const { file, content } = readCheckedFile(path, CampaignFileSchema, 'campaign file');
+  const { file, content: written } = readCheckedFile(path, CampaignFileSchema, 'campaign file');
   const problems: string[] = [];
+  const content = withStudyFiles(file, written, problems);
   const presets = listPresets();
   const keys: string[] = [];
   const loaded = new Map<string, PresetFile>();
@@ -140,7 +199,7 @@ export function readCampaignFile(path: string): {
     const preset = study.preset;
     if (preset === undefined) {
       problems.push(
-        `${file.locate(['studies', i])}: a study needs a preset (${presets.join(', ')})`,
+        `${file.locate(['studies', i])}: a study needs a preset (${presets.join(', ')}), or a study file (file:) that names one`,
       );
       return;
     }

@@ -192,5 +192,5 @@ function specRatio(source: GpuProfile, target: GpuProfile): string {
     return source.vendor === 'cpu'
       ? 'Measured on the CPU profile: no GPU spec ratio applies.'
       : `The specs give no ratio (${source.name} or ${target.name} publishes no figures).`;
-  return `By the specs alone (seed 000's method): FP32 ${fp32 === null ? '-' : `${fp32.toFixed(2)}×`}, bandwidth ${bandwidth === null ? '-' : `${bandwidth.toFixed(2)}×`}: a bound for a GPU-resident update, not what tfjs reaches.`;
+  return `By the spec ratios alone: FP32 ${fp32 === null ? '-' : `${fp32.toFixed(2)}×`}, bandwidth ${bandwidth === null ? '-' : `${bandwidth.toFixed(2)}×`}: a bound for a GPU-resident update, not what tfjs reaches.`;
 }

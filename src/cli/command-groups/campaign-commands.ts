@@ -56,7 +56,7 @@ export const CAMPAIGN_COMMANDS: readonly CommandSpec[] = [
   {
     words: ['campaign', 'report'],
     summary:
-      "seed 000's campaign table: trials by state, rate/h, best value, holdout against buy-and-hold, where trial time goes, a diagnosis",
+      "the campaign's table: trials by state, rate/h, best value, holdout against buy-and-hold, where trial time goes, a diagnosis",
     positionals: [{ name: 'NAME', description: "the campaign's name", required: true }],
     options: [
       {
