@@ -349,6 +349,27 @@ describe('tradelab campaign', () => {
     expect(validated.stdout).toMatch(
       /trials\/h +projected [\d.]+, measured [\d.]+: error [+-]\d+%/,
     );
+    // The campaign run on the target, brought back as its own storage file.
+    const elsewhere = await cliInProcess(
+      'campaign',
+      'project',
+      'tiny',
+      '--to',
+      'cpu',
+      '--cores',
+      '2',
+      '--ram-gb',
+      '16',
+      '--validate',
+      'tiny',
+      '--validate-storage',
+      `sqlite:${join(dir, 'tradelab.db')}`,
+    );
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    expect(elsewhere.stdout).toMatch(
+      /^Against campaign tiny in sqlite:.*tradelab\.db, run on the target:$/m,
+    );
+    expect(elsewhere.stdout).toMatch(/workers +projected 2, measured 2: error \+0%/);
 
     const table = await cli('campaign', 'status', 'tiny');
     expect(table.stdout).toMatch(

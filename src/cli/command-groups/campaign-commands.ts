@@ -134,6 +134,13 @@ export const CAMPAIGN_COMMANDS: readonly CommandSpec[] = [
         value: 'NAME2',
         description: "a campaign run on the target: prints the projection's error per factor",
       },
+      {
+        name: 'validate-storage',
+        type: 'string',
+        value: 'URL',
+        description:
+          "where --validate's campaign is, when not here (e.g. the target's SQLite file)",
+      },
     ],
     settings: ['storage', 'artifactDir', 'profilesFile', 'safetyFactor'],
     examples: [

@@ -5,7 +5,7 @@ import type { CommandContext } from '../command-spec.js';
 import { count } from '../format.js';
 import { loadCampaignReport } from '../load-campaign-report.js';
 import { intOption, numberOption } from '../option-values.js';
-import { readStudyStorage } from '../open-study-storage.js';
+import { openStorageAt, readStudyStorage } from '../open-study-storage.js';
 import { renderTable } from '../output.js';
 import { formatDuration } from '../progress.js';
 
@@ -27,13 +27,25 @@ export async function run(context: CommandContext): Promise<void> {
   const coreSpeed = numberOption(options, 'core-speed', 0.01, 100, '1.3') ?? 1;
   const trialsPerStudy = intOption(options, 'trials-per-study', 1);
   const validate = typeof options.validate === 'string' ? options.validate : undefined;
+  const validateStorage =
+    typeof options['validate-storage'] === 'string' ? options['validate-storage'] : undefined;
   const { report, actual } = await readStudyStorage(context, async (storage) => ({
     report: await loadCampaignReport(context, storage, name, { holdout: false }),
     actual:
-      validate === undefined
+      validate === undefined || validateStorage !== undefined
         ? undefined
         : await loadCampaignReport(context, storage, validate, { holdout: false }),
   }));
+  let measured = actual;
+  if (validate !== undefined && validateStorage !== undefined) {
+    // A campaign run on the target and brought back as its storage file (same name or not).
+    const other = await openStorageAt(context, validateStorage, { readOnly: true });
+    try {
+      measured = await loadCampaignReport(context, other, validate, { holdout: false });
+    } finally {
+      await other.close();
+    }
+  }
   const source = profiles.get(report.plan.run?.profile ?? 'cpu') ?? profiles.resolve('cpu');
   let projection: CampaignProjection;
   try {
@@ -56,15 +68,15 @@ export async function run(context: CommandContext): Promise<void> {
     });
   }
   const errors =
-    actual === undefined
+    measured === undefined
       ? undefined
       : validation(projection, {
-          workers: actual.plan.run?.workers ?? null,
+          workers: measured.plan.run?.workers ?? null,
           trialSeconds:
-            actual.total.counts.meanDurationMs === null
+            measured.total.counts.meanDurationMs === null
               ? null
-              : actual.total.counts.meanDurationMs / 1000,
-          perHour: actual.total.counts.perHour,
+              : measured.total.counts.meanDurationMs / 1000,
+          perHour: measured.total.counts.perHour,
         });
   if (out.json) {
     out.record({
@@ -104,7 +116,9 @@ export async function run(context: CommandContext): Promise<void> {
   for (const note of projection.notes) out.line(`  ${note}`);
   if (errors !== undefined) {
     out.line();
-    out.line(`Against campaign ${validate ?? ''}, run on the target:`);
+    out.line(
+      `Against campaign ${validate ?? ''}${validateStorage === undefined ? '' : ` in ${validateStorage}`}, run on the target:`,
+    );
     for (const e of errors)
       out.line(
         `  ${e.factor.padEnd(12)} projected ${fmt(e.projected)}, measured ${fmt(e.measured)}${e.error === null ? '' : `: error ${e.error >= 0 ? '+' : ''}${Math.round(e.error * 100)}%`}`,
