@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BIN,
@@ -11,6 +12,8 @@ import {
   tempDir,
   type CliResult,
 } from './support/run-cli.js';
+import { launchChromium, skipWithoutChromium } from './support/chromium.js';
+import { measureCharts } from './support/page-charts.js';
 
 /*
  * A campaign as a user runs it: three tiny trading studies (a fine-tuning one among them) on two
@@ -296,6 +299,25 @@ describe('tradelab campaign', () => {
         expect(page, `${chart} of ${study}`).toMatch(
           new RegExp(`<figure class="chart" data-chart="${chart}" data-study="${study}"`),
         );
+    // The real campaign's page in a real browser: every chart drew marks, nothing was fetched.
+    if (!skipWithoutChromium('campaign-cli.test.ts')) {
+      const browser = await launchChromium();
+      try {
+        const tab = await browser.newPage();
+        const requests: string[] = [];
+        tab.on('request', (request) => requests.push(request.url()));
+        await tab.goto(pathToFileURL(join(dir, 'r.html')).href);
+        const charts = await tab.evaluate(measureCharts);
+        expect(charts.length).toBeGreaterThan(10);
+        const empty = charts
+          .filter((c) => c.lines + c.dots + c.bars + c.filledCells === 0)
+          .map((c) => `${c.chart} of ${c.study ?? 'the campaign'}`);
+        expect(empty).toEqual([]);
+        expect(requests.filter((url) => !url.startsWith('file:'))).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    }
 
     // Projected onto an H100 box: the cores and the measured memory per worker decide the
     // workers; the trial takes as long (tradelab trains on the CPU); every factor has its source.
