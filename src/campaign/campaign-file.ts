@@ -32,6 +32,16 @@ const aggregateSchema = z.union([
   z.strictObject({ method: z.enum(AGGREGATES), lambda: z.number().min(0).optional() }),
 ]);
 
+/** What a study sets, or the campaign sets for all of its studies. */
+const STUDY_SETTINGS = {
+  sampler: componentSchema.optional(),
+  pruner: componentSchema.optional(),
+  budgetScale: z.number().positive().optional(),
+  policy: z.enum(POLICY_NETWORKS).optional(),
+  aggregate: aggregateSchema.optional(),
+  seed: z.number().int().min(0).optional(),
+};
+
 /** One study of a campaign. */
 const CampaignStudySchema = z.strictObject({
   /** Its name in the campaign (default: the preset's); the stored study is CAMPAIGN.NAME. */
@@ -51,12 +61,7 @@ const CampaignStudySchema = z.strictObject({
   /** Complete trials the source needs before this study starts (default: the preset's top). */
   after: z.number().int().min(1).optional(),
   params: z.record(z.string(), paramSchema).optional(),
-  sampler: componentSchema.optional(),
-  pruner: componentSchema.optional(),
-  budgetScale: z.number().positive().optional(),
-  policy: z.enum(POLICY_NETWORKS).optional(),
-  aggregate: aggregateSchema.optional(),
-  seed: z.number().int().min(0).optional(),
+  ...STUDY_SETTINGS,
 });
 
 /** A campaign file. */
@@ -76,12 +81,7 @@ export const CampaignFileSchema = z.strictObject({
   /** Worker processes: `auto` (the planner, for the largest trial of any study) or a number. */
   workers: z.union([z.literal('auto'), z.number().int().min(1)]).optional(),
   /** Defaults for every study. */
-  sampler: componentSchema.optional(),
-  pruner: componentSchema.optional(),
-  budgetScale: z.number().positive().optional(),
-  policy: z.enum(POLICY_NETWORKS).optional(),
-  aggregate: aggregateSchema.optional(),
-  seed: z.number().int().min(0).optional(),
+  ...STUDY_SETTINGS,
   studies: z.array(CampaignStudySchema).min(1),
 });
 export type CampaignFile = z.infer<typeof CampaignFileSchema>;
