@@ -2,16 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useBackend } from '../compute/backends.js';
-import {
-  calendarFor,
-  findGaps,
-  generateSynthetic,
-  loadMarketData,
-  openDatasetStore,
-  parseDatasetKeys,
-  parseSymbol,
-  timeframeMs,
-} from '../data/index.js';
+import { loadMarketData, openDatasetStore, parseDatasetKeys } from '../data/index.js';
 import { mlpParamCount } from '../profiles/index.js';
 import { openSqliteStorage } from '../storage/sqlite-storage.js';
 import type { TrialRecord } from '../storage/records.js';
@@ -21,6 +12,7 @@ import { resolveDrlStudy, type DrlStudySpec } from '../trading/study-spec.js';
 import { openProject, planStudyWorkers, workerSettings } from '../app/index.js';
 import { resolveObjective, runWorkers, Study, type PrunerSpec } from '../tune/index.js';
 import type { BenchResult } from './bench-result.js';
+import { writeSyntheticMarket } from './synthetic-store.js';
 import { benchGemm } from './gemm-bench.js';
 
 /*
@@ -61,18 +53,13 @@ export async function benchCampaign(options: CampaignBenchOptions = {}): Promise
     await useBackend('wasm');
     const dataDir = join(dir, 'data');
     const store = openDatasetStore(dataDir);
-    const market = generateSynthetic({ symbols: SYMBOLS, bars: 25_000, timeframe: '5m', seed: 1 });
-    for (const [i, symbol] of market.symbols.entries()) {
-      const series = market.bars[i];
-      if (series === undefined) continue;
-      await store.write({ symbol: parseSymbol(symbol), timeframe: '5m' }, series, {
-        calendar: '24/7',
-        gaps: findGaps(series, timeframeMs('5m'), calendarFor('24/7')),
-        adjusted: false,
-        sources: [],
-        derivedFrom: 'bench campaign: synth --seed 1',
-      });
-    }
+    await writeSyntheticMarket(store, {
+      symbols: SYMBOLS,
+      bars: 25_000,
+      timeframe: '5m',
+      seed: 1,
+      derivedFrom: 'bench campaign: synth --seed 1',
+    });
     const dataSpec = `${SYMBOLS.join(',')}:5m`;
     const data = await loadMarketData(store, parseDatasetKeys(dataSpec));
     const spec = resolveDrlStudy(

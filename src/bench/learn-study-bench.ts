@@ -2,16 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useBackend } from '../compute/backends.js';
-import {
-  calendarFor,
-  findGaps,
-  generateSynthetic,
-  loadMarketData,
-  openDatasetStore,
-  parseDatasetKeys,
-  parseSymbol,
-  timeframeMs,
-} from '../data/index.js';
+import { loadMarketData, openDatasetStore, parseDatasetKeys } from '../data/index.js';
 import type { RangeEvaluation } from '../eval/evaluate.js';
 import { openSqliteStorage } from '../storage/sqlite-storage.js';
 import type { TrialRecord } from '../storage/records.js';
@@ -29,6 +20,7 @@ import {
   type WorkerPoolSummary,
 } from '../tune/index.js';
 import type { BenchResult } from './bench-result.js';
+import { writeSyntheticMarket } from './synthetic-store.js';
 
 /** Options for {@link benchLearnStudy}. */
 export interface LearnStudyBenchOptions {
@@ -86,24 +78,14 @@ export async function benchLearnStudy(
     const dataDir = join(dir, 'data');
     const store = openDatasetStore(dataDir);
     const marketSeed = options.marketSeed ?? 3;
-    const market = generateSynthetic({
+    await writeSyntheticMarket(store, {
       symbols: SYMBOLS,
       bars: 6000,
       timeframe: '1h',
       seed: marketSeed,
       signal: 0.2,
+      derivedFrom: `bench learn-study: synth --seed ${marketSeed} --signal 0.2`,
     });
-    for (const [i, symbol] of market.symbols.entries()) {
-      const series = market.bars[i];
-      if (series === undefined) continue;
-      await store.write({ symbol: parseSymbol(symbol), timeframe: '1h' }, series, {
-        calendar: '24/7',
-        gaps: findGaps(series, timeframeMs('1h'), calendarFor('24/7')),
-        adjusted: false,
-        sources: [],
-        derivedFrom: `bench learn-study: synth --seed ${marketSeed} --signal 0.2`,
-      });
-    }
     const dataSpec = `${SYMBOLS.join(',')}:1h`;
     // The signal is readable from the returns; the other indicators would only add noise here.
     const features = ['logReturns', 'volatility'];

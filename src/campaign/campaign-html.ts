@@ -1,5 +1,6 @@
 import { renderBarChart, type Bar } from '../report/bar-chart.js';
 import { escapeHtml } from '../report/escape-html.js';
+import { htmlPage } from '../report/html-report.js';
 import { renderHeatmap } from '../report/heatmap.js';
 import { renderLineChart, type LineSeries, type SvgMarkup } from '../report/line-chart.js';
 import { REPORT_CSS } from '../report/report-style.js';
@@ -56,21 +57,7 @@ export function renderCampaignHtml(report: CampaignReport): string {
   body.push(
     `<footer>${escapeHtml(`written by tradelab from ${report.storage} at ${utc(report.generatedAt)}`)}</footer>`,
   );
-  return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(title)}</title>`,
-    `<style>\n${REPORT_CSS}\n${CAMPAIGN_CSS}\n</style>`,
-    '</head>',
-    '<body>',
-    ...body,
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n');
+  return htmlPage(title, `${REPORT_CSS}\n${CAMPAIGN_CSS}`, body);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -309,7 +296,7 @@ function historyChart(study: ReportStudy): string {
       study.key,
       'No complete trial yet: the history starts with the first one.',
     );
-  const maximize = isMaximized(study, complete);
+  const maximize = study.direction === 'maximize';
   // A gap after each point makes each one a lone point, which the line chart draws as a dot.
   const dots = { x: [] as number[], y: [] as number[] };
   const best = { x: [] as number[], y: [] as number[] };
@@ -493,17 +480,6 @@ function studyAttribute(study: string | undefined): string {
 
 function isEnded(t: ReportTrial): boolean {
   return t.state === 'complete' || t.state === 'pruned' || t.state === 'fail';
-}
-
-/**
- * Whether higher values are better. The report carries no direction, but its best trial was chosen
- * by it: a best that is the lowest value (and not also the highest) means the study minimizes.
- */
-function isMaximized(study: ReportStudy, complete: readonly ReportTrial[]): boolean {
-  const best = study.counts.best?.value;
-  if (best === undefined || best === null) return true;
-  const values = complete.map((t) => t.value as number);
-  return !(best === Math.min(...values) && best !== Math.max(...values));
 }
 
 /** A statistic such as a Sharpe ratio: four significant digits, at most. */

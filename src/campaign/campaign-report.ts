@@ -1,4 +1,10 @@
-import type { ParamValue, StudyRecord, TrialRecord, TrialState } from '../storage/records.js';
+import type {
+  ParamValue,
+  StudyDirection,
+  StudyRecord,
+  TrialRecord,
+  TrialState,
+} from '../storage/records.js';
 import type { DrlStudySpec } from '../trading/study-spec.js';
 import type { CampaignPlan, CampaignRunRecord } from './campaign-file.js';
 import { countTrials, type StudyCounts } from './study-counts.js';
@@ -44,6 +50,8 @@ export interface ReportStudy {
   key: string;
   study: string;
   preset: string;
+  /** Whether higher values are better (a trading study maximizes its Sharpe ratio). */
+  direction: StudyDirection;
   target: number;
   /** pending: a fine-tuning study that has not started (its source not ready yet). */
   state: 'pending' | 'running' | 'done';
@@ -133,11 +141,13 @@ export function buildCampaignReport(input: {
   const { plan } = input;
   const studies: ReportStudy[] = plan.studies.map((entry, i) => {
     const stored = input.studies[i];
-    const counts = countTrials(stored?.trials ?? [], stored?.record?.direction ?? 'maximize');
+    const direction = stored?.record?.direction ?? 'maximize';
+    const counts = countTrials(stored?.trials ?? [], direction);
     return {
       key: entry.key,
       study: entry.study,
       preset: entry.preset,
+      direction,
       target: entry.trials,
       state:
         stored?.record === undefined ? 'pending' : counts.done >= entry.trials ? 'done' : 'running',

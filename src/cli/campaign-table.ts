@@ -56,14 +56,6 @@ export async function campaignRows(
   return rows;
 }
 
-/** The campaign's totals: counts summed, the rate over the campaign's whole running time. */
-export function campaignTotal(rows: readonly CampaignRow[]): {
-  target: number;
-  counts: StudyCounts;
-} {
-  return totalOf(rows);
-}
-
 /** ETA as text: "done", "-" when unknown, else a duration. */
 function eta(counts: StudyCounts, target: number, state: CampaignRow['state'] | 'total'): string {
   if (state === 'done' || counts.done >= target) return 'done';
@@ -74,7 +66,7 @@ function eta(counts: StudyCounts, target: number, state: CampaignRow['state'] | 
 
 /** The table's lines: one per study and a TOTAL row. */
 export function campaignTableLines(rows: readonly CampaignRow[]): string[] {
-  const total = campaignTotal(rows);
+  const total = totalOf(rows);
   type Line = {
     name: string;
     target: number;

@@ -64,14 +64,22 @@ export function renderHtmlReport(report: HtmlReport): string {
   if (report.footer !== undefined && report.footer !== '') {
     body.push(`<footer>${escapeHtml(report.footer)}</footer>`);
   }
+  return htmlPage(report.title, REPORT_CSS, body);
+}
+
+/**
+ * A self-contained HTML page: `title`, `css` inline, `body` lines as they are (markup the caller
+ * escaped). Every tradelab report is one.
+ */
+export function htmlPage(title: string, css: string, body: readonly string[]): string {
   return [
     '<!doctype html>',
     '<html lang="en">',
     '<head>',
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(report.title)}</title>`,
-    `<style>\n${REPORT_CSS}\n</style>`,
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>\n${css}\n</style>`,
     '</head>',
     '<body>',
     ...body,

@@ -11,18 +11,14 @@ import {
   readCampaignFile,
   writeCampaignPlan,
   type CampaignPlan,
+  totalOf,
 } from '../../campaign/index.js';
 import { isTradelabError, TradelabError } from '../../core/index.js';
 import type { GpuProfile } from '../../profiles/index.js';
 import { drlLimitsOf } from '../../trading/index.js';
 import type { StudyStorage } from '../../storage/index.js';
 import { resolveObjective, runStudyPool, type WorkerPoolSummary } from '../../tune/index.js';
-import {
-  campaignRowRecord,
-  campaignRows,
-  campaignTableLines,
-  campaignTotal,
-} from '../campaign-table.js';
+import { campaignRowRecord, campaignRows, campaignTableLines } from '../campaign-table.js';
 import type { CommandContext } from '../command-spec.js';
 import { plural } from '../format.js';
 import { openStorageAt, storageUrl } from '../open-study-storage.js';
@@ -119,7 +115,7 @@ export async function run(given: CommandContext): Promise<void> {
       display.stop();
     }
     const rows = await campaignRows(storage, plan);
-    const total = campaignTotal(rows);
+    const total = totalOf(rows);
     for (const entry of scheduler.state())
       if (entry.blocked !== undefined)
         out.note(`warning: ${entry.plan.key} did not start: ${entry.blocked}`);

@@ -1,10 +1,5 @@
-import { readCampaign } from '../../campaign/index.js';
-import {
-  campaignRowRecord,
-  campaignRows,
-  campaignTableLines,
-  campaignTotal,
-} from '../campaign-table.js';
+import { readCampaign, totalOf } from '../../campaign/index.js';
+import { campaignRowRecord, campaignRows, campaignTableLines } from '../campaign-table.js';
 import type { CommandContext } from '../command-spec.js';
 import { readStudyStorage } from '../open-study-storage.js';
 
@@ -16,7 +11,7 @@ export async function run(context: CommandContext): Promise<void> {
     const { plan } = await readCampaign(storage, name);
     const rows = await campaignRows(storage, plan);
     if (out.json) {
-      const total = campaignTotal(rows);
+      const total = totalOf(rows);
       for (const row of rows)
         out.record({ type: 'study', campaign: plan.name, ...campaignRowRecord(row) });
       out.record({
