@@ -13,6 +13,7 @@ import {
 import { setWasmMatMulPath, type WasmMatMulPath } from './wasm-matmul.js';
 import { installNativeTrainingKernels } from './native-training-kernels.js';
 import { installNativeTransformerKernels } from './native-transformer-kernels.js';
+import { installNativeConvKernels } from './causal-conv.js';
 import { installWasmTrainingKernels } from './wasm-training-kernels.js';
 import {
   describeWebGpuAdapter,
@@ -282,6 +283,7 @@ export async function useBackend(
     installWasmTrainingKernels();
     installNativeTrainingKernels();
     installNativeTransformerKernels();
+    installNativeConvKernels();
   }
   if (name === 'webgpu') {
     await installWebGpuGlobals();

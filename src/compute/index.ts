@@ -76,3 +76,10 @@ export {
   tokenize,
   type AttentionOptions,
 } from './native-transformer-kernels.js';
+export {
+  causalConv1d,
+  installNativeConvKernels,
+  nativeConvActive,
+  receptiveField,
+  type CausalConvOptions,
+} from './causal-conv.js';

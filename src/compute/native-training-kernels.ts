@@ -179,7 +179,7 @@ export function nativeTrainingKernelsActive(): boolean {
 }
 
 /** The ReLU layer's backward pass up to its products: g = dy · step(y), and db = Σ_rows g. */
-function reluBackward(dy: tf.Tensor2D, y: tf.Tensor2D): [tf.Tensor2D, tf.Tensor1D] {
+export function reluBackward(dy: tf.Tensor2D, y: tf.Tensor2D): [tf.Tensor2D, tf.Tensor1D] {
   if (nativeTrainingKernelsActive())
     return tf.engine().runKernel(RELU_BACKWARD, { dy, y }, {}) as unknown as [
       tf.Tensor2D,
