@@ -22,8 +22,9 @@ const LAYERS = {
 };
 // The applications of the lower layers, each above the one before.
 LAYERS.trading = [...LAYERS.agents, 'agents', 'config', 'profiles', 'storage', 'tune'];
+LAYERS.supervised = [...LAYERS.agents, 'agents', 'config', 'profiles'];
 LAYERS.campaign = [...LAYERS.trading, 'trading'];
-LAYERS.app = [...LAYERS.campaign, 'campaign'];
+LAYERS.app = [...LAYERS.campaign, 'campaign', 'supervised'];
 LAYERS.bench = [...LAYERS.app, 'app'];
 
 const folders = Object.keys(LAYERS);

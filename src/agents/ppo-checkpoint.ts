@@ -1,9 +1,18 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import * as tf from '../compute/tfjs.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type * as tf from '../compute/tfjs.js';
 import { Normalizer, type NormalizerJson } from '../data/features/normalizer.js';
-import { TradelabError, writeFileAtomic } from '../core/index.js';
+import { TradelabError } from '../core/index.js';
+import {
+  assignNamed,
+  encodeTensors,
+  readWeights,
+  refuseNonFinite,
+  sha256,
+  weightsManifest,
+  writeDirectoryAtomic,
+  type WeightsFiles,
+} from '../models/index.js';
 import { resolveSavedPpoConfig, type PpoConfig } from './ppo-config.js';
 import {
   createPpoNetworks,
@@ -76,38 +85,6 @@ function networkTensors(nets: PpoNetworks): Record<string, tf.Variable> {
   return named;
 }
 
-function manifest(path: string, specs: tf.io.WeightsManifestEntry[]): tf.io.WeightsManifestConfig {
-  return [{ paths: [path], weights: specs }];
-}
-
-function bytes(data: tf.io.WeightData): Uint8Array {
-  const buffers = Array.isArray(data) ? data : [data];
-  return new Uint8Array(tf.io.CompositeArrayBuffer.join(buffers));
-}
-
-function sha256(data: Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
-/**
- * The first non-finite float32 value of encoded weights, as "NAME holds NaN (element i of n)", or
- * undefined when every value is finite. Every tensor here is 4 bytes an element (float32, and
- * Adam's int32 step count, which cannot be non-finite).
- */
-function firstNonFinite(data: Uint8Array, specs: tf.io.WeightsManifestEntry[]): string | undefined {
-  let offset = data.byteOffset;
-  for (const spec of specs) {
-    const count = spec.shape.reduce((p, d) => p * d, 1);
-    if (spec.dtype === 'float32') {
-      const values = new Float32Array(data.buffer.slice(offset, offset + count * 4));
-      const at = values.findIndex((v) => !Number.isFinite(v));
-      if (at >= 0) return `${spec.name} holds ${String(values[at])} (element ${at} of ${count})`;
-    }
-    offset += count * 4;
-  }
-  return undefined;
-}
-
 /** Options of {@link savePpoModel}. */
 export interface SavePpoOptions {
   ppo: PpoConfig;
@@ -123,9 +100,9 @@ export async function savePpoModel(
   nets: PpoNetworks,
   options: SavePpoOptions,
 ): Promise<void> {
-  const weights = await tf.io.encodeWeights(networkTensors(nets));
-  const weightBytes = bytes(weights.data);
-  refuseNonFinite(dir, "the networks' weights", weightBytes, weights.specs);
+  const weights = await encodeTensors(networkTensors(nets));
+  const weightBytes = weights.bytes;
+  refuseNonFinite(dir, "the networks' weights", weightBytes, weights.specs, DIVERGED_HINT);
   const json: PpoModelJson = {
     format: FORMAT,
     version: VERSION,
@@ -133,64 +110,29 @@ export async function savePpoModel(
     ppo: options.ppo,
     normalizer: options.normalizer?.toJSON() ?? null,
     meta: options.meta ?? {},
-    weightsManifest: manifest('weights.bin', weights.specs),
+    weightsManifest: weightsManifest('weights.bin', weights.specs),
     weightsSha256: sha256(weightBytes),
   };
   let optimizerBytes: Uint8Array | undefined;
   if (options.checkpoint !== undefined) {
     const state = await options.checkpoint.optimizer.getWeights();
-    const encoded = await tf.io.encodeWeights(state);
-    optimizerBytes = bytes(encoded.data);
-    refuseNonFinite(dir, "Adam's state", optimizerBytes, encoded.specs);
+    const encoded = await encodeTensors(state);
+    optimizerBytes = encoded.bytes;
+    refuseNonFinite(dir, "Adam's state", optimizerBytes, encoded.specs, DIVERGED_HINT);
     json.training = {
       ...options.checkpoint.counters,
-      optimizerManifest: manifest('optimizer.bin', encoded.specs),
+      optimizerManifest: weightsManifest('optimizer.bin', encoded.specs),
       optimizerSha256: sha256(optimizerBytes),
     };
   }
-  const temp = `${dir}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  mkdirSync(temp, { recursive: true });
-  try {
-    writeFileAtomic(join(temp, 'weights.bin'), weightBytes);
-    if (optimizerBytes !== undefined) writeFileAtomic(join(temp, 'optimizer.bin'), optimizerBytes);
-    writeFileAtomic(join(temp, 'model.json'), `${JSON.stringify(json, null, 2)}\n`);
-    replaceDirectory(temp, dir);
-  } catch (error) {
-    rmSync(temp, { recursive: true, force: true });
-    throw error;
-  }
+  const files: [string, Uint8Array | string][] = [['weights.bin', weightBytes]];
+  if (optimizerBytes !== undefined) files.push(['optimizer.bin', optimizerBytes]);
+  files.push(['model.json', `${JSON.stringify(json, null, 2)}\n`]);
+  writeDirectoryAtomic(dir, files);
 }
 
-/** A model that is not finite is not saved: the one at `dir`, if any, stays as it was. */
-function refuseNonFinite(
-  dir: string,
-  what: string,
-  data: Uint8Array,
-  specs: tf.io.WeightsManifestEntry[],
-): void {
-  const bad = firstNonFinite(data, specs);
-  if (bad !== undefined)
-    throw new TradelabError(
-      'TRAINING_DIVERGED',
-      `${what} are not finite (${bad}): training diverged, so nothing was saved to ${dir}`,
-      {
-        hint: 'train again with a lower learning rate (--lr) or a smaller --ratio-clip; a run keeps its last good checkpoint',
-      },
-    );
-}
-
-/** Moves `temp` to `dir`; an existing `dir` is moved aside first and removed after. */
-function replaceDirectory(temp: string, dir: string): void {
-  mkdirSync(dirname(dir), { recursive: true });
-  if (!existsSync(dir)) {
-    renameSync(temp, dir);
-    return;
-  }
-  const old = `${dir}.old-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  renameSync(dir, old);
-  renameSync(temp, dir);
-  rmSync(old, { recursive: true, force: true });
-}
+const DIVERGED_HINT =
+  'train again with a lower learning rate (--lr) or a smaller --ratio-clip; a run keeps its last good checkpoint';
 
 function corrupt(path: string, message: string, hint?: string): TradelabError {
   return new TradelabError('MODEL_INVALID', `${path}: ${message}`, {
@@ -211,64 +153,6 @@ function damagedHint(checkpoint: boolean): string {
 export interface LoadPpoOptions {
   /** How messages name the model's files (`weights.bin of LABEL`); default their paths. */
   label?: string;
-}
-
-/** Where the model's files are, and how messages name them. */
-interface ModelFiles {
-  dir: string;
-  name(file: string): string;
-  /** A checkpoint (its damage is fixed differently). */
-  checkpoint: boolean;
-  warnings: string[];
-}
-
-/**
- * Reads and decodes one weights file: its size must match the manifest, its SHA-256 the one
- * recorded (a file without one, from an older tradelab, loads with a warning), and every value
- * must be finite.
- */
-function readWeights(
-  files: ModelFiles,
-  config: tf.io.WeightsManifestConfig,
-  what: string,
-  recordedSha256: string | undefined,
-): tf.NamedTensorMap {
-  const group = config[0];
-  const file = group?.paths[0];
-  if (group === undefined || file === undefined)
-    throw corrupt(files.name('model.json'), `the ${what} manifest lists no file`);
-  const path = join(files.dir, file);
-  const name = files.name(file);
-  if (!existsSync(path)) throw corrupt(name, 'is missing');
-  const data = readFileSync(path);
-  const buffer = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
-  const expected = group.weights.reduce(
-    (sum, w) => sum + w.shape.reduce((p, d) => p * d, 1) * 4,
-    0,
-  );
-  if (buffer.byteLength !== expected)
-    throw corrupt(name, `holds ${buffer.byteLength} bytes; the manifest describes ${expected}`);
-  if (recordedSha256 === undefined)
-    files.warnings.push(
-      `${name} has no checksum (written by an older tradelab), so it cannot be checked for damage`,
-    );
-  else {
-    const actual = sha256(data);
-    if (actual !== recordedSha256)
-      throw corrupt(
-        name,
-        `is corrupted: its SHA-256 is ${actual.slice(0, 12)}…, model.json recorded ${recordedSha256.slice(0, 12)}… when it was saved`,
-        damagedHint(files.checkpoint),
-      );
-  }
-  const bad = firstNonFinite(data, group.weights);
-  if (bad !== undefined)
-    throw corrupt(
-      name,
-      `${bad}: a model that is not finite cannot be used`,
-      damagedHint(files.checkpoint),
-    );
-  return tf.io.decodeWeights(buffer, group.weights);
 }
 
 /**
@@ -301,27 +185,17 @@ export async function loadPpoModel(
   const json = raw as unknown as PpoModelJson;
   const ppo = resolveSavedPpoConfig(json.ppo);
   const label = options.label;
-  const files: ModelFiles = {
+  const files: WeightsFiles = {
     dir,
     name: (file) => (label === undefined ? join(dir, file) : `${file} of ${label}`),
-    checkpoint: json.training !== undefined,
+    corrupt,
+    damagedHint: damagedHint(json.training !== undefined),
     warnings: [],
   };
   const nets = createPpoNetworks(json.network);
   try {
     const saved = readWeights(files, json.weightsManifest, 'weights', json.weightsSha256);
-    const targets = networkTensors(nets);
-    for (const [name, variable] of Object.entries(targets)) {
-      const value = saved[name];
-      if (value === undefined) throw corrupt(jsonPath, `weights lack ${name}`);
-      if (value.shape.join('x') !== variable.shape.join('x'))
-        throw corrupt(
-          jsonPath,
-          `${name} has shape [${value.shape.join(', ')}], the network [${variable.shape.join(', ')}]`,
-        );
-      variable.assign(value);
-    }
-    for (const t of Object.values(saved)) t.dispose();
+    assignNamed(networkTensors(nets), saved, (message) => corrupt(jsonPath, message));
     const normalizer = json.normalizer === null ? undefined : Normalizer.fromJSON(json.normalizer);
     const loaded: LoadedPpoModel = {
       nets,

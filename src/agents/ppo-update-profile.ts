@@ -1,6 +1,6 @@
 import * as tf from '../compute/tfjs.js';
+import { applyClippedGradients } from '../models/index.js';
 import {
-  applyClippedGradients,
   ppoLossGradients,
   type PpoLossConfig,
   type PpoMinibatch,

@@ -1,10 +1,9 @@
 import * as tf from '../compute/tfjs.js';
-import { sumOfSquares } from '../compute/index.js';
 import { Mlp, ownVariable, type HiddenActivation } from '../models/mlp.js';
 import { FtTransformer } from '../models/ft-transformer.js';
 import type { NetworkBody } from '../models/network-body.js';
 import { TradelabError } from '../core/index.js';
-import { isPpoAdam } from './ppo-adam.js';
+import { applyClippedGradients, ExactAdam } from '../models/index.js';
 import {
   PPO_DEFAULTS,
   type AdvantageScope,
@@ -260,27 +259,6 @@ export function ppoLossGradients(
 }
 
 /**
- * The second half of {@link ppoGradientStep}: clips the gradients to a global norm of `maxNorm`
- * (every gradient scaled by min(1, maxNorm / ‖g‖)) and steps the optimizer.
- */
-export function applyClippedGradients(
-  optimizer: tf.Optimizer,
-  grads: tf.NamedTensorMap,
-  maxNorm: number,
-): void {
-  tf.tidy(() => {
-    const norm = tf.sqrt(sumOfSquares(Object.values(grads)));
-    const scale = tf.minimum<tf.Scalar>(1, tf.div(maxNorm, tf.add(norm, 1e-6)));
-    if (isPpoAdam(optimizer)) optimizer.applyScaledGradients(grads, scale);
-    else {
-      const clippedGrads: tf.NamedTensorMap = {};
-      for (const [name, g] of Object.entries(grads)) clippedGrads[name] = tf.mul(g, scale);
-      optimizer.applyGradients(clippedGrads);
-    }
-  });
-}
-
-/**
  * Advantages normalized to mean 0 and sd 1 over a minibatch (the sample sd, as torch's std, plus
  * 1e-8). A one-row minibatch has no sd: it is left as is rather than turned into NaN.
  */
@@ -346,5 +324,13 @@ export function disposeMinibatch(batch: PpoMinibatch): void {
   batch.oldValues?.dispose();
 }
 
-/** The update's optimizer (ppo-adam.ts), for the callers that build an update. */
-export { PpoAdam, isPpoAdam, ppoOptimizer } from './ppo-adam.js';
+/**
+ * PPO's optimizer: Adam (as cleanrl and ElegantRL) with β 0.9 and 0.999, and `epsilon` (default
+ * PPO_DEFAULTS.adamEpsilon, 1e-5 as cleanrl; tfjs's own would be 1e-7).
+ */
+export function ppoOptimizer(
+  learningRate: number,
+  epsilon: number = PPO_DEFAULTS.adamEpsilon,
+): ExactAdam {
+  return new ExactAdam(learningRate, 0.9, 0.999, epsilon);
+}

@@ -14,7 +14,8 @@ import {
   resolveSavedPpoConfig,
   type PpoConfig,
 } from './ppo-config.js';
-import { disposePpoNetworks, isPpoAdam } from './ppo-update.js';
+import { isExactAdam } from '../models/index.js';
+import { disposePpoNetworks } from './ppo-update.js';
 import { PpoTrainer, type PpoUpdateReport } from './ppo.js';
 import { tempDir } from '../../test/support/temp-dir.js';
 
@@ -219,7 +220,7 @@ describe('PPO trainer', () => {
     const reports = await trainer.train();
     expect(reports.map((r) => r.learningRate)).toEqual([1e-3, 0.75e-3, 0.5e-3, 0.25e-3]);
     const optimizer = trainer.optimizer;
-    expect(isPpoAdam(optimizer) ? optimizer.rate : undefined).toBe(0.25e-3);
+    expect(isExactAdam(optimizer) ? optimizer.rate : undefined).toBe(0.25e-3);
     trainer.dispose();
     const constant = new PpoTrainer(env(), { ...SMALL, learningRate: 1e-3 });
     expect((await constant.train()).map((r) => r.learningRate)).toEqual([1e-3, 1e-3, 1e-3, 1e-3]);

@@ -7,13 +7,13 @@ import type { Policy } from '../eval/evaluate.js';
 import { EventLoopTurns, TradelabError } from '../core/index.js';
 import { computeGae, type GaeOutput } from './gae.js';
 import { GaussianActor } from './gaussian-policy.js';
+import { isExactAdam } from '../models/index.js';
 import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
 import {
   createPpoNetworks,
   disposeMinibatch,
   disposePpoNetworks,
   PPO_STEP_STATS,
-  isPpoAdam,
   ppoGradientStep,
   ppoOptimizer,
   ppoStepStats,
@@ -150,7 +150,7 @@ export class PpoTrainer {
         { hint: 'resume on the same symbols, features and lookback as the run was trained on' },
       );
     this.optimizer = options.resume?.optimizer ?? ppoOptimizer(c.learningRate, c.adamEpsilon);
-    if (c.annealLr && !isPpoAdam(this.optimizer))
+    if (c.annealLr && !isExactAdam(this.optimizer))
       throw new TradelabError(
         'INVALID_ARGUMENT',
         'ppo annealLr needs an optimizer whose learning rate can be set; the one given is not',
@@ -222,7 +222,7 @@ export class PpoTrainer {
       normalize(this.gae.advantages, indices);
     const learningRate = this.learningRateAt(index);
     // Set from the index alone, never stepped down in place: a resumed run gets the same rate.
-    if (isPpoAdam(this.optimizer)) this.optimizer.setLearningRate(learningRate);
+    if (isExactAdam(this.optimizer)) this.optimizer.setLearningRate(learningRate);
     const { stats, passes, minibatches } = await this.trainOnRollout(indices, rng);
     const updateSeconds = (performance.now() - updateStarted) / 1000;
 

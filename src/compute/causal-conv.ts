@@ -287,18 +287,25 @@ export function causalConv1d(
       value: y,
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
         const [xs, ws, ys] = saved as [tf.Tensor3D, tf.Tensor3D, tf.Tensor3D];
-        // After ReLU and dropout, ∂y/∂z = [y > 0]/(1 − rate): the ReLU backward of dy scaled.
-        const g = dropout > 0 ? tf.mul(dy, Math.fround(1 / (1 - dropout))) : dy;
-        const [gy, db] = relu
-          ? reluBackward(g as tf.Tensor2D, ys as unknown as tf.Tensor2D)
-          : [g, tf.sum(tf.reshape(g, [-1, g.shape[2] ?? 1]), 0)];
-        const [dx, dw] = tf
-          .engine()
-          .runKernel(CONV_GRAD, { g: gy, x: xs, kernel: ws }, attrs as never) as unknown as [
-          tf.Tensor,
-          tf.Tensor,
-        ];
-        return [inputGradient ? dx : tf.zerosLike(xs), dw, db];
+        const grads = tf.tidy(() => {
+          // After ReLU and dropout, ∂y/∂z = [y > 0]/(1 − rate): the ReLU backward of dy scaled.
+          const g = dropout > 0 ? tf.mul(dy, Math.fround(1 / (1 - dropout))) : dy;
+          const [gy, db] = relu
+            ? reluBackward(g as tf.Tensor2D, ys as unknown as tf.Tensor2D)
+            : [g, tf.sum(tf.reshape(g, [-1, g.shape[2] ?? 1]), 0)];
+          const [dx, dw] = tf
+            .engine()
+            .runKernel(CONV_GRAD, { g: gy, x: xs, kernel: ws }, attrs as never) as unknown as [
+            tf.Tensor,
+            tf.Tensor,
+          ];
+          return [inputGradient ? dx : tf.zerosLike(xs), dw, db];
+        });
+        // tfjs keeps every output gradient until the whole backward pass ends; this one is read
+        // by no other node, so it goes now (a third of the step's activation memory). Only one
+        // made in this backward pass (newer than the output): a dy the caller passed is theirs.
+        if (dy.id > ys.id) dy.dispose();
+        return grads;
       },
     };
   });

@@ -11,7 +11,7 @@ import type * as Tf from '@tensorflow/tfjs';
  *
  * The types are the package's (`export type *`); the values are the ones tradelab uses, listed
  * here (add one when you use it). A class used as a type and as a value (AdamOptimizer, which
- * PpoAdam extends) and the namespaces whose types are used (io, fused) are declared both ways.
+ * ExactAdam extends) and the namespaces whose types are used (io, fused) are declared both ways.
  */
 
 const tfjs = createRequire(import.meta.url)('@tensorflow/tfjs') as typeof Tf;

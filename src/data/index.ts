@@ -104,6 +104,7 @@ export {
 } from './realized-vol.js';
 export {
   fitHar,
+  fitOls,
   HAR_FEATURE_NAMES,
   harFeatures,
   harRows,

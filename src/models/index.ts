@@ -14,3 +14,29 @@ export {
   type TcnPooling,
   type TcnSize,
 } from './tcn.js';
+export {
+  assignNamed,
+  encodeTensors,
+  firstNonFinite,
+  readWeights,
+  refuseNonFinite,
+  sha256,
+  weightsManifest,
+  writeDirectoryAtomic,
+  type WeightsFiles,
+} from './weights-directory.js';
+export {
+  loadTcnModel,
+  saveTcnModel,
+  type LoadedTcnModel,
+  type SaveTcnOptions,
+  type TcnModelJson,
+} from './tcn-file.js';
+export { applyClippedGradients, ExactAdam, isExactAdam } from './adam.js';
+export {
+  tcnForecast,
+  TcnTrainer,
+  type TcnBatch,
+  type TcnStepResult,
+  type TcnTrainerOptions,
+} from './tcn-trainer.js';

@@ -1,19 +1,19 @@
 import * as tf from '../compute/tfjs.js';
-import { adamStep, nativeTrainingKernelsActive } from '../compute/index.js';
-import { PPO_DEFAULTS } from './ppo-config.js';
+import { adamStep, nativeTrainingKernelsActive, sumOfSquares } from '../compute/index.js';
 
 /*
- * PPO's optimizer: tfjs's Adam with a learning rate that can change between steps, a saved state
- * that restores exactly, and the fused native Adam step where the native kernels run.
+ * The trainers' optimizer (PPO's, the TCN's): tfjs's Adam with a learning rate that can change
+ * between steps, a saved state that restores exactly, and the fused native Adam step where the
+ * native kernels run.
  */
 
-/** Names of Adam's bias-correction products in {@link PpoAdam.getWeights}. */
+/** Names of Adam's bias-correction products in {@link ExactAdam.getWeights}. */
 const ACC_BETAS = ['accBeta1', 'accBeta2'] as const;
 
 /** A named tensor of an optimizer's state (tfjs does not export the type). */
 type OptimizerWeight = Awaited<ReturnType<tf.Optimizer['getWeights']>>[number];
 
-/** tfjs's Adam keeps β₁ᵗ⁺¹ and β₂ᵗ⁺¹ in private variables; PpoAdam saves and restores them. */
+/** tfjs's Adam keeps β₁ᵗ⁺¹ and β₂ᵗ⁺¹ in private variables; ExactAdam saves and restores them. */
 interface AdamProducts {
   accBeta1: tf.Variable;
   accBeta2: tf.Variable;
@@ -43,7 +43,7 @@ interface AdamState extends AdamProducts {
  * t = 2, 5, 18…), and a resumed run drifts from an uninterrupted one from its first step. So the
  * products themselves are saved (after tfjs's own weights) and put back as they were.
  */
-export class PpoAdam extends tf.AdamOptimizer {
+export class ExactAdam extends tf.AdamOptimizer {
   /** Whether the last setWeights found the saved products (false: an older checkpoint's, rebuilt). */
   restoredExactly = true;
 
@@ -58,7 +58,7 @@ export class PpoAdam extends tf.AdamOptimizer {
   }
 
   /**
-   * One step on the gradients times `scale` (PPO's norm clipping): on the native kernels, one
+   * One step on the gradients times `scale` (norm clipping): on the native kernels, one
    * fused kernel per variable; otherwise the products, then tfjs's Adam. Same bits either way.
    */
   applyScaledGradients(grads: tf.NamedTensorMap, scale: tf.Scalar): void {
@@ -159,20 +159,30 @@ export class PpoAdam extends tf.AdamOptimizer {
 }
 
 /**
- * Whether `optimizer` is a {@link PpoAdam}. Not `instanceof`: tfjs's Optimizer answers instanceof
+ * Whether `optimizer` is a {@link ExactAdam}. Not `instanceof`: tfjs's Optimizer answers instanceof
  * by duck typing, true for any optimizer.
  */
-export function isPpoAdam(optimizer: tf.Optimizer): optimizer is PpoAdam {
-  return Object.prototype.isPrototypeOf.call(PpoAdam.prototype, optimizer);
+export function isExactAdam(optimizer: tf.Optimizer): optimizer is ExactAdam {
+  return Object.prototype.isPrototypeOf.call(ExactAdam.prototype, optimizer);
 }
 
 /**
- * PPO's optimizer: Adam (as cleanrl and ElegantRL) with β 0.9 and 0.999, and `epsilon` (default
- * PPO_DEFAULTS.adamEpsilon, 1e-5 as cleanrl; tfjs's own would be 1e-7).
+ * Clips the gradients to a global norm of `maxNorm`
+ * (every gradient scaled by min(1, maxNorm / ‖g‖)) and steps the optimizer.
  */
-export function ppoOptimizer(
-  learningRate: number,
-  epsilon: number = PPO_DEFAULTS.adamEpsilon,
-): PpoAdam {
-  return new PpoAdam(learningRate, 0.9, 0.999, epsilon);
+export function applyClippedGradients(
+  optimizer: tf.Optimizer,
+  grads: tf.NamedTensorMap,
+  maxNorm: number,
+): void {
+  tf.tidy(() => {
+    const norm = tf.sqrt(sumOfSquares(Object.values(grads)));
+    const scale = tf.minimum<tf.Scalar>(1, tf.div(maxNorm, tf.add(norm, 1e-6)));
+    if (isExactAdam(optimizer)) optimizer.applyScaledGradients(grads, scale);
+    else {
+      const clippedGrads: tf.NamedTensorMap = {};
+      for (const [name, g] of Object.entries(grads)) clippedGrads[name] = tf.mul(g, scale);
+      optimizer.applyGradients(clippedGrads);
+    }
+  });
 }

@@ -1,0 +1,336 @@
+import { TradelabError } from '../core/index.js';
+import {
+  dailyRealizedVariance,
+  DEFAULT_FORWARD_HORIZON,
+  forwardRealizedVariance,
+  harFeatures,
+  volumeZScore,
+  type Bars,
+  type Calendar,
+} from '../data/index.js';
+
+/*
+ * The realized-volatility dataset of TCN pretraining (seed 003): intraday bars of one or more
+ * symbols become per-bar features; a sample is a chunk of `chunkLen` bars ending at bar t, and its
+ * target is the log of the forward realized variance over the `horizon` sessions after t's session
+ * (days d+1 … d+h, from `data rv`). Sessions are split by time into train, validation and test, with
+ * `horizon` sessions left out between them: consecutive targets overlap by h − 1 days, so without
+ * the gap the last training targets would be computed from the validation period's days.
+ *
+ * Training samples end at any bar of a training session (every chunk is a sample); validation and
+ * test samples end at each session's last bar, one per symbol and day, where the HAR-RV baseline
+ * forecasts the same target from the same day's information: both models are scored on the same
+ * rows.
+ */
+
+/** Features of every bar, in column order. */
+export const RV_FEATURE_NAMES = ['logReturn', 'logRange', 'volumeZ', 'absLogReturn'] as const;
+const FEATURES = RV_FEATURE_NAMES.length;
+/** Window of the volume z-score, in bars. */
+const VOLUME_WINDOW = 20;
+
+/** One symbol's bars. */
+export interface RvSeries {
+  symbol: string;
+  bars: Bars;
+  calendar: Calendar;
+  /** Bar length in ms. */
+  barMs: number;
+}
+
+/** How the dataset is cut. */
+export interface RvDatasetOptions {
+  /** Bars per chunk. */
+  chunkLen: number;
+  /** Forward horizon of the target, in sessions. Default 22. */
+  horizon?: number;
+  /** Share of the sessions (after the gaps) for validation. Default 0.15. */
+  validation?: number;
+  /** Share for test. Default 0.15. */
+  test?: number;
+  /** Sampling interval of realized variance, ms. Default 5 minutes (`data rv`'s). */
+  samplingMs?: number;
+}
+
+/** Samples of one split: chunk ends and targets, aligned. */
+export interface RvSamples {
+  /** Index of the symbol in {@link RvDataset.symbols}. */
+  symbol: Int32Array;
+  /** The chunk's last bar (index into the symbol's bars). */
+  endBar: Int32Array;
+  /** Log forward RV (the target, unstandardized). */
+  target: Float64Array;
+  /** The session (index into the symbol's RV days) the chunk ends in. */
+  day: Int32Array;
+  count: number;
+}
+
+/** A split's first and last session (day numbers since 1970-01-01), and its sample count. */
+export interface RvSplitRange {
+  firstDay: number;
+  lastDay: number;
+  sessions: number;
+}
+
+/** The dataset. */
+export interface RvDataset {
+  symbols: string[];
+  featureNames: readonly string[];
+  /** Per symbol: standardized features [bars × features], row-major. */
+  features: Float32Array[];
+  /** Per-feature mean and sd of the training bars (what standardized them). */
+  normalization: { mean: number[]; sd: number[] };
+  /** Mean and sd of the training targets (the loss runs on standardized targets). */
+  targetScale: { mean: number; sd: number };
+  chunkLen: number;
+  horizon: number;
+  /** Chunks ending at every bar of the training sessions. */
+  train: RvSamples;
+  /** Chunks ending at the last bar of each session, per split. */
+  trainCloses: RvSamples;
+  validation: RvSamples;
+  test: RvSamples;
+  ranges: { train: RvSplitRange; validation: RvSplitRange; test: RvSplitRange; gap: number };
+  /** Per symbol: HAR features (log RV daily, weekly, monthly) by RV day index. */
+  har: { daily: Float64Array; weekly: Float64Array; monthly: Float64Array }[];
+}
+
+/** Builds the dataset; throws before any training when a split would be empty. */
+export function buildRvDataset(series: readonly RvSeries[], options: RvDatasetOptions): RvDataset {
+  const horizon = options.horizon ?? DEFAULT_FORWARD_HORIZON;
+  const validationShare = options.validation ?? 0.15;
+  const testShare = options.test ?? 0.15;
+  const { chunkLen } = options;
+  if (!Number.isInteger(chunkLen) || chunkLen < 2)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `chunk length ${chunkLen} must be an integer ≥ 2 bars`,
+    );
+  if (!(validationShare > 0 && testShare > 0 && validationShare + testShare < 0.9))
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `validation ${validationShare} and test ${testShare} shares must be positive and leave at least 10% for training`,
+    );
+  if (series.length === 0)
+    throw new TradelabError('INVALID_ARGUMENT', 'no symbols to build the dataset from');
+
+  // Per symbol: RV by session, the session of every bar, targets, HAR features.
+  const perSymbol = series.map((s) => {
+    const rv = dailyRealizedVariance(s.bars, s.calendar, s.barMs, {
+      ...(options.samplingMs === undefined ? {} : { samplingMs: options.samplingMs }),
+    });
+    const dayIndex = new Map<number, number>();
+    rv.days.forEach((day, i) => dayIndex.set(day, i));
+    const target = forwardRealizedVariance(rv.rv, horizon);
+    const n = s.bars.timestamps.length;
+    const barDay = new Int32Array(n);
+    for (let t = 0; t < n; t++)
+      barDay[t] = dayIndex.get(s.calendar.sessionOf(s.bars.timestamps[t] ?? 0, s.barMs)) ?? -1;
+    return { rv, target, barDay, har: harFeatures(rv.rv) };
+  });
+
+  // Split the union of sessions by time: train | gap | validation | gap | test.
+  const allDays = Array.from(new Set(perSymbol.flatMap((p) => Array.from(p.rv.days)))).sort(
+    (a, b) => a - b,
+  );
+  const usable = allDays.length - 2 * horizon;
+  const validationDays = Math.floor(usable * validationShare);
+  const testDays = Math.floor(usable * testShare);
+  const trainDays = usable - validationDays - testDays;
+  if (trainDays < 1 || validationDays < 1 || testDays < 1) {
+    const needed = Math.ceil((2 * horizon + 3) / Math.min(validationShare, testShare));
+    throw new TradelabError(
+      'DATA_TOO_SHORT',
+      `${allDays.length} sessions of RV cannot make train, validation and test splits with ${horizon}-session gaps: ` +
+        `validation would get ${Math.max(0, validationDays)} sessions and test ${Math.max(0, testDays)}`,
+      { hint: `use at least about ${needed} sessions of intraday bars, or a shorter --horizon` },
+    );
+  }
+  const dayAt = (i: number): number => allDays[i] ?? Number.NaN;
+  const trainEnd = dayAt(trainDays - 1);
+  const validationStart = dayAt(trainDays + horizon);
+  const validationEnd = dayAt(trainDays + horizon + validationDays - 1);
+  const testStart = dayAt(trainDays + 2 * horizon + validationDays);
+  const splitOf = (day: number): 'train' | 'validation' | 'test' | undefined => {
+    if (day <= trainEnd) return 'train';
+    if (day >= validationStart && day <= validationEnd) return 'validation';
+    if (day >= testStart) return 'test';
+    return undefined;
+  };
+
+  // Features, standardized by the training bars' mean and sd.
+  const raw = series.map((s) => barFeatures(s.bars));
+  const sum = new Float64Array(FEATURES);
+  const sumSq = new Float64Array(FEATURES);
+  let trainBars = 0;
+  series.forEach((s, k) => {
+    const p = perSymbol[k];
+    const f = raw[k];
+    if (p === undefined || f === undefined) return;
+    for (let t = 0; t < s.bars.timestamps.length; t++) {
+      const d = p.barDay[t] ?? -1;
+      if (d < 0 || splitOf(p.rv.days[d] ?? Number.NaN) !== 'train') continue;
+      trainBars++;
+      for (let j = 0; j < FEATURES; j++) {
+        const v = f[t * FEATURES + j] ?? 0;
+        sum[j] = (sum[j] ?? 0) + v;
+        sumSq[j] = (sumSq[j] ?? 0) + v * v;
+      }
+    }
+  });
+  const mean = Array.from(sum, (v) => v / Math.max(trainBars, 1));
+  const sd = Array.from(sumSq, (v, j) => {
+    const m = mean[j] ?? 0;
+    const variance = v / Math.max(trainBars, 1) - m * m;
+    return variance > 1e-24 ? Math.sqrt(variance) : 1;
+  });
+  const features = raw.map((f) => {
+    const out = new Float32Array(f.length);
+    for (let i = 0; i < f.length; i++)
+      out[i] = ((f[i] ?? 0) - (mean[i % FEATURES] ?? 0)) / (sd[i % FEATURES] ?? 1);
+    return out;
+  });
+
+  // Samples.
+  const builders = {
+    train: new SampleBuilder(),
+    trainCloses: new SampleBuilder(),
+    validation: new SampleBuilder(),
+    test: new SampleBuilder(),
+  };
+  series.forEach((s, k) => {
+    const p = perSymbol[k];
+    if (p === undefined) return;
+    const n = s.bars.timestamps.length;
+    for (let t = chunkLen - 1; t < n; t++) {
+      const d = p.barDay[t] ?? -1;
+      if (d < 0) continue;
+      const target = Math.log(p.target[d] ?? Number.NaN);
+      if (!Number.isFinite(target)) continue;
+      const split = splitOf(p.rv.days[d] ?? Number.NaN);
+      if (split === undefined) continue;
+      const isClose = t + 1 === n || (p.barDay[t + 1] ?? -1) !== d;
+      if (split === 'train') builders.train.add(k, t, target, d);
+      if (!isClose) continue;
+      if (split === 'train') builders.trainCloses.add(k, t, target, d);
+      else builders[split].add(k, t, target, d);
+    }
+  });
+  const train = builders.train.build();
+  const validation = builders.validation.build();
+  const test = builders.test.build();
+  for (const [name, samples] of [
+    ['training', train],
+    ['validation', validation],
+    ['test', test],
+  ] as const) {
+    if (samples.count === 0)
+      throw new TradelabError(
+        'DATA_TOO_SHORT',
+        `the ${name} split has no samples: no session in it has a full ${chunkLen}-bar chunk and a ${horizon}-session forward target`,
+        { hint: 'use more sessions of data, a shorter --chunk-len or a shorter --horizon' },
+      );
+  }
+  let targetSum = 0;
+  let targetSq = 0;
+  for (let i = 0; i < train.count; i++) {
+    const v = train.target[i] ?? 0;
+    targetSum += v;
+    targetSq += v * v;
+  }
+  const targetMean = targetSum / train.count;
+  const targetSd = Math.sqrt(Math.max(targetSq / train.count - targetMean * targetMean, 1e-12));
+  const countSessions = (from: number, to: number): number =>
+    allDays.filter((d) => d >= from && d <= to).length;
+  return {
+    symbols: series.map((s) => s.symbol),
+    featureNames: RV_FEATURE_NAMES,
+    features,
+    normalization: { mean, sd },
+    targetScale: { mean: targetMean, sd: targetSd },
+    chunkLen,
+    horizon,
+    train,
+    trainCloses: builders.trainCloses.build(),
+    validation,
+    test,
+    ranges: {
+      train: { firstDay: dayAt(0), lastDay: trainEnd, sessions: trainDays },
+      validation: {
+        firstDay: validationStart,
+        lastDay: validationEnd,
+        sessions: countSessions(validationStart, validationEnd),
+      },
+      test: {
+        firstDay: testStart,
+        lastDay: dayAt(allDays.length - 1),
+        sessions: countSessions(testStart, dayAt(allDays.length - 1)),
+      },
+      gap: horizon,
+    },
+    har: perSymbol.map((p) => p.har),
+  };
+}
+
+/**
+ * Raw per-bar features [bars × 4]: the log return close→close (0 at the first bar), the log range
+ * ln(high/low), the volume z-score over 20 bars (0 before the window fills), and |log return|.
+ */
+export function barFeatures(bars: Bars): Float64Array {
+  const n = bars.timestamps.length;
+  const out = new Float64Array(n * FEATURES);
+  const volumeZ = volumeZScore(bars.volume, { window: VOLUME_WINDOW });
+  for (let t = 0; t < n; t++) {
+    const close = bars.close[t] ?? Number.NaN;
+    const previous = t > 0 ? (bars.close[t - 1] ?? Number.NaN) : close;
+    const r = Math.log(close / previous);
+    const range = Math.log((bars.high[t] ?? Number.NaN) / (bars.low[t] ?? Number.NaN));
+    const z = volumeZ[t] ?? Number.NaN;
+    out[t * FEATURES] = Number.isFinite(r) ? r : 0;
+    out[t * FEATURES + 1] = Number.isFinite(range) ? range : 0;
+    out[t * FEATURES + 2] = Number.isFinite(z) ? z : 0;
+    out[t * FEATURES + 3] = Number.isFinite(r) ? Math.abs(r) : 0;
+  }
+  return out;
+}
+
+/** Copies the chunks of `rows` (indexes into `samples`) into `out` [rows, chunkLen, features]. */
+export function gatherChunks(
+  dataset: RvDataset,
+  samples: RvSamples,
+  rows: ArrayLike<number>,
+  out: Float32Array,
+): void {
+  const width = dataset.chunkLen * FEATURES;
+  for (let r = 0; r < rows.length; r++) {
+    const i = rows[r] ?? 0;
+    const features = dataset.features[samples.symbol[i] ?? 0] as Float32Array;
+    const end = (samples.endBar[i] ?? 0) + 1;
+    out.set(features.subarray((end - dataset.chunkLen) * FEATURES, end * FEATURES), r * width);
+  }
+}
+
+/** Grows sample arrays. */
+class SampleBuilder {
+  private symbol: number[] = [];
+  private endBar: number[] = [];
+  private target: number[] = [];
+  private day: number[] = [];
+
+  add(symbol: number, endBar: number, target: number, day: number): void {
+    this.symbol.push(symbol);
+    this.endBar.push(endBar);
+    this.target.push(target);
+    this.day.push(day);
+  }
+
+  build(): RvSamples {
+    return {
+      symbol: Int32Array.from(this.symbol),
+      endBar: Int32Array.from(this.endBar),
+      target: Float64Array.from(this.target),
+      day: Int32Array.from(this.day),
+      count: this.symbol.length,
+    };
+  }
+}
