@@ -83,7 +83,7 @@ export interface PretrainRunJson {
 }
 
 /** Counters saved in a checkpoint. */
-interface TrainerState extends Record<string, unknown> {
+interface TrainerState {
   epoch: number;
   step: number;
   bestValidationLoss: number;
@@ -315,7 +315,7 @@ export async function pretrainTcn(
       if (best) await saveTcnModel(join(dir, 'model'), net, { meta: { ...meta, epoch } });
       await saveTcnModel(checkpointDir, net, {
         meta,
-        checkpoint: { optimizer: trainer.optimizer, state },
+        checkpoint: { optimizer: trainer.optimizer, state: { ...state } },
       });
       run.history.push(row);
       run.bestEpoch = state.bestEpoch;
