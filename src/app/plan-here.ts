@@ -4,6 +4,7 @@ import { nativeGemmStatus } from '../compute/index.js';
 import { TradelabError } from '../core/index.js';
 import {
   planWorkers,
+  SEED_TCN_SHAPE,
   type DatasetShape,
   type GpuProfile,
   type MeasuredMemory,
@@ -12,6 +13,7 @@ import {
   type PlanDtype,
   type ProfileChoice,
   type SizedModel,
+  type TcnShape,
   type Workload,
   type WorkerPlan,
 } from '../profiles/index.js';
@@ -42,6 +44,8 @@ export interface PlanRequest {
   measured?: MeasuredMemory;
   /** `drl`: a model given by its size (another architecture than the MLP pair). */
   sizedModel?: SizedModel;
+  /** `tcn`: the network and chunk length; unset fields are seed 003's (SEED_TCN_SHAPE). */
+  tcn?: Partial<TcnShape>;
 }
 
 /** Seed 000's 30m campaign data, and the env benchmark's asset and feature counts. */
@@ -126,7 +130,11 @@ export async function planHere(project: Project, request: PlanRequest = {}): Pro
     memory,
     cpuCores: availableParallelism(),
     safetyFactor,
-    dataset,
+    // The DRL env's arrays; a TCN or forecast worker streams its chunks instead.
+    ...(workload === 'drl' || request.dataset !== undefined ? { dataset } : {}),
+    ...(workload === 'tcn'
+      ? { model: { kind: 'tcn' as const, ...SEED_TCN_SHAPE, ...request.tcn } }
+      : {}),
     nEnvs: request.nEnvs ?? 16,
     ...(workload === 'drl' && request.sizedModel !== undefined
       ? { model: request.sizedModel }

@@ -19,6 +19,18 @@ export function planRequestFromOptions(options: Options): PlanRequest {
   set('lookback', intOption(options, 'lookback'));
   set('dtype', choiceOption(options, 'dtype', ['float32', 'float16', 'bfloat16'] as const));
   set('timeframe', choiceOption(options, 'timeframe', ['1h', '1d'] as const));
+  if (request.workload === 'tcn') {
+    const tcn: NonNullable<PlanRequest['tcn']> = {};
+    const hidden = intOption(options, 'hidden', 1);
+    const kernel = intOption(options, 'kernel', 1);
+    const chunkLen = intOption(options, 'chunk-len', 2);
+    if (hidden !== undefined) tcn.hidden = hidden;
+    if (request.layers !== undefined) tcn.layers = request.layers;
+    if (kernel !== undefined) tcn.kernel = kernel;
+    if (chunkLen !== undefined) tcn.chunkLen = chunkLen;
+    if (options['no-checkpoint'] === true) tcn.checkpoint = false;
+    request.tcn = tcn;
+  }
   const workers = options.workers;
   if (workers !== undefined && workers !== 'auto') set('workers', intOption(options, 'workers'));
   const assets = intOption(options, 'assets');

@@ -68,7 +68,7 @@ function describe(plan: WorkerPlan): string {
 function verdict(plan: WorkerPlan): string {
   if (plan.workers === 0) {
     const biggest = [...plan.perWorker].sort((a, b) => b.bytes - a.bytes)[0];
-    return `Does not fit: one worker needs ${formatBytes(plan.perWorkerBytes)}, ${plan.limitedBy === 'wasm32' ? 'more than a wasm worker can address (4 GiB)' : `more than the usable ${formatBytes(plan.usable.bytes)}`}; the largest term is ${biggest?.label ?? '?'} (${formatBytes(biggest?.bytes ?? 0)}): reduce --batch-size or --net-dim.`;
+    return `Does not fit: one worker needs ${formatBytes(plan.perWorkerBytes)}, ${plan.limitedBy === 'wasm32' ? 'more than a wasm worker can address (4 GiB)' : `more than the usable ${formatBytes(plan.usable.bytes)}`}; the largest term is ${biggest?.label ?? '?'} (${formatBytes(biggest?.bytes ?? 0)}): ${plan.workload === 'tcn' ? 'reduce --batch-size (chunks), --chunk-len or --hidden' : 'reduce --batch-size or --net-dim'}.`;
   }
   const requested = plan.limits.find((l) => l.by === 'requested');
   if (requested !== undefined && !plan.fits) {

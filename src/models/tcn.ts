@@ -68,12 +68,6 @@ export interface TcnSize {
   params: number;
   /** Bars the last step sees. */
   receptiveField: number;
-  /**
-   * Float32 values of activations kept for the backward pass, per chunk per bar, for the blocks:
-   * without checkpointing every intermediate of every block; with it one tensor per block plus the
-   * intermediates of the one block being recomputed.
-   */
-  activationsPerBar: { stored: number; checkpointed: number };
 }
 
 /** Options of a forward pass. */
@@ -159,23 +153,10 @@ export function tcnSize(config: TcnConfig): TcnSize {
     params: c.headHidden * c.outputs + c.outputs,
   });
   const dilations = Array.from({ length: c.layers }, (_, i) => [2 ** i, 2 ** i]).flat();
-  // Per block while recording gradients: the padded input and im2col matrix of each convolution
-  // (k + 1 inputs wide each), its pre-activation, ReLU and dropout outputs (3 × hidden each), the
-  // residual sum and its ReLU (2 × hidden).
-  const perBlock = (inWidth: number): number =>
-    (c.kernel + 1) * inWidth + (c.kernel + 1) * c.hidden + 6 * c.hidden + 2 * c.hidden;
-  let stored = 0;
-  let largest = 0;
-  for (let i = 0; i < c.layers; i++) {
-    const block = perBlock(i === 0 ? c.inputs : c.hidden);
-    stored += block;
-    largest = Math.max(largest, block);
-  }
   return {
     layers: rows,
     params: rows.reduce((sum, row) => sum + row.params, 0),
     receptiveField: receptiveField(c.kernel, dilations),
-    activationsPerBar: { stored, checkpointed: c.layers * c.hidden + c.inputs + largest },
   };
 }
 

@@ -37,6 +37,12 @@ export {
   type MlpShape,
 } from './planner/mlp-size.js';
 export {
+  SEED_TCN_SHAPE,
+  tcnElementsPerBar,
+  tcnParamCount,
+  type TcnShape,
+} from './planner/tcn-size.js';
+export {
   CONTEXT_BYTES,
   DTYPE_BYTES,
   planWorkers,
@@ -51,6 +57,7 @@ export {
   type PlanDtype,
   type PlanInput,
   type SizedModel,
+  type TcnModel,
   type Term,
   type WorkerLimit,
   type WorkerPlan,

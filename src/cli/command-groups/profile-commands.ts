@@ -13,7 +13,30 @@ const PLAN_OPTIONS: readonly OptionSpec[] = [
     name: 'layers',
     type: 'string',
     value: 'N',
-    description: 'drl hidden layers per network (default 3)',
+    description: 'drl hidden layers per network (default 3); tcn residual blocks (default 12)',
+  },
+  {
+    name: 'hidden',
+    type: 'string',
+    value: 'N',
+    description: 'tcn channels (default 512, seed 003)',
+  },
+  {
+    name: 'kernel',
+    type: 'string',
+    value: 'K',
+    description: 'tcn taps per convolution (default 3)',
+  },
+  {
+    name: 'chunk-len',
+    type: 'string',
+    value: 'N',
+    description: 'tcn bars per chunk (default 512)',
+  },
+  {
+    name: 'no-checkpoint',
+    type: 'boolean',
+    description: 'tcn without gradient checkpointing (more memory, a little faster)',
   },
   {
     name: 'batch-size',

@@ -22,8 +22,8 @@ export async function run(context: CommandContext): Promise<void> {
     {
       hint:
         plan.workers === 0
-          ? 'reduce --batch-size or --net-dim, or plan for a larger card with --profile'
-          : `run with --workers ${plan.workers}, or reduce --batch-size / --net-dim`,
+          ? shrinkHint(plan.workload)
+          : `run with --workers ${plan.workers}, or ${shrinkHint(plan.workload)}`,
       details: {
         workers: plan.workers,
         limitedBy: plan.limitedBy,
@@ -31,4 +31,13 @@ export async function run(context: CommandContext): Promise<void> {
       },
     },
   );
+}
+
+/** What makes one worker smaller, in the workload's own flags. */
+function shrinkHint(workload: string): string {
+  if (workload === 'tcn')
+    return 'reduce --batch-size (chunks), --chunk-len or --hidden, keep gradient checkpointing on, or plan for a larger card with --profile';
+  if (workload === 'forecast')
+    return 'reduce --batch-size, or plan for a larger card with --profile';
+  return 'reduce --batch-size or --net-dim, or plan for a larger card with --profile';
 }

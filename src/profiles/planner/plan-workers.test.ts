@@ -4,6 +4,7 @@ import { createProfileRegistry } from '../profile-registry.js';
 import { GIB, MIB } from './format-bytes.js';
 import { mlpParamCount, mlpTrainingElementsPerSample, mlpUnitsPerSample } from './mlp-size.js';
 import { planWorkers, type PlanInput } from './plan-workers.js';
+import { SEED_TCN_SHAPE, tcnElementsPerBar, tcnParamCount } from './tcn-size.js';
 
 const registry = createProfileRegistry();
 const profile = (name: string) => registry.resolve(name);
@@ -177,7 +178,7 @@ describe('planWorkers', () => {
     expect(plan.limitedBy).toBe('memory');
   });
 
-  it('plans TCN pretraining with seed 003 model by default', () => {
+  it("plans TCN pretraining with seed 003's model, checkpointed, that fits every profile's own chunks", () => {
     const plan = planWorkers({
       profile: profile('rtx_5080'),
       workload: 'tcn',
@@ -186,8 +187,37 @@ describe('planWorkers', () => {
       cpuCores: 16,
     });
     expect(plan.batchSize).toBe(200);
-    expect(plan.paramCount).toBe(18_600_000);
+    expect(plan.paramCount).toBe(tcnParamCount(SEED_TCN_SHAPE));
+    expect(plan.paramCount).toBeGreaterThan(18e6);
     expect(plan.workers).toBe(1);
+    // No DRL dataset term, and the activations term says how it was computed.
+    expect(plan.perWorker.map((t) => t.label)).not.toContain('dataset arrays');
+    const activations = plan.perWorker.find((t) => t.label === 'activations');
+    expect(activations?.bytes).toBe(200 * 512 * tcnElementsPerBar(SEED_TCN_SHAPE) * 4);
+    expect(activations?.formula).toMatch(/checkpointed/);
+    // Every built-in GPU profile fits one worker of its own default chunks on its card (the
+    // issue: h100 and five others did not, 70.6 GiB against 68 usable).
+    const registry = createProfileRegistry();
+    for (const p of registry.all().filter((q) => q.vendor !== 'cpu')) {
+      const own = planWorkers({
+        profile: p,
+        workload: 'tcn',
+        backend: 'webgpu',
+        memory: { kind: 'gpu', totalBytes: p.vramGb * GIB },
+        cpuCores: 16,
+      });
+      expect({ profile: p.name, fits: own.fits }).toEqual({ profile: p.name, fits: true });
+    }
+    // Without checkpointing the H100's 1,500 chunks do not fit: 7·12 + 2 elements a bar of 512.
+    const h100 = planWorkers({
+      profile: profile('h100'),
+      workload: 'tcn',
+      backend: 'webgpu',
+      memory: { kind: 'gpu', totalBytes: 80 * GIB },
+      cpuCores: 16,
+      model: { kind: 'tcn', ...SEED_TCN_SHAPE, checkpoint: false },
+    });
+    expect(h100.fits).toBe(false);
   });
 
   it('rejects a non-positive batch size and a drl plan without a model', () => {

@@ -7,6 +7,7 @@ import {
   mlpUnitsPerSample,
   type MlpShape,
 } from './mlp-size.js';
+import { SEED_TCN_SHAPE, tcnElementsPerBar, tcnParamCount, type TcnShape } from './tcn-size.js';
 
 /** A compute backend the planner can plan for (`auto` already resolved). */
 export type PlanBackend = 'wasm' | 'webgpu' | 'cpu';
@@ -16,6 +17,11 @@ export type PlanDtype = 'float32' | 'float16' | 'bfloat16';
 /** A model given by its architecture: the PPO actor-critic MLP pair. */
 export interface MlpModel extends MlpShape {
   kind: 'mlp';
+}
+
+/** A TCN given by its architecture and chunk length (`batchSize` counts chunks). */
+export interface TcnModel extends TcnShape {
+  kind: 'tcn';
 }
 
 /** A model given by its size, for architectures the planner does not know. */
@@ -60,7 +66,7 @@ export interface PlanInput {
   profile: GpuProfile;
   workload: Workload;
   /** Required for `drl`; for `forecast` the profile's memory per model is used when absent. */
-  model?: MlpModel | SizedModel;
+  model?: MlpModel | TcnModel | SizedModel;
   /** Minibatch size (chunks for `tcn`). Default: the profile's value for the workload. */
   batchSize?: number;
   /** Envs stepped together per worker (`drl`). Default 1. */
@@ -195,12 +201,19 @@ export function planWorkers(input: PlanInput): WorkerPlan {
         formula: `memoryPerModelGb['${input.timeframe ?? '1h'}'] = ${gb} GB (${input.profile.workloads.forecast.source})`,
       });
     } else {
-      paramCount = model.kind === 'mlp' ? mlpParamCount(model) : model.paramCount;
+      paramCount =
+        model.kind === 'mlp'
+          ? mlpParamCount(model)
+          : model.kind === 'tcn'
+            ? tcnParamCount(model)
+            : model.paramCount;
       const p = formatCount(paramCount);
       const paramsFormula =
         model.kind === 'mlp'
           ? `${p} params (actor+critic, ${model.layers}×${model.netDim} hidden, obs ${model.obsDim}, act ${model.actDim})`
-          : `${p} params${model.source === undefined ? '' : ` (${model.source})`}`;
+          : model.kind === 'tcn'
+            ? `${p} params (TCN ${model.layers}×${model.hidden}, kernel ${model.kernel}, ${model.inputs} features)`
+            : `${p} params${model.source === undefined ? '' : ` (${model.source})`}`;
       terms.push({
         label: 'weights',
         bytes: paramCount * bytes,
@@ -226,16 +239,20 @@ export function planWorkers(input: PlanInput): WorkerPlan {
       const perSample =
         model.kind === 'mlp'
           ? mlpTrainingElementsPerSample(model)
-          : (model.activationsPerSample ?? 0);
+          : model.kind === 'tcn'
+            ? model.chunkLen * tcnElementsPerBar(model)
+            : (model.activationsPerSample ?? 0);
       terms.push({
         label: 'activations',
         bytes: batchSize * perSample * bytes,
         formula:
           model.kind === 'mlp'
             ? `batch ${formatCount(batchSize)} × (2 × ${formatCount(mlpUnitsPerSample(model))} layer outputs, saved + gradient, + ${model.obsDim} obs) × ${bytes} B`
-            : perSample === 0
-              ? 'unknown: pass activationsPerSample or a measured figure'
-              : `batch ${formatCount(batchSize)} × ${formatCount(perSample)} elements × ${bytes} B`,
+            : model.kind === 'tcn'
+              ? `${formatCount(batchSize)} chunks × ${formatCount(model.chunkLen)} bars × ${formatCount(tcnElementsPerBar(model))} elements a bar (${model.checkpoint ? `checkpointed: (2×${model.layers} + 8)` : `no checkpointing: (7×${model.layers} + 2)`} × ${model.hidden} + ${model.inputs}) × ${bytes} B`
+              : perSample === 0
+                ? 'unknown: pass activationsPerSample or a measured figure'
+                : `batch ${formatCount(batchSize)} × ${formatCount(perSample)} elements × ${bytes} B`,
       });
       if (input.workload === 'drl' && model.kind === 'mlp') {
         const units = mlpUnitsPerSample(model) + model.obsDim;
@@ -345,15 +362,10 @@ function defaultBatch(input: PlanInput): number {
   }
 }
 
-/** TCN-12 with 512 hidden units (seed 003): ~18.6 M parameters, ~10 GB at 200 chunks with checkpointing. */
-export const SEED_TCN_MODEL: SizedModel = {
-  kind: 'params',
-  paramCount: 18_600_000,
-  activationsPerSample: 12_500_000,
-  source: 'TCN-12, 512 hidden (TCN benchmarks, PyTorch original)',
-};
+/** Seed 003's TCN-12 with 512 channels, as tradelab builds and trains it (checkpointed). */
+export const SEED_TCN_MODEL: TcnModel = { kind: 'tcn', ...SEED_TCN_SHAPE };
 
-function defaultModel(input: PlanInput): MlpModel | SizedModel | undefined {
+function defaultModel(input: PlanInput): MlpModel | TcnModel | SizedModel | undefined {
   if (input.workload === 'tcn') return SEED_TCN_MODEL;
   if (input.workload === 'drl') {
     throw new TradelabError(
