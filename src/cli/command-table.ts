@@ -2,6 +2,7 @@ import type { CommandSpec } from './command-spec.js';
 import { BENCH_COMMANDS } from './command-groups/bench-commands.js';
 import { CAMPAIGN_COMMANDS } from './command-groups/campaign-commands.js';
 import { DATA_COMMANDS } from './command-groups/data-commands.js';
+import { PRETRAIN_COMMANDS } from './command-groups/pretrain-commands.js';
 import { PROFILE_COMMANDS } from './command-groups/profile-commands.js';
 import { QUICKSTART_COMMAND, SETUP_COMMANDS } from './command-groups/setup-commands.js';
 import { STUDY_COMMANDS } from './command-groups/study-commands.js';
@@ -19,5 +20,6 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...STUDY_COMMANDS,
   ...CAMPAIGN_COMMANDS,
   ...TRAIN_COMMANDS,
+  ...PRETRAIN_COMMANDS,
   ...SETUP_COMMANDS,
 ];

@@ -62,14 +62,17 @@ export class TcnTrainer {
         let forecast: tf.Tensor2D | undefined;
         // Each micro-batch's loss is its share of the step's mean: sum of squares / all chunks.
         const result = tf.variableGrads(() => {
-          forecast = net.apply(x, {
-            training: true,
-            seed: seed * 64 + i,
-            checkpoint: this.options.checkpoint,
-          });
+          // Kept: the gradient's own scope would free it, and the step returns its values.
+          forecast = tf.keep(
+            net.apply(x, {
+              training: true,
+              seed: seed * 64 + i,
+              checkpoint: this.options.checkpoint,
+            }),
+          );
           return tf.div<tf.Scalar>(tf.sum(tf.square(tf.sub(forecast, y))), total);
         }, net.variables);
-        return { ...result, out: tf.keep(forecast as tf.Tensor2D) };
+        return { ...result, out: forecast as tf.Tensor2D };
       });
       predictions.set(out.dataSync(), offset);
       offset += batch.rows;

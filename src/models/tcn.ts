@@ -223,8 +223,9 @@ export class Tcn {
     this.head = {
       w1: ownVariable(normal([c.hidden, c.headHidden], Math.sqrt(2 / c.hidden)), `${name}/head/w1`),
       b1: ownVariable(tf.zeros([c.headHidden]), `${name}/head/b1`),
+      // Small: the first forecasts sit near the (standardized) target's mean, not far off it.
       w2: ownVariable(
-        normal([c.headHidden, c.outputs], Math.sqrt(1 / c.headHidden)),
+        normal([c.headHidden, c.outputs], 0.01 / Math.sqrt(c.headHidden)),
         `${name}/head/w2`,
       ),
       b2: ownVariable(tf.zeros([c.outputs]), `${name}/head/b2`),

@@ -23,8 +23,9 @@ export {
 export {
   pretrainTcn,
   readPretrainRun,
+  REPORT_FILE,
   RUN_FILE,
-  type EpochRow,
   type PretrainOptions,
-  type PretrainRunJson,
 } from './tcn-pretrain.js';
+export type { EpochRow, PretrainRunJson } from './pretrain-run.js';
+export { renderPretrainReport, verdict, writePretrainReport } from './pretrain-report.js';

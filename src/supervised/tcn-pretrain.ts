@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memoryReport } from '../compute/index.js';
 import { Rng, TradelabError, writeFileAtomic } from '../core/index.js';
@@ -10,10 +10,12 @@ import {
   TcnTrainer,
   type TcnBatch,
 } from '../models/index.js';
+import { writePretrainReport } from './pretrain-report.js';
+import { RUN_FORMAT, type EpochRow, type PretrainRunJson } from './pretrain-run.js';
 import { fitHarBaseline, harForecast, type HarBaseline } from './har-baseline.js';
 import type { PrecisionUsed, PretrainSettings } from './pretrain-settings.js';
-import { regressionMetrics, type RegressionMetrics } from './regression-metrics.js';
-import { gatherChunks, type RvDataset, type RvSamples, type RvSplitRange } from './rv-dataset.js';
+import { regressionMetrics } from './regression-metrics.js';
+import { gatherChunks, type RvDataset, type RvSamples } from './rv-dataset.js';
 
 /*
  * TCN pretraining on realized volatility (seed 003), with HAR-RV beside it. Each epoch runs
@@ -29,58 +31,7 @@ import { gatherChunks, type RvDataset, type RvSamples, type RvSplitRange } from 
  */
 
 export const RUN_FILE = 'run.json';
-const RUN_FORMAT = 'tradelab-tcn-run';
-
-/** One epoch's figures. */
-export interface EpochRow {
-  epoch: number;
-  /** Mean MSE of the epoch's training steps (standardized targets, dropout on). */
-  trainLoss: number;
-  /** Correlation of the training steps' forecasts with their targets. */
-  trainCorrelation: number;
-  /** MSE on the validation rows (standardized targets). */
-  validationLoss: number;
-  /** The TCN on the validation rows (log RV). */
-  validation: RegressionMetrics;
-  /** HAR-RV on the same rows. */
-  har: RegressionMetrics;
-  /** Training seconds (steps only) and evaluation seconds. */
-  trainSeconds: number;
-  evalSeconds: number;
-  /** Optimizer steps a second. */
-  itPerSecond: number;
-  /** Chunks a second (the unit that compares batch sizes). */
-  samplesPerSecond: number;
-  timestepsPerSecond: number;
-  /** The wasm backend's memory high-water mark (null elsewhere), bytes. */
-  peakMemoryBytes: number | null;
-  best: boolean;
-}
-
-/** What `DIR/run.json` holds. */
-export interface PretrainRunJson {
-  format: typeof RUN_FORMAT;
-  version: 1;
-  settings: PretrainSettings;
-  precision: PrecisionUsed;
-  backend: string;
-  data: {
-    spec: string;
-    symbols: string[];
-    featureNames: readonly string[];
-    normalization: { mean: number[]; sd: number[] };
-    targetScale: { mean: number; sd: number };
-    ranges: { train: RvSplitRange; validation: RvSplitRange; test: RvSplitRange; gap: number };
-    samples: { train: number; validation: number; test: number };
-  };
-  model: { params: number; receptiveField: number };
-  har: HarBaseline;
-  status: 'running' | 'stopped' | 'finished' | 'early-stopped';
-  history: EpochRow[];
-  bestEpoch: number | null;
-  /** The best epoch's model against HAR-RV on the test rows, once training ended. */
-  test?: { tcn: RegressionMetrics; har: RegressionMetrics };
-}
+export const REPORT_FILE = 'report.html';
 
 /** Counters saved in a checkpoint. */
 interface TrainerState {
@@ -167,6 +118,7 @@ export async function pretrainTcn(
       hint: 'continue it with --resume, or choose another --out',
     });
 
+  mkdirSync(dir, { recursive: true });
   let net: Tcn;
   let trainer: TcnTrainer;
   let state: TrainerState = {
@@ -232,7 +184,10 @@ export async function pretrainTcn(
     bestEpoch: state.bestEpoch,
   };
   run.model.receptiveField = 1 + 2 * (settings.kernel - 1) * (2 ** settings.layers - 1);
-  const save = (): void => { writeFileAtomic(join(dir, RUN_FILE), `${JSON.stringify(run, null, 2)}\n`); };
+  const save = (): void => {
+    writeFileAtomic(join(dir, RUN_FILE), `${JSON.stringify(run, null, 2)}\n`);
+    writePretrainReport(join(dir, REPORT_FILE), run);
+  };
   save();
 
   const width = settings.chunkLen * dataset.featureNames.length;
