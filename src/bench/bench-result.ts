@@ -26,6 +26,8 @@ export interface BenchResult {
   memory?: MemoryReport;
   /** Where one item's batch of work spent its time (bench ppo-update): seconds per update. */
   split?: PpoUpdateSplit;
+  /** bench tcn: rates, memory and the step's split. */
+  tcn?: TcnBenchDetail;
 }
 
 /** The median of some numbers. */
@@ -51,4 +53,20 @@ export async function timeRuns(
     runs.push((performance.now() - started) / 1000);
   }
   return runs;
+}
+
+/** What a TCN row adds to a {@link BenchResult}. */
+export interface TcnBenchDetail {
+  chunks: number;
+  seq: number;
+  checkpoint: boolean;
+  itPerSecond: number;
+  timestepsPerSecond: number;
+  /** Peak tensor bytes during a step above the bytes alive before it. */
+  stepMemoryBytes: number;
+  /** The planner's activations term for the same step (profiles/planner/tcn-size.ts). */
+  plannedBytes: number;
+  /** Seconds per step by kernel group: the convolutions forward and backward, everything else. */
+  split: { convForward: number; convBackward: number; other: number };
+  params: number;
 }

@@ -13,3 +13,4 @@ export {
 } from './campaign-bench.js';
 export { benchGemm, PPO_GEMM_SHAPES, type GemmBenchOptions, type GemmShape } from './gemm-bench.js';
 export { benchEval, type EvalBenchOptions } from './eval-bench.js';
+export { benchTcn, type TcnBenchOptions } from './tcn-bench.js';

@@ -91,6 +91,40 @@ export function printBench(out: Output, results: readonly BenchResult[]): void {
     ]))
       out.line(line);
   }
+  const tcn = results.filter((r) => r.tcn !== undefined);
+  if (tcn.length > 0) {
+    out.line(
+      '\nTCN steps: rates, the memory a step holds against the plan, and where a step goes (ms):',
+    );
+    for (const line of renderTable(tcn, [
+      { header: 'CHUNKS', value: (r) => String(r.tcn?.chunks ?? ''), right: true },
+      { header: 'CHECKPOINT', value: (r) => (r.tcn?.checkpoint === true ? 'on' : 'off') },
+      { header: 'IT/S', value: (r) => (r.tcn?.itPerSecond ?? 0).toFixed(2), right: true },
+      {
+        header: 'CHUNKS/S',
+        value: (r) => count((r.tcn?.itPerSecond ?? 0) * (r.tcn?.chunks ?? 0)),
+        right: true,
+      },
+      {
+        header: 'STEP MEMORY',
+        value: (r) => formatBytes(r.tcn?.stepMemoryBytes ?? 0),
+        right: true,
+      },
+      { header: 'PLANNED', value: (r) => formatBytes(r.tcn?.plannedBytes ?? 0), right: true },
+      {
+        header: 'CONV FWD',
+        value: (r) => ((r.tcn?.split.convForward ?? 0) * 1000).toFixed(1),
+        right: true,
+      },
+      {
+        header: 'CONV BWD',
+        value: (r) => ((r.tcn?.split.convBackward ?? 0) * 1000).toFixed(1),
+        right: true,
+      },
+      { header: 'OTHER', value: (r) => ((r.tcn?.split.other ?? 0) * 1000).toFixed(1), right: true },
+    ]))
+      out.line(line);
+  }
   const m = results[0]?.machine;
   if (m !== undefined)
     out.line(

@@ -325,6 +325,47 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
     load: () => import('../commands/bench-learn-study.js'),
   },
   {
+    words: ['bench', 'tcn'],
+    summary:
+      'benchmark TCN training steps (forward, backward, Adam): it/s, chunks/s, timesteps/s, memory with and without checkpointing, where the time goes',
+    positionals: [],
+    options: [
+      { name: 'layers', type: 'string', value: 'N', description: 'residual blocks (default 6)' },
+      { name: 'hidden', type: 'string', value: 'N', description: 'channels (default 64)' },
+      { name: 'kernel', type: 'string', value: 'K', description: 'taps a convolution (default 3)' },
+      { name: 'seq', type: 'string', value: 'N', description: 'bars a chunk (default 512)' },
+      { name: 'batch', type: 'string', value: 'N', description: 'chunks a step (default 32)' },
+      { name: 'features', type: 'string', value: 'F', description: 'features a bar (default 8)' },
+      { name: 'dropout', type: 'string', value: 'X', description: 'dropout (default 0.1)' },
+      {
+        name: 'sweep',
+        type: 'string',
+        value: 'chunks=N,…',
+        description: 'measure each chunk count (samples/s is the figure to compare)',
+      },
+      {
+        name: 'checkpoint',
+        type: 'string',
+        value: 'both|on|off',
+        description: 'gradient checkpointing modes to measure (default both)',
+      },
+      { name: 'steps', type: 'string', value: 'N', description: 'steps a run (default 5)' },
+      {
+        name: 'repeat',
+        type: 'string',
+        value: 'R',
+        description: 'runs per figure; the median is reported (default 3)',
+      },
+    ],
+    settings: [],
+    examples: [
+      'tradelab bench tcn',
+      'tradelab bench tcn --sweep chunks=8,16,32,64 --checkpoint off',
+      'tradelab bench tcn --layers 12 --hidden 512 --batch 4 --steps 1 --repeat 1',
+    ],
+    load: () => import('../commands/bench-tcn.js'),
+  },
+  {
     words: ['bench', 'campaign'],
     summary:
       "FinRL_Crypto's CPCV study (10 assets, 5m, 25,000 bars, 10 splits, 2×512 MLPs) as a tradelab study: trials/hour on 1 worker, workers auto, and with the pruner; the share of the machine's compute limit",

@@ -208,7 +208,7 @@ describe('planWorkers', () => {
       });
       expect({ profile: p.name, fits: own.fits }).toEqual({ profile: p.name, fits: true });
     }
-    // Without checkpointing the H100's 1,500 chunks do not fit: 7·12 + 2 elements a bar of 512.
+    // Without checkpointing the H100's 1,500 chunks do not fit: 11·12·512 elements a bar of 512.
     const h100 = planWorkers({
       profile: profile('h100'),
       workload: 'tcn',

@@ -249,7 +249,7 @@ export function planWorkers(input: PlanInput): WorkerPlan {
           model.kind === 'mlp'
             ? `batch ${formatCount(batchSize)} × (2 × ${formatCount(mlpUnitsPerSample(model))} layer outputs, saved + gradient, + ${model.obsDim} obs) × ${bytes} B`
             : model.kind === 'tcn'
-              ? `${formatCount(batchSize)} chunks × ${formatCount(model.chunkLen)} bars × ${formatCount(tcnElementsPerBar(model))} elements a bar (${model.checkpoint ? `checkpointed: (2×${model.layers} + 8)` : `no checkpointing: (7×${model.layers} + 2)`} × ${model.hidden} + ${model.inputs}) × ${bytes} B`
+              ? `${formatCount(batchSize)} chunks × ${formatCount(model.chunkLen)} bars × ${formatCount(tcnElementsPerBar(model))} elements a bar (${model.checkpoint ? `checkpointed: (2×${model.layers} + 14)` : `no checkpointing: 11×${model.layers}`} × ${model.hidden} + ${model.inputs}) × ${bytes} B`
               : perSample === 0
                 ? 'unknown: pass activationsPerSample or a measured figure'
                 : `batch ${formatCount(batchSize)} × ${formatCount(perSample)} elements × ${bytes} B`,

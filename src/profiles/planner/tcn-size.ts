@@ -1,14 +1,14 @@
 /**
  * Sizes of tradelab's TCN (models/tcn.ts) for the planner: its parameters, and the float32
- * elements one training step keeps alive per chunk per bar, as measured on the trainer (the wasm
- * backend's heap high-water mark, `tradelab bench tcn` prints both beside each other).
+ * elements one training step holds per chunk per bar, fitted to what `tradelab bench tcn` measures
+ * (tfjs's peak tensor bytes during a step; it prints the plan beside each measurement).
  *
- * Without checkpointing, the forward pass keeps four tensors a block (each convolution's output,
- * the residual sum and its ReLU) and the backward pass about three more a block (tfjs keeps the
- * gradient of every op's output until it ends; the convolutions free theirs): ≈ 7 · layers ·
- * hidden. With checkpointing, the forward keeps one output a block, the backward one gradient a
- * block, and the block being recomputed all of its own: ≈ (2 · layers + 8) · hidden. Plus the
- * input chunk.
+ * Without checkpointing every block keeps its convolutions' outputs, the residual sum and its ReLU
+ * for the backward pass, and tfjs keeps the gradient of every op's output until the backward pass
+ * ends (the convolutions free theirs): ≈ 11 · layers · hidden, linear in the depth. With
+ * checkpointing the forward pass keeps one output a block and the backward pass one gradient a
+ * block, plus everything of the one block being recomputed: ≈ (2 · layers + 14) · hidden. Plus
+ * the input chunk. Measured at 6 × 64 on the wasm backend: 4,219 and 1,664 elements a bar.
  */
 export interface TcnShape {
   /** Features per bar. */
@@ -36,7 +36,7 @@ export function tcnParamCount({ inputs, hidden, layers, kernel }: TcnShape): num
 
 /** Float32 elements a training step keeps alive per chunk per bar (see the file header). */
 export function tcnElementsPerBar({ inputs, hidden, layers, checkpoint }: TcnShape): number {
-  return (checkpoint ? 2 * layers + 8 : 7 * layers + 2) * hidden + inputs;
+  return (checkpoint ? 2 * layers + 14 : 11 * layers) * hidden + inputs;
 }
 
 /** Seed 003's TCN-12 with 512 channels on chunks of 512 bars of 4 features, checkpointed. */

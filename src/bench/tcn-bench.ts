@@ -1,0 +1,153 @@
+import { availableParallelism, loadavg } from 'node:os';
+import { useBackend, type BackendName } from '../compute/backends.js';
+import { nativeConvActive } from '../compute/index.js';
+import * as tf from '../compute/tfjs.js';
+import { Rng } from '../core/index.js';
+import { Tcn, TcnTrainer, type TcnBatch } from '../models/index.js';
+import { tcnElementsPerBar } from '../profiles/index.js';
+import { median, type BenchResult, type TcnBenchDetail } from './bench-result.js';
+
+/*
+ * `tradelab bench tcn`: TCN training steps (forward, MSE, backward, gradient clip, Adam) on random
+ * chunks, in it/s, chunks/s and timesteps/s, with and without gradient checkpointing; the memory a
+ * step holds (tfjs's peak tensor bytes during the step, above what was alive before it) beside the
+ * planner's estimate; and where a step's time goes. The reference is bench/pytorch-tcn.py on the
+ * same shapes.
+ */
+
+/** Options of {@link benchTcn}. */
+export interface TcnBenchOptions {
+  layers?: number;
+  hidden?: number;
+  kernel?: number;
+  /** Bars per chunk. */
+  seq?: number;
+  /** Chunks per step. */
+  batch?: number;
+  features?: number;
+  dropout?: number;
+  /** Chunk counts to sweep (each one a row per checkpointing mode); default [batch]. */
+  sweep?: readonly number[];
+  /** Checkpointing modes to measure. Default both. */
+  checkpoint?: 'both' | 'on' | 'off';
+  /** Steps per run. Default 5. */
+  steps?: number;
+  /** Runs; the median is reported. Default 3. */
+  repeat?: number;
+  backend?: BackendName;
+}
+
+/**
+ * The PyTorch reference on the development machine (Debian's PyTorch 1.13, one thread, AMD EPYC
+ * 2-core VM), bench/pytorch-tcn.py at the default shapes: 0.358 s a step, 45,785 timesteps/s. The
+ * target is ≥ 1.0× that.
+ */
+const PYTORCH_TIMESTEPS_PER_SECOND = 45_785;
+
+/** Measures TCN training steps; one result per chunk count and checkpointing mode. */
+export async function benchTcn(options: TcnBenchOptions = {}): Promise<BenchResult[]> {
+  const layers = options.layers ?? 6;
+  const hidden = options.hidden ?? 64;
+  const kernel = options.kernel ?? 3;
+  const seq = options.seq ?? 512;
+  const batch = options.batch ?? 32;
+  const features = options.features ?? 8;
+  const steps = options.steps ?? 5;
+  const repeat = options.repeat ?? 3;
+  const active = await useBackend(options.backend ?? 'wasm', { nativeThreads: 1 });
+  const sweep = options.sweep ?? [batch];
+  const modes =
+    options.checkpoint === 'on' ? [true] : options.checkpoint === 'off' ? [false] : [false, true];
+  const machine = {
+    cpus: availableParallelism(),
+    node: process.version,
+    loadAverage: loadavg()[0] ?? 0,
+  };
+  const defaultShapes =
+    layers === 6 && hidden === 64 && kernel === 3 && seq === 512 && features === 8;
+  const results: BenchResult[] = [];
+  for (const chunks of sweep)
+    for (const checkpoint of modes) {
+      const net = new Tcn(
+        {
+          inputs: features,
+          hidden,
+          layers,
+          kernel,
+          ...(options.dropout === undefined ? {} : { dropout: options.dropout }),
+        },
+        `bench-${chunks}-${String(checkpoint)}`,
+      );
+      const trainer = new TcnTrainer(net, { learningRate: 1e-3, checkpoint });
+      const rng = new Rng(1, chunks);
+      const micro: TcnBatch = {
+        x: Float32Array.from({ length: chunks * seq * features }, () => rng.normal()),
+        y: Float32Array.from({ length: chunks }, () => rng.normal()),
+        rows: chunks,
+      };
+      let step = 0;
+      const run = (): void => {
+        trainer.step([micro], step++);
+      };
+      run();
+      run();
+      const runs: number[] = [];
+      for (let r = 0; r < repeat; r++) {
+        const started = performance.now();
+        for (let s = 0; s < steps; s++) run();
+        runs.push((performance.now() - started) / 1000 / steps);
+      }
+      const before = tf.memory().numBytes;
+      const profile = await tf.profile(run);
+      const convForward = sumKernels(profile.kernels, (n) => n === 'TradelabCausalConv');
+      const convBackward = sumKernels(profile.kernels, (n) => n === 'TradelabCausalConvGrad');
+      // Custom ops appear twice: as their kernel and as the scope around it.
+      const all = sumKernels(profile.kernels, (n) => n !== 'unnamed scope');
+      const seconds = median(runs);
+      const shape = { inputs: features, hidden, layers, kernel, chunkLen: seq, checkpoint };
+      const detail: TcnBenchDetail = {
+        chunks,
+        seq,
+        checkpoint,
+        itPerSecond: 1 / seconds,
+        timestepsPerSecond: (chunks * seq) / seconds,
+        stepMemoryBytes: Math.max(0, profile.peakBytes - before),
+        plannedBytes: chunks * seq * tcnElementsPerBar(shape) * 4,
+        // Kernel times are measured by tf.profile's own run; scaled to the median step.
+        split: {
+          convForward: (convForward / all) * seconds,
+          convBackward: (convBackward / all) * seconds,
+          other: ((all - convForward - convBackward) / all) * seconds,
+        },
+        params: net.variables.reduce((n, v) => n + v.size, 0),
+      };
+      trainer.dispose();
+      net.dispose();
+      results.push({
+        bench: 'tcn',
+        name: `TCN train step, ${chunks} chunks × ${seq} bars, checkpointing ${checkpoint ? 'on' : 'off'} (${layers}×${hidden}, k ${kernel}, ${features} features; ${active.name}${active.name === 'wasm' ? `, ${nativeConvActive() ? 'native conv' : 'tfjs ops'}` : ''})`,
+        items: chunks * seq,
+        seconds,
+        runs,
+        rate: (chunks * seq) / seconds,
+        unit: 'timesteps/s',
+        ...(defaultShapes && chunks === 32 && !checkpoint
+          ? { target: PYTORCH_TIMESTEPS_PER_SECOND }
+          : {}),
+        machine,
+        tcn: detail,
+      });
+    }
+  return results;
+}
+
+/** Milliseconds of the profiled kernels whose name passes `keep`. */
+function sumKernels(
+  kernels: readonly { name: string; kernelTimeMs: unknown }[],
+  keep: (name: string) => boolean,
+): number {
+  let sum = 0;
+  for (const k of kernels)
+    if (keep(k.name) && typeof k.kernelTimeMs === 'number') sum += k.kernelTimeMs;
+  return sum;
+}
