@@ -138,12 +138,15 @@ export function buildRvDataset(series: readonly RvSeries[], options: RvDatasetOp
   const testDays = Math.floor(usable * testShare);
   const trainDays = usable - validationDays - testDays;
   if (trainDays < 1 || validationDays < 1 || testDays < 1) {
-    const needed = Math.ceil((2 * horizon + 3) / Math.min(validationShare, testShare));
+    // Each of validation and test needs floor(usable · share) ≥ 1.
+    const needed = 2 * horizon + Math.ceil(1 / Math.min(validationShare, testShare));
     throw new TradelabError(
       'DATA_TOO_SHORT',
       `${allDays.length} sessions of RV cannot make train, validation and test splits with ${horizon}-session gaps: ` +
         `validation would get ${Math.max(0, validationDays)} sessions and test ${Math.max(0, testDays)}`,
-      { hint: `use at least about ${needed} sessions of intraday bars, or a shorter --horizon` },
+      {
+        hint: `use at least ${needed} sessions of intraday bars (many more for validation and test figures that mean something), or a shorter --horizon`,
+      },
     );
   }
   const dayAt = (i: number): number => allDays[i] ?? Number.NaN;

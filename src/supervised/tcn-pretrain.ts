@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memoryReport } from '../compute/index.js';
-import { Rng, TradelabError, writeFileAtomic } from '../core/index.js';
+import { EventLoopTurns, Rng, TradelabError, writeFileAtomic } from '../core/index.js';
 import {
   loadTcnModel,
   saveTcnModel,
@@ -199,6 +199,7 @@ export async function pretrainTcn(
   const rows = new Int32Array(settings.chunks);
   const { mean, sd } = dataset.targetScale;
   let stopped = false;
+  const turns = new EventLoopTurns();
   try {
     while (state.epoch < settings.epochs && state.sinceBest < settings.patience) {
       const epoch = state.epoch + 1;
@@ -208,6 +209,8 @@ export async function pretrainTcn(
       const started = performance.now();
       let step = state.step;
       for (let s = 0; s < settings.stepsPerEpoch; s++) {
+        // Steps are synchronous kernels: a turn of the event loop lets a Ctrl-C be heard.
+        await turns.maybeYield();
         if (options.stopRequested?.() === true) {
           stopped = true;
           break;

@@ -1,0 +1,202 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { jsonLines, runCli, runCliInProcess, runCliSignalled, tempDir } from './support/run-cli.js';
+
+/*
+ * `tradelab pretrain tcn` and `tradelab bench tcn` as a user runs them: real processes on a
+ * synthetic market of 30-minute bars (GARCH volatility and regimes, 160 days of 2 symbols).
+ */
+
+let dir: string;
+const TINY = [
+  '--data',
+  'SYN0,SYN1:30m',
+  '--hidden',
+  '8',
+  '--layers',
+  '3',
+  '--chunk-len',
+  '24',
+  '--horizon',
+  '5',
+  '--chunks',
+  '8',
+  '--accum',
+  '2',
+  '--steps-per-epoch',
+  '4',
+];
+
+beforeAll(async () => {
+  dir = tempDir('tradelab-pretrain-');
+  const made = await runCliInProcess(
+    [
+      'data',
+      'synth',
+      '--symbols',
+      '2',
+      '--bars',
+      String(160 * 48),
+      '--timeframe',
+      '30m',
+      '--seed',
+      '5',
+    ],
+    { cwd: dir },
+  );
+  expect(made.code, made.stderr).toBe(0);
+  const daily = await runCliInProcess(
+    ['data', 'synth', '--symbols', 'DLY', '--bars', '400', '--timeframe', '1d'],
+    { cwd: dir },
+  );
+  expect(daily.code, daily.stderr).toBe(0);
+}, 60_000);
+
+describe('tradelab pretrain tcn', () => {
+  it("--summary prints seed 003's network: the layer table and about 18.4 M parameters", async () => {
+    const result = await runCli(
+      ['pretrain', 'tcn', '--summary', '--layers', '12', '--hidden', '512'],
+      { cwd: dir },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/block11\/conv2\s+causal conv k=3 d=2048/);
+    expect(result.stdout).toMatch(/parameters: 18,384,385/);
+    expect(result.stdout).toMatch(/gradient checkpointing (on|off)/);
+  });
+
+  it('trains with the epoch table as JSON lines, says bf16 did not happen, and writes the run', async () => {
+    const result = await runCli(
+      [
+        'pretrain',
+        'tcn',
+        ...TINY,
+        '--epochs',
+        '2',
+        '--precision',
+        'bf16',
+        '--out',
+        'run-a',
+        '--json',
+      ],
+      { cwd: dir },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      /--precision bf16: the wasm backend computes in float32 only .* training continues in fp32/,
+    );
+    expect(result.stderr).toMatch(/GPU: using profile 'CPU only'/);
+    const records = jsonLines(result.stdout);
+    const epochs = records.filter((r) => r.type === 'epoch');
+    expect(epochs.map((r) => r.epoch)).toEqual([1, 2]);
+    for (const row of epochs) {
+      expect(row).toHaveProperty('samplesPerSecond');
+      expect(row).toHaveProperty('har.correlation');
+    }
+    const run = records.find((r) => r.type === 'run');
+    expect(run?.status).toBe('finished');
+    const saved = JSON.parse(readFileSync(join(dir, 'run-a', 'run.json'), 'utf8')) as {
+      precision: { requested: string; used: string };
+    };
+    expect(saved.precision).toMatchObject({ requested: 'bf16', used: 'fp32' });
+    expect(existsSync(join(dir, 'run-a', 'model', 'weights.bin'))).toBe(true);
+    expect(readFileSync(join(dir, 'run-a', 'report.html'), 'utf8')).toMatch(/HAR-RV/);
+  });
+
+  it('stops on SIGTERM after an epoch and resumes to the end with --resume', async () => {
+    const stopped = await runCliSignalled(
+      [
+        'pretrain',
+        'tcn',
+        ...TINY,
+        '--steps-per-epoch',
+        '300',
+        '--epochs',
+        '3',
+        '--patience',
+        '9',
+        '--out',
+        'run-b',
+        '--json',
+      ],
+      {
+        cwd: dir,
+        signal: 'SIGTERM',
+        when: (stdout) => stdout.includes('"type":"epoch"'),
+      },
+    );
+    expect(stopped.code, stopped.stderr).toBe(143);
+    expect(stopped.stderr).toMatch(/continue with: tradelab pretrain tcn --out run-b --resume/);
+    const resumed = await runCli(['pretrain', 'tcn', '--out', 'run-b', '--resume', '--json'], {
+      cwd: dir,
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const run = JSON.parse(readFileSync(join(dir, 'run-b', 'run.json'), 'utf8')) as {
+      status: string;
+      history: { epoch: number }[];
+    };
+    expect(run.status).toBe('finished');
+    expect(run.history.map((r) => r.epoch)).toEqual([1, 2, 3]);
+    const changed = await runCli(
+      ['pretrain', 'tcn', '--out', 'run-b', '--resume', '--hidden', '16'],
+      { cwd: dir },
+    );
+    expect(changed.code).not.toBe(0);
+    expect(changed.stderr).toMatch(
+      /--resume keeps the run's settings; these flags would change them: hidden/,
+    );
+  });
+
+  it('refuses, before training, data that leaves a split empty, and daily bars', async () => {
+    const short = await runCli(['pretrain', 'tcn', ...TINY, '--horizon', '78', '--out', 'run-c'], {
+      cwd: dir,
+    });
+    expect(short.code).not.toBe(0);
+    expect(short.stderr).toMatch(
+      /sessions of RV cannot make train, validation and test splits with 78-session gaps/,
+    );
+    expect(short.stderr).toMatch(/hint: use at least 163 sessions/);
+    expect(existsSync(join(dir, 'run-c', 'run.json'))).toBe(false);
+    const daily = await runCli(['pretrain', 'tcn', '--data', 'DLY:1d', '--out', 'run-d'], {
+      cwd: dir,
+    });
+    expect(daily.stderr).toMatch(/DLY:1d is daily: realized volatility needs intraday bars/);
+  });
+});
+
+describe('tradelab bench tcn', () => {
+  it('prints it/s, chunks/s, timesteps/s, the memory a step holds beside the plan, and the split', async () => {
+    const result = await runCli(
+      [
+        'bench',
+        'tcn',
+        '--layers',
+        '2',
+        '--hidden',
+        '8',
+        '--seq',
+        '32',
+        '--batch',
+        '4',
+        '--steps',
+        '1',
+        '--repeat',
+        '1',
+        '--json',
+      ],
+      { cwd: dir },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const rows = jsonLines(result.stdout);
+    expect(rows.map((r) => (r.tcn as { checkpoint: boolean }).checkpoint)).toEqual([false, true]);
+    for (const row of rows) {
+      expect(row.unit).toBe('timesteps/s');
+      const tcn = row.tcn as { stepMemoryBytes: number; plannedBytes: number; itPerSecond: number };
+      expect(tcn.stepMemoryBytes).toBeGreaterThan(0);
+      expect(tcn.plannedBytes).toBeGreaterThan(0);
+      expect(row.rate as number).toBeCloseTo(tcn.itPerSecond * 4 * 32, 3);
+    }
+    const bad = await runCli(['bench', 'tcn', '--sweep', 'batch=4'], { cwd: dir });
+    expect(bad.stderr).toMatch(/--sweep batch=4 is not chunks=N/);
+  });
+});
