@@ -200,3 +200,77 @@ describe('tradelab bench tcn', () => {
     expect(bad.stderr).toMatch(/--sweep batch=4 is not chunks=N/);
   });
 });
+
+describe('tradelab train forecast', () => {
+  it('trains a set of models in parallel workers and scores each and their mean ensemble', async () => {
+    const result = await runCli(
+      [
+        'train',
+        'forecast',
+        '--data',
+        'SYN0,SYN1:30m',
+        '--models',
+        '3',
+        '--model',
+        'mlp',
+        '--chunk-len',
+        '8',
+        '--epochs',
+        '2',
+        '--steps-per-epoch',
+        '5',
+        '--json',
+      ],
+      { cwd: dir },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    // The cpu profile has no 30m values: they are derived from its 1h ones, and the log says so.
+    expect(result.stderr).toMatch(/batch 64 \(profile cpu, 30m, derived from 1h\)/);
+    expect(result.stderr).toMatch(/3 mlp models forecasting the 1-bar forward return/);
+    const records = jsonLines(result.stdout);
+    const models = records.filter((r) => r.type === 'model');
+    expect(models.map((r) => r.index).sort()).toEqual([0, 1, 2]);
+    expect(new Set(models.map((r) => r.seed)).size).toBe(3);
+    const set = records.find((r) => r.type === 'set') as {
+      workers: number;
+      wallSeconds: number;
+      ensemble: { correlation: number; directionalAccuracy: number; rows: number };
+    };
+    expect(set.workers).toBeGreaterThanOrEqual(1);
+    expect(set.ensemble.rows).toBeGreaterThan(100);
+    expect(set.ensemble.directionalAccuracy).toBeGreaterThan(0.3);
+    expect(set.ensemble.directionalAccuracy).toBeLessThan(0.7);
+  });
+
+  it('forecasts realized volatility with TCNs and reports R²', async () => {
+    const result = await runCli(
+      [
+        'train',
+        'forecast',
+        '--data',
+        'SYN0,SYN1:30m',
+        '--target',
+        'rv',
+        '--horizon',
+        '5',
+        '--models',
+        '2',
+        '--chunk-len',
+        '24',
+        '--hidden',
+        '8',
+        '--layers',
+        '2',
+        '--epochs',
+        '1',
+        '--steps-per-epoch',
+        '4',
+      ],
+      { cwd: dir },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/MODEL\s+CORR\s+R²\s+RMSE\s+TRAIN TIME/);
+    expect(result.stdout).toMatch(/mean of 2/);
+    expect(result.stdout).toMatch(/training time \(2 models\): [\d.]+ s wall with \d worker/);
+  });
+});

@@ -6,6 +6,7 @@ import {
   planWorkers,
   SEED_TCN_SHAPE,
   type DatasetShape,
+  type ForecastTimeframe,
   type GpuProfile,
   type MeasuredMemory,
   type MemoryBudget,
@@ -40,7 +41,7 @@ export interface PlanRequest {
   /** Observation window in bars. Default 1. */
   lookback?: number;
   dtype?: PlanDtype;
-  timeframe?: '1d' | '1h';
+  timeframe?: ForecastTimeframe;
   measured?: MeasuredMemory;
   /** `drl`: a model given by its size (another architecture than the MLP pair). */
   sizedModel?: SizedModel;

@@ -1,5 +1,6 @@
 import { TradelabError } from '../core/index.js';
 import { type PlanRequest, DEFAULT_DATASET } from '../app/index.js';
+import { FORECAST_TIMEFRAMES } from '../profiles/index.js';
 import { choiceOption, intOption } from './option-values.js';
 
 type Options = Readonly<Record<string, string | boolean | undefined>>;
@@ -18,7 +19,7 @@ export function planRequestFromOptions(options: Options): PlanRequest {
   set('targetStep', intOption(options, 'target-step'));
   set('lookback', intOption(options, 'lookback'));
   set('dtype', choiceOption(options, 'dtype', ['float32', 'float16', 'bfloat16'] as const));
-  set('timeframe', choiceOption(options, 'timeframe', ['1h', '1d'] as const));
+  set('timeframe', choiceOption(options, 'timeframe', FORECAST_TIMEFRAMES));
   if (request.workload === 'tcn') {
     const tcn: NonNullable<PlanRequest['tcn']> = {};
     const hidden = intOption(options, 'hidden', 1);

@@ -33,9 +33,11 @@ export {
   type TcnModelJson,
 } from './tcn-file.js';
 export { applyClippedGradients, ExactAdam, isExactAdam } from './adam.js';
+export { WindowMlp, type WindowMlpConfig } from './window-mlp.js';
 export {
   tcnForecast,
   TcnTrainer,
+  type SequenceRegressor,
   type TcnBatch,
   type TcnStepResult,
   type TcnTrainerOptions,

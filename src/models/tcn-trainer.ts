@@ -1,6 +1,6 @@
 import * as tf from '../compute/tfjs.js';
 import { applyClippedGradients, ExactAdam } from './adam.js';
-import type { Tcn } from './tcn.js';
+import type { TcnApplyOptions } from './tcn.js';
 
 /*
  * One TCN regression step as the pretraining loop runs it: `accum` micro-batches of chunks, each a
@@ -9,6 +9,16 @@ import type { Tcn } from './tcn.js';
  * (the loop gathers chunks from the feature arrays) and the predictions come back the same way, so
  * the caller never holds a tensor.
  */
+
+/**
+ * What the trainer needs of a network: chunks [batch, time, inputs] in, one forecast per chunk
+ * out, and its variables. The TCN is one; so is the window MLP of forecasting sets.
+ */
+export interface SequenceRegressor {
+  readonly config: { readonly inputs: number };
+  apply(x: tf.Tensor3D, options?: TcnApplyOptions): tf.Tensor2D;
+  readonly variables: tf.Variable[];
+}
 
 /** A micro-batch: chunks [rows, time, inputs] and their standardized targets [rows]. */
 export interface TcnBatch {
@@ -34,12 +44,12 @@ export interface TcnStepResult {
   predictions: Float32Array;
 }
 
-/** Trains a {@link Tcn} by steps; owns its optimizer. */
+/** Trains a {@link SequenceRegressor} (a TCN, a window MLP) by steps; owns its optimizer. */
 export class TcnTrainer {
   readonly optimizer: ExactAdam;
 
   constructor(
-    readonly net: Tcn,
+    readonly net: SequenceRegressor,
     readonly options: TcnTrainerOptions,
   ) {
     this.optimizer = new ExactAdam(options.learningRate, 0.9, 0.999, 1e-8);
@@ -99,8 +109,8 @@ export class TcnTrainer {
   }
 }
 
-/** A TCN's forecasts for chunks [rows, time, inputs], dropout off. */
-export function tcnForecast(net: Tcn, x: Float32Array, rows: number): Float32Array {
+/** A network's forecasts for chunks [rows, time, inputs], dropout off. */
+export function tcnForecast(net: SequenceRegressor, x: Float32Array, rows: number): Float32Array {
   const inputs = net.config.inputs;
   const steps = x.length / (rows * inputs);
   return tf.tidy(() => net.apply(tf.tensor3d(x, [rows, steps, inputs])).dataSync() as Float32Array);

@@ -71,12 +71,15 @@ export {
 export {
   CustomProfileSchema,
   CustomProfilesSchema,
+  FORECAST_TIMEFRAMES,
   ProfileSpecSchema,
   VENDORS,
   WORKLOADS,
   type CustomProfileInput,
+  type ForecastTimeframe,
   type GpuProfile,
   type ProfileOrigin,
   type ProfileSpec,
   type Workload,
 } from './profile-schema.js';
+export { forecastSettingsAt, type ForecastSettingsAt } from './forecast-settings.js';

@@ -5,12 +5,32 @@ const positive = z.number().positive();
 /** A published figure, or null when the vendor publishes none. */
 const published = z.number().positive().nullable();
 
+/** The bar timeframes a forecast setting may name (the store's; data/ owns the list). */
+export const FORECAST_TIMEFRAMES = ['1m', '5m', '15m', '30m', '1h', '4h', '1d'] as const;
+/** A timeframe of {@link FORECAST_TIMEFRAMES}. */
+export type ForecastTimeframe = (typeof FORECAST_TIMEFRAMES)[number];
+
+/**
+ * Per-timeframe values: seed 004 gives daily and hourly (required); a profile may set the others,
+ * and those it leaves out are derived (forecast-settings.ts).
+ */
+const byTimeframe = (value: z.ZodNumber) =>
+  z.strictObject({
+    '1d': value,
+    '1h': value,
+    '1m': value.optional(),
+    '5m': value.optional(),
+    '15m': value.optional(),
+    '30m': value.optional(),
+    '4h': value.optional(),
+  });
+
 /** Supervised forecasting (seed 004): batch sizes and memory per model by timeframe. */
 export const ForecastSettingsSchema = z.strictObject({
-  /** Training batch size for daily and hourly bars. */
-  batchSize: z.strictObject({ '1d': positiveInt, '1h': positiveInt }),
-  /** Memory one model needs while training, in GB, for daily and hourly bars. */
-  memoryPerModelGb: z.strictObject({ '1d': positive, '1h': positive }),
+  /** Training batch size by timeframe (1d and 1h required). */
+  batchSize: byTimeframe(positiveInt),
+  /** Memory one model needs while training, in GB, by timeframe (1d and 1h required). */
+  memoryPerModelGb: byTimeframe(positive),
   /** Most models trained at once on this card. */
   maxWorkers: positiveInt,
   /** Where these numbers come from: a seed document, or ours (and how we got them). */

@@ -14,6 +14,7 @@ export {
   buildRvDataset,
   gatherChunks,
   RV_FEATURE_NAMES,
+  type ChunkDataset,
   type RvDataset,
   type RvDatasetOptions,
   type RvSamples,
@@ -29,3 +30,21 @@ export {
 } from './tcn-pretrain.js';
 export type { EpochRow, PretrainRunJson } from './pretrain-run.js';
 export { renderPretrainReport, verdict, writePretrainReport } from './pretrain-report.js';
+export {
+  directionalAccuracy,
+  FORECAST_MODELS,
+  FORECAST_TARGETS,
+  loadForecastDataset,
+  trainForecastModel,
+  type ForecastModelKind,
+  type ForecastModelResult,
+  type ForecastSettings,
+  type ForecastTarget,
+} from './forecast-model.js';
+export {
+  runForecastSet,
+  type EnsembleResult,
+  type ForecastSetOptions,
+  type ForecastSetResult,
+} from './forecast-set.js';
+export { buildReturnDataset, type ReturnDatasetOptions } from './return-dataset.js';

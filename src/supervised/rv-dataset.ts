@@ -72,8 +72,8 @@ export interface RvSplitRange {
   sessions: number;
 }
 
-/** The dataset. */
-export interface RvDataset {
+/** Chunks of per-bar features and a target per chunk, split by time: what a sequence model trains on. */
+export interface ChunkDataset {
   symbols: string[];
   featureNames: readonly string[];
   /** Per symbol: standardized features [bars × features], row-major. */
@@ -83,13 +83,18 @@ export interface RvDataset {
   /** Mean and sd of the training targets (the loss runs on standardized targets). */
   targetScale: { mean: number; sd: number };
   chunkLen: number;
+  train: RvSamples;
+  validation: RvSamples;
+  test: RvSamples;
+}
+
+/** The realized-volatility dataset. */
+export interface RvDataset extends ChunkDataset {
   horizon: number;
   /** Chunks ending at every bar of the training sessions. */
   train: RvSamples;
   /** Chunks ending at the last bar of each session, per split. */
   trainCloses: RvSamples;
-  validation: RvSamples;
-  test: RvSamples;
   ranges: { train: RvSplitRange; validation: RvSplitRange; test: RvSplitRange; gap: number };
   /** Per symbol: HAR features (log RV daily, weekly, monthly) by RV day index. */
   har: { daily: Float64Array; weekly: Float64Array; monthly: Float64Array }[];
@@ -162,36 +167,10 @@ export function buildRvDataset(series: readonly RvSeries[], options: RvDatasetOp
   };
 
   // Features, standardized by the training bars' mean and sd.
-  const raw = series.map((s) => barFeatures(s.bars));
-  const sum = new Float64Array(FEATURES);
-  const sumSq = new Float64Array(FEATURES);
-  let trainBars = 0;
-  series.forEach((s, k) => {
+  const { features, mean, sd } = standardizedFeatures(series, (k, t) => {
     const p = perSymbol[k];
-    const f = raw[k];
-    if (p === undefined || f === undefined) return;
-    for (let t = 0; t < s.bars.timestamps.length; t++) {
-      const d = p.barDay[t] ?? -1;
-      if (d < 0 || splitOf(p.rv.days[d] ?? Number.NaN) !== 'train') continue;
-      trainBars++;
-      for (let j = 0; j < FEATURES; j++) {
-        const v = f[t * FEATURES + j] ?? 0;
-        sum[j] = (sum[j] ?? 0) + v;
-        sumSq[j] = (sumSq[j] ?? 0) + v * v;
-      }
-    }
-  });
-  const mean = Array.from(sum, (v) => v / Math.max(trainBars, 1));
-  const sd = Array.from(sumSq, (v, j) => {
-    const m = mean[j] ?? 0;
-    const variance = v / Math.max(trainBars, 1) - m * m;
-    return variance > 1e-24 ? Math.sqrt(variance) : 1;
-  });
-  const features = raw.map((f) => {
-    const out = new Float32Array(f.length);
-    for (let i = 0; i < f.length; i++)
-      out[i] = ((f[i] ?? 0) - (mean[i % FEATURES] ?? 0)) / (sd[i % FEATURES] ?? 1);
-    return out;
+    const d = p?.barDay[t] ?? -1;
+    return d >= 0 && splitOf(p?.rv.days[d] ?? Number.NaN) === 'train';
   });
 
   // Samples.
@@ -234,15 +213,7 @@ export function buildRvDataset(series: readonly RvSeries[], options: RvDatasetOp
         { hint: 'use more sessions of data, a shorter --chunk-len or a shorter --horizon' },
       );
   }
-  let targetSum = 0;
-  let targetSq = 0;
-  for (let i = 0; i < train.count; i++) {
-    const v = train.target[i] ?? 0;
-    targetSum += v;
-    targetSq += v * v;
-  }
-  const targetMean = targetSum / train.count;
-  const targetSd = Math.sqrt(Math.max(targetSq / train.count - targetMean * targetMean, 1e-12));
+  const targetScale = targetScaleOf(train);
   const countSessions = (from: number, to: number): number =>
     allDays.filter((d) => d >= from && d <= to).length;
   return {
@@ -250,7 +221,7 @@ export function buildRvDataset(series: readonly RvSeries[], options: RvDatasetOp
     featureNames: RV_FEATURE_NAMES,
     features,
     normalization: { mean, sd },
-    targetScale: { mean: targetMean, sd: targetSd },
+    targetScale,
     chunkLen,
     horizon,
     train,
@@ -297,9 +268,61 @@ export function barFeatures(bars: Bars): Float64Array {
   return out;
 }
 
+/**
+ * Every symbol's {@link barFeatures}, standardized by the mean and sd of the bars `isTrainBar`
+ * picks (symbol index, bar index): statistics of the training split only.
+ */
+export function standardizedFeatures(
+  series: readonly RvSeries[],
+  isTrainBar: (symbol: number, bar: number) => boolean,
+): { features: Float32Array[]; mean: number[]; sd: number[] } {
+  const raw = series.map((s) => barFeatures(s.bars));
+  const sum = new Float64Array(FEATURES);
+  const sumSq = new Float64Array(FEATURES);
+  let trainBars = 0;
+  raw.forEach((f, k) => {
+    const n = f.length / FEATURES;
+    for (let t = 0; t < n; t++) {
+      if (!isTrainBar(k, t)) continue;
+      trainBars++;
+      for (let j = 0; j < FEATURES; j++) {
+        const v = f[t * FEATURES + j] ?? 0;
+        sum[j] = (sum[j] ?? 0) + v;
+        sumSq[j] = (sumSq[j] ?? 0) + v * v;
+      }
+    }
+  });
+  const mean = Array.from(sum, (v) => v / Math.max(trainBars, 1));
+  const sd = Array.from(sumSq, (v, j) => {
+    const m = mean[j] ?? 0;
+    const variance = v / Math.max(trainBars, 1) - m * m;
+    return variance > 1e-24 ? Math.sqrt(variance) : 1;
+  });
+  const features = raw.map((f) => {
+    const out = new Float32Array(f.length);
+    for (let i = 0; i < f.length; i++)
+      out[i] = ((f[i] ?? 0) - (mean[i % FEATURES] ?? 0)) / (sd[i % FEATURES] ?? 1);
+    return out;
+  });
+  return { features, mean, sd };
+}
+
+/** Mean and sd of a split's targets (sd at least 1e-6). */
+export function targetScaleOf(samples: RvSamples): { mean: number; sd: number } {
+  let sum = 0;
+  let sumSq = 0;
+  for (let i = 0; i < samples.count; i++) {
+    const v = samples.target[i] ?? 0;
+    sum += v;
+    sumSq += v * v;
+  }
+  const mean = sum / Math.max(samples.count, 1);
+  return { mean, sd: Math.sqrt(Math.max(sumSq / Math.max(samples.count, 1) - mean * mean, 1e-12)) };
+}
+
 /** Copies the chunks of `rows` (indexes into `samples`) into `out` [rows, chunkLen, features]. */
 export function gatherChunks(
-  dataset: RvDataset,
+  dataset: ChunkDataset,
   samples: RvSamples,
   rows: ArrayLike<number>,
   out: Float32Array,
@@ -314,7 +337,7 @@ export function gatherChunks(
 }
 
 /** Grows sample arrays. */
-class SampleBuilder {
+export class SampleBuilder {
   private symbol: number[] = [];
   private endBar: number[] = [];
   private target: number[] = [];

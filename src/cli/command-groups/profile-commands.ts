@@ -77,7 +77,12 @@ const PLAN_OPTIONS: readonly OptionSpec[] = [
     value: 'D',
     description: 'float32 (default), float16 or bfloat16',
   },
-  { name: 'timeframe', type: 'string', value: 'TF', description: 'forecast: 1h (default) or 1d' },
+  {
+    name: 'timeframe',
+    type: 'string',
+    value: 'TF',
+    description: 'forecast: the bars, 1m … 1d (default 1h)',
+  },
 ];
 
 /** Every command. Each module is imported only when its command runs. */

@@ -167,6 +167,103 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
     load: () => import('../commands/train-ppo.js'),
   },
   {
+    words: ['train', 'forecast'],
+    summary:
+      'train a set of forecasting models in parallel workers sized by the profile, scored alone and as their mean ensemble',
+    positionals: [],
+    options: [
+      {
+        name: 'data',
+        type: 'string',
+        value: 'SYM[,SYM]:TF',
+        description: 'symbols at one timeframe (required)',
+      },
+      {
+        name: 'models',
+        type: 'string',
+        value: 'N',
+        description: 'models in the set, one seed each (default 5)',
+      },
+      {
+        name: 'model',
+        type: 'string',
+        value: 'KIND',
+        description: "tcn (default) or mlp (on the chunk's last bars)",
+      },
+      {
+        name: 'target',
+        type: 'string',
+        value: 'T',
+        description:
+          'return (default: the forward log return) or rv (log forward realized volatility)',
+      },
+      {
+        name: 'horizon',
+        type: 'string',
+        value: 'H',
+        description: 'bars ahead for return (default 1), sessions for rv (default 22)',
+      },
+      { name: 'epochs', type: 'string', value: 'N', description: 'epochs a model (default 10)' },
+      {
+        name: 'steps-per-epoch',
+        type: 'string',
+        value: 'N',
+        description: 'steps an epoch (default 100)',
+      },
+      {
+        name: 'batch-size',
+        type: 'string',
+        value: 'N',
+        description: "chunks a step (default: the profile's forecast batch size for the timeframe)",
+      },
+      { name: 'chunk-len', type: 'string', value: 'N', description: 'bars a chunk (default 64)' },
+      {
+        name: 'hidden',
+        type: 'string',
+        value: 'N',
+        description: 'TCN channels or MLP width (default 32)',
+      },
+      {
+        name: 'layers',
+        type: 'string',
+        value: 'N',
+        description: 'TCN blocks (default 4) or MLP layers (default 2)',
+      },
+      {
+        name: 'lr',
+        type: 'string',
+        value: 'X',
+        description: "Adam's learning rate (default 1e-3)",
+      },
+      {
+        name: 'workers',
+        type: 'string',
+        value: 'auto|N',
+        description: 'models at once (default auto: as many as the planner fits)',
+      },
+      {
+        name: 'seed',
+        type: 'string',
+        value: 'N',
+        description: 'seed of model 0; model i gets seed + i (default 0)',
+      },
+    ],
+    settings: [
+      'backend',
+      'profile',
+      'profilesFile',
+      'detect',
+      'detectTimeoutMs',
+      'dataDir',
+      'safetyFactor',
+    ],
+    examples: [
+      'tradelab train forecast --data BTCUSDT:1h --models 5',
+      'tradelab train forecast --data SPY:5m --target rv --model tcn --models 3 --epochs 5',
+    ],
+    load: () => import('../commands/train-forecast.js'),
+  },
+  {
     words: ['backtest'],
     summary: "evaluate a saved model's deterministic policy on a range, beside buy-and-hold",
     positionals: [],

@@ -1,5 +1,6 @@
 import { TradelabError } from '../../core/index.js';
-import type { GpuProfile, Workload } from '../profile-schema.js';
+import { forecastSettingsAt } from '../forecast-settings.js';
+import type { ForecastTimeframe, GpuProfile, Workload } from '../profile-schema.js';
 import { formatBytes, formatCount, GIB, MIB } from './format-bytes.js';
 import {
   mlpParamCount,
@@ -83,8 +84,8 @@ export interface PlanInput {
   cpuCores: number;
   /** Fraction of total memory to plan with. Default 0.85. */
   safetyFactor?: number;
-  /** `forecast`: which of the profile's timeframes. Default `1h`. */
-  timeframe?: '1d' | '1h';
+  /** `forecast`: the bars' timeframe. Default `1h`. */
+  timeframe?: ForecastTimeframe;
   /** A worker count the user asked for; the plan says whether it fits. */
   requestedWorkers?: number;
   measured?: MeasuredMemory;
@@ -194,11 +195,11 @@ export function planWorkers(input: PlanInput): WorkerPlan {
     }
     const model = input.model ?? defaultModel(input);
     if (model === undefined) {
-      const gb = input.profile.workloads.forecast.memoryPerModelGb[input.timeframe ?? '1h'];
+      const at = forecastSettingsAt(input.profile, input.timeframe ?? '1h');
       terms.push({
         label: 'model (from profile)',
-        bytes: gb * GIB,
-        formula: `memoryPerModelGb['${input.timeframe ?? '1h'}'] = ${gb} GB (${input.profile.workloads.forecast.source})`,
+        bytes: at.memoryPerModelGb * GIB,
+        formula: `memoryPerModelGb['${at.timeframe}'] = ${at.memoryPerModelGb} GB (${at.source})`,
       });
     } else {
       paramCount =
@@ -356,7 +357,7 @@ function defaultBatch(input: PlanInput): number {
     case 'drl':
       return w.drl.batchSize;
     case 'forecast':
-      return w.forecast.batchSize[input.timeframe ?? '1h'];
+      return forecastSettingsAt(input.profile, input.timeframe ?? '1h').batchSize;
     case 'tcn':
       return w.tcn.chunksPerBatch;
   }
