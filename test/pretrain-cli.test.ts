@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +102,46 @@ describe('tradelab pretrain tcn', () => {
     expect(saved.precision).toMatchObject({ requested: 'bf16', used: 'fp32' });
     expect(existsSync(join(dir, 'run-a', 'model', 'weights.bin'))).toBe(true);
     expect(readFileSync(join(dir, 'run-a', 'report.html'), 'utf8')).toMatch(/HAR-RV/);
+  });
+
+  it("gives a PPO actor the run's frozen encoder (--policy tcn:DIR), which training leaves as it was", async () => {
+    const weights = join(dir, 'run-a', 'model', 'weights.bin');
+    const before = createHash('sha256').update(readFileSync(weights)).digest('hex');
+    const trained = await runCli(
+      [
+        'train',
+        'ppo',
+        '--data',
+        'SYN0,SYN1:30m',
+        '--policy',
+        'tcn:run-a',
+        '--steps',
+        '1024',
+        '--envs',
+        '4',
+        '--target-step',
+        '256',
+        '--batch-size',
+        '128',
+        '--net-dim',
+        '16',
+        '--out',
+        'ppo-tcn',
+      ],
+      { cwd: dir },
+    );
+    expect(trained.code, trained.stderr).toBe(0);
+    expect(trained.stderr).toMatch(
+      /policy: an MLP over the features and a frozen TCN encoder .*8 encodings an asset over 24-bar chunks, per chunk/,
+    );
+    const manifest = JSON.parse(readFileSync(join(dir, 'ppo-tcn', 'manifest.json'), 'utf8')) as {
+      data: { featureNames: string[]; encoder: { weightsSha256: string } };
+    };
+    expect(manifest.data.encoder.weightsSha256).toBe(before);
+    expect(manifest.data.featureNames.filter((f) => f.startsWith('tcn'))).toHaveLength(8);
+    expect(createHash('sha256').update(readFileSync(weights)).digest('hex')).toBe(before);
+    const backtest = await runCli(['backtest', '--model', 'ppo-tcn', '--json'], { cwd: dir });
+    expect(backtest.code, backtest.stderr).toBe(0);
   });
 
   it('stops on SIGTERM after an epoch and resumes to the end with --resume', async () => {

@@ -1,3 +1,4 @@
+import type { TcnEncoderInfo } from './tcn-encoder.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BarRange } from '../data/bar-range.js';
@@ -27,6 +28,8 @@ export interface ModelData {
   timeframe: string;
   featureNames: string[];
   sha256: string;
+  /** The pretrained TCN whose encodings the features carry (`--policy tcn:DIR`). */
+  encoder?: TcnEncoderInfo;
 }
 
 /** What the trainer stored in a model's meta. */

@@ -71,3 +71,9 @@ export {
   type LearningCheckResult,
 } from './learning-check.js';
 export { evaluationReportHtml, evaluationSections, metricRows } from './evaluation-report.js';
+export {
+  tcnFeatureNames,
+  withRecordedEncoder,
+  withTcnEncoder,
+  type TcnEncoderInfo,
+} from './tcn-encoder.js';

@@ -1,3 +1,4 @@
+import type { TcnEncoderInfo } from './tcn-encoder.js';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { BarRange } from '../data/bar-range.js';
@@ -59,6 +60,8 @@ export interface PpoRunOptions {
   onWarning?: (message: string) => void;
   /** Checked after every update; true stops the run (checkpointed, resumable). */
   shouldStop?: () => boolean;
+  /** The pretrained TCN whose encodings `data` carries (withTcnEncoder), for the manifest. */
+  encoder?: TcnEncoderInfo;
 }
 
 /** What a run did. */
@@ -171,6 +174,7 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
       bars: data.timestamps.length,
       featureNames: data.featureNames,
       sha256: digest,
+      ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
     },
     ranges: {
       train: manifestRange(train, data.timestamps),

@@ -1,3 +1,4 @@
+import type { TcnEncoderInfo } from './tcn-encoder.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, cpus, platform, release, arch, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +74,8 @@ export interface RunManifest {
     featureNames: string[];
     /** digestMarketData of the loaded arrays. */
     sha256: string;
+    /** A pretrained TCN whose encodings were appended to the features (`--policy tcn:DIR`). */
+    encoder?: TcnEncoderInfo;
   };
   ranges: { train: ManifestRange; test: ManifestRange | null };
   ppo: PpoConfig;

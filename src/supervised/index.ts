@@ -10,10 +10,8 @@ export {
 } from './pretrain-settings.js';
 export { regressionMetrics, type RegressionMetrics } from './regression-metrics.js';
 export {
-  barFeatures,
   buildRvDataset,
   gatherChunks,
-  RV_FEATURE_NAMES,
   type ChunkDataset,
   type RvDataset,
   type RvDatasetOptions,

@@ -1,6 +1,6 @@
 import { TradelabError } from '../core/index.js';
+import { RV_FEATURE_NAMES } from '../data/index.js';
 import {
-  RV_FEATURE_NAMES,
   SampleBuilder,
   standardizedFeatures,
   targetScaleOf,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isTradelabError } from '../core/index.js';
-import { calendarFor, generateSynthetic, timeframeMs } from '../data/index.js';
+import { barFeatures, calendarFor, generateSynthetic, timeframeMs } from '../data/index.js';
 import { fitHarBaseline, harForecast } from './har-baseline.js';
 import { regressionMetrics } from './regression-metrics.js';
-import { barFeatures, buildRvDataset, gatherChunks, type RvSeries } from './rv-dataset.js';
+import { buildRvDataset, gatherChunks, type RvSeries } from './rv-dataset.js';
 
 /** `days` sessions of 30-minute 24/7 bars for `symbols` symbols. */
 function market(days: number, symbols = 2, seed = 4): RvSeries[] {

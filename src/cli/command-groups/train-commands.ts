@@ -51,7 +51,8 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
         name: 'policy',
         type: 'string',
         value: 'NET',
-        description: "the actor's network: mlp (default) or ft_transformer",
+        description:
+          "the actor's network: mlp (default), ft_transformer, or tcn:DIR (an MLP over the features and the frozen encoder of a `pretrain tcn` run)",
       },
       {
         name: 'net-dim',

@@ -13,6 +13,7 @@ import {
   type LoadedPpoModel,
   type RunEnvOptions,
   evaluationReportHtml,
+  withRecordedEncoder,
 } from '../../agents/index.js';
 import {
   describeBarRange,
@@ -51,7 +52,10 @@ export async function run(context: CommandContext): Promise<void> {
       throw new TradelabError('USAGE', 'this model does not say what data it was trained on', {
         hint: 'pass --data SYM[,SYM]:TF',
       });
-    const data = await loadMarketData(openStore(context), parseDatasetKeys(spec));
+    const data = withRecordedEncoder(
+      await loadMarketData(openStore(context), parseDatasetKeys(spec)),
+      meta.data?.encoder,
+    );
     checkModelData(model, data, source.where);
     const sameData = meta.data !== undefined && meta.data.sha256 === digestMarketData(data);
     const lookback = meta.env.lookback ?? 1;

@@ -11,6 +11,7 @@ import {
   type RunEnvOptions,
   type RunManifest,
   MANIFEST_FILE,
+  withTcnEncoder,
   writeRunManifest,
 } from '../../agents/index.js';
 import {
@@ -65,7 +66,22 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   if (previous?.backend.threads !== undefined && options.threads === undefined)
     out.note(`resuming with the run's --threads ${threads}`);
   const backend = await startBackend(project, { nativeThreads: threads });
-  const data = await loadMarketData(openStore(context), parseDatasetKeys(spec));
+  // --policy tcn:DIR: the actor's MLP reads a pretrained TCN's encodings beside the features.
+  const policyFlag = typeof options.policy === 'string' ? options.policy : undefined;
+  const encoderRun =
+    previous?.data.encoder?.run ??
+    (policyFlag?.startsWith('tcn:') === true
+      ? projectPath(context, policyFlag.slice(4))
+      : undefined);
+  const loaded = await loadMarketData(openStore(context), parseDatasetKeys(spec));
+  const withEncoder = encoderRun === undefined ? undefined : withTcnEncoder(loaded, encoderRun);
+  // A resumed run's encoder is its own: a changed one changes the features, which the data
+  // digest refuses.
+  const data = withEncoder?.data ?? loaded;
+  if (withEncoder !== undefined)
+    out.note(
+      `policy: an MLP over the features and a frozen TCN encoder (${withEncoder.encoder.run}: ${withEncoder.encoder.hidden} encodings an asset over ${withEncoder.encoder.chunkLen}-bar chunks, ${withEncoder.encoder.method})`,
+    );
   const bars = data.timestamps.length;
   const lookback = intOption(options, 'lookback', 1) ?? 1;
   const { train, test } = ranges(options, data.timestamps, lookback);
@@ -76,7 +92,8 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   };
   set('breakStep', intOption(options, 'steps', 1));
   set('nEnvs', intOption(options, 'envs', 1));
-  set('policy', choiceOption(options, 'policy', POLICY_NETWORKS));
+  if (policyFlag?.startsWith('tcn:') !== true)
+    set('policy', choiceOption(options, 'policy', POLICY_NETWORKS));
   set('netDim', intOption(options, 'net-dim', 1));
   set('layers', intOption(options, 'layers', 1));
   set('batchSize', intOption(options, 'batch-size', 1));
@@ -181,6 +198,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       dir,
       data,
       dataSpec: spec,
+      ...(withEncoder === undefined ? {} : { encoder: withEncoder.encoder }),
       train,
       test,
       ppo,

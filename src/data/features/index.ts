@@ -78,3 +78,4 @@ export {
   volumeZScore,
   type VolumeZScoreOptions,
 } from './volume-zscore.js';
+export { BAR_FEATURE_COUNT, barFeatures, RV_FEATURE_NAMES } from './bar-features.js';
