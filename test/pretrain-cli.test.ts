@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jsonLines, runCli, runCliInProcess, runCliSignalled, tempDir } from './support/run-cli.js';
@@ -143,6 +143,39 @@ describe('tradelab pretrain tcn', () => {
     const backtest = await runCli(['backtest', '--model', 'ppo-tcn', '--json'], { cwd: dir });
     expect(backtest.code, backtest.stderr).toBe(0);
   });
+
+  it('gives a trading study the encoder from its study file (policy: tcn:DIR), and its trials run on it', async () => {
+    writeFileSync(
+      join(dir, 'tcn-study.yaml'),
+      [
+        'preset: ensemble_conservative',
+        'data: SYN0,SYN1:30m',
+        'policy: tcn:run-a',
+        'cv: walk-forward:2',
+        'holdout: 20%',
+        'params: { netDim: 16, nEnvs: 4, targetStep: 256, batchSize: 128, breakStep: 512, repeatTimes: 1, episodeLength: 64 }',
+        '',
+      ].join('\n'),
+    );
+    const created = await runCli(['study', 'create', 'tcn-study', '--file', 'tcn-study.yaml'], {
+      cwd: dir,
+    });
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(
+      /policy +mlp over the features and the frozen TCN encoder of .*run-a/,
+    );
+    const ran = await runCli(['study', 'run', 'tcn-study', '--trials', '1', '--workers', '1'], {
+      cwd: dir,
+    });
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/Finished 1 trials? .*1 complete/);
+    // The trial's model backtests on its study's holdout, the encodings rebuilt from the run.
+    const backtest = await runCli(['backtest', '--study', 'tcn-study', '--trial', '0'], {
+      cwd: dir,
+    });
+    expect(backtest.code, backtest.stderr).toBe(0);
+    expect(backtest.stdout).toMatch(/\(the study's holdout\)/);
+  }, 90_000);
 
   it('stops on SIGTERM after an epoch and resumes to the end with --resume', async () => {
     const stopped = await runCliSignalled(

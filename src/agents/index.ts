@@ -72,6 +72,7 @@ export {
 } from './learning-check.js';
 export { evaluationReportHtml, evaluationSections, metricRows } from './evaluation-report.js';
 export {
+  describeTcnEncoder,
   tcnFeatureNames,
   withRecordedEncoder,
   withTcnEncoder,

@@ -178,13 +178,36 @@ function encodePerChunk(
   return out;
 }
 
+/** The encoder a policy would get from a pretraining run, without computing any encoding. */
+export function describeTcnEncoder(
+  runDir: string,
+): Pick<TcnEncoderInfo, 'run' | 'weightsSha256' | 'hidden' | 'chunkLen'> {
+  const modelDir = join(runDir, 'model');
+  const { net, meta } = loadTcnModel(modelDir, 'policy-encoder-check');
+  const hidden = net.config.hidden;
+  net.dispose();
+  const chunkLen = meta.chunkLen;
+  if (typeof chunkLen !== 'number')
+    throw new TradelabError(
+      'MODEL_INVALID',
+      `${modelDir} was not written by \`tradelab pretrain tcn\` (it records no chunk length)`,
+      { hint: 'point policy: tcn:DIR at a pretraining run directory' },
+    );
+  return {
+    run: runDir,
+    weightsSha256: sha256(readFileSync(join(modelDir, 'weights.bin'))),
+    hidden,
+    chunkLen,
+  };
+}
+
 /**
  * The data a model with an encoder was trained on, rebuilt: `data` with the encodings of the
  * encoder the model records, refused when that encoder's weights changed since.
  */
 export function withRecordedEncoder(
   data: MarketData,
-  encoder: TcnEncoderInfo | undefined,
+  encoder: Pick<TcnEncoderInfo, 'run' | 'weightsSha256'> | undefined,
 ): MarketData {
   if (encoder === undefined) return data;
   const rebuilt = withTcnEncoder(data, encoder.run);

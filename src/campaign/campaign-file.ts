@@ -166,7 +166,12 @@ function withStudyFiles(
     if (own.params !== undefined) merged.params = { ...own.params, ...study.params };
     if (own.sampler !== undefined) merged.sampler = { ...own.sampler, ...study.sampler };
     if (own.pruner !== undefined) merged.pruner = { ...own.pruner, ...study.pruner };
-    if (merged.policy === undefined && own.policy !== undefined) merged.policy = own.policy;
+    if (own.policy?.startsWith('tcn:') === true)
+      problems.push(
+        `${read.file.locate(['policy'], 'key')}: policy ${own.policy} (a pretrained encoder) is for \`tradelab study create --file\`; campaigns do not take one yet: remove it, or create that study on its own`,
+      );
+    else if (merged.policy === undefined && own.policy !== undefined)
+      merged.policy = own.policy as CampaignFileStudy['policy'];
     if (merged.aggregate === undefined && own.aggregate !== undefined)
       merged.aggregate = own.aggregate;
     if (merged.budgetScale === undefined && own.budgetScale !== undefined)

@@ -1,6 +1,7 @@
 import { openDatasetStore, describeBarRange } from '../data/index.js';
 import {
   loadStudyData,
+  withStudyEncoder,
   evaluateTrialModel,
   holdoutRange,
   type SplitResult,
@@ -107,7 +108,10 @@ export async function holdoutOfBest(
   const names = await storage.listArtifacts(best.id);
   if (!names.includes('model.json')) return undefined;
   await startBackend(project);
-  const data = await loadStudyData(openDatasetStore(project.config.settings.dataDir), spec);
+  const data = withStudyEncoder(
+    await loadStudyData(openDatasetStore(project.config.settings.dataDir), spec),
+    spec,
+  );
   return {
     evaluation: await evaluateTrialModel(storage, spec, best, data),
     timestamps: data.timestamps,

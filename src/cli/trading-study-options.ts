@@ -17,6 +17,7 @@ import {
   type DrlStudySpec,
   type StudyFile,
 } from '../trading/index.js';
+import { describeTcnEncoder, type PolicyNetwork } from '../agents/index.js';
 import type { CommandContext } from './command-spec.js';
 import { openStore } from './open-store.js';
 import { choiceOption, intOption } from './option-values.js';
@@ -75,10 +76,20 @@ export async function tradingStudySpec(
     typeof options.features === 'string'
       ? checkFeatureGroups(options.features.split(','), '--features')
       : file?.features;
+  // policy: tcn:DIR puts a pretraining run's frozen encodings beside the features (an MLP reads both).
+  const policyText = text('policy') ?? file?.policy;
+  const encoder =
+    policyText?.startsWith('tcn:') === true
+      ? describeTcnEncoder(projectPath(context, policyText.slice(4)))
+      : undefined;
   const data = await loadMarketData(openStore(context), parseDatasetKeys(dataSpec), {
     features: featureOptionsOf(features ?? null),
   });
-  const policy = choiceOption(options, 'policy', POLICY_NETWORKS) ?? file?.policy;
+  const policy =
+    encoder === undefined
+      ? (choiceOption(options, 'policy', POLICY_NETWORKS) ??
+        (file?.policy as PolicyNetwork | undefined))
+      : 'mlp';
   const aggregate = choiceOption(options, 'aggregate', AGGREGATES) ?? file?.aggregate;
   const budgetScale =
     options['budget-scale'] === undefined ? file?.budgetScale : Number(options['budget-scale']);
@@ -100,13 +111,22 @@ export async function tradingStudySpec(
     {
       preset: presetName,
       dataSpec,
-      market: studyMarket(data),
+      // The digest is the market's; the model reads the encoder's outputs besides its features.
+      market: {
+        ...studyMarket(data),
+        ...(encoder === undefined
+          ? {}
+          : { featureCount: data.featureNames.length + encoder.hidden }),
+      },
       ...(features === undefined ? {} : { features }),
       ...(cv === undefined ? {} : { cv }),
       ...(embargo === undefined ? {} : { embargo }),
       ...(holdout === undefined ? {} : { holdout }),
       ...(lookback === undefined ? {} : { lookback }),
       ...(policy === undefined ? {} : { policy }),
+      ...(encoder === undefined
+        ? {}
+        : { encoder: { run: encoder.run, weightsSha256: encoder.weightsSha256 } }),
       ...(aggregate === undefined ? {} : { aggregate }),
       ...(budgetScale === undefined ? {} : { budgetScale }),
       ...(seed === undefined ? {} : { seed }),

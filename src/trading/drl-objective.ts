@@ -16,6 +16,7 @@ import { periodsPerYear } from '../eval/periods-per-year.js';
 import type { Objective } from '../tune/objective.js';
 import { TrialPruned, type Trial } from '../tune/trial.js';
 import { studySplits, type StudySplits } from './cv-spec.js';
+import { withStudyEncoder } from './study-data.js';
 import { aggregateSplits, barReturns, splitMetrics, type SplitResult } from './split-metrics.js';
 import { suggestParams, trialConfigs } from './search-space.js';
 import type { DrlStudySpec } from './study-spec.js';
@@ -101,8 +102,8 @@ export function createDrlObjective(host: DrlObjectiveHost): Objective {
 }
 
 async function loadContext(spec: DrlStudySpec, host: DrlObjectiveHost): Promise<StudyContext> {
-  const data = await host.loadMarket(spec);
-  const digest = digestMarketData(data);
+  const market = await host.loadMarket(spec);
+  const digest = digestMarketData(market);
   if (digest !== spec.data.digest)
     throw new TradelabError(
       'DATA_MISMATCH',
@@ -111,6 +112,7 @@ async function loadContext(spec: DrlStudySpec, host: DrlObjectiveHost): Promise<
         hint: 'every worker must see the same dataset: re-import it as it was, or create a new study on the new data',
       },
     );
+  const data = withStudyEncoder(market, spec);
   const splits = studySplits(data.timestamps.length, spec.cv, spec);
   const shape = { assets: data.symbols.length, features: data.featureNames.length };
   const normalizers = splits.splits.map((s) => fitNormalizer(data.techArray, shape, s.train));

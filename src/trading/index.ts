@@ -41,7 +41,7 @@ export {
   type TrialBudget,
 } from './search-space.js';
 export { checkFeatureGroups, FEATURE_GROUPS, featureOptionsOf } from './feature-groups.js';
-export { loadStudyData, studyMarket } from './study-data.js';
+export { loadStudyData, studyMarket, withStudyEncoder } from './study-data.js';
 export {
   createDrlObjective,
   decodeOosReturns,

@@ -81,6 +81,12 @@ export interface DrlStudySpec {
   /** Factor on breakStep (presets are written for 1h bars). */
   budgetScale: number;
   policy: PolicyNetwork;
+  /**
+   * A pretraining run whose frozen TCN encodings join the features (`policy: tcn:DIR`): its
+   * absolute path and the SHA-256 of its weights (a worker refuses another); absent without one.
+   * The data digest is the market's before the encodings.
+   */
+  encoder?: { run: string; weightsSha256: string };
   aggregate: AggregateSpec;
   /** Seeds of trial t: seed + t for the networks and the env. */
   seed: number;
@@ -121,7 +127,9 @@ export const StudyFileSchema = z.strictObject({
   embargo: z.number().int().min(0).optional(),
   holdout: z.union([z.string(), z.number()]).optional(),
   lookback: z.number().int().min(1).optional(),
-  policy: z.enum(POLICY_NETWORKS).optional(),
+  policy: z
+    .union([z.enum(POLICY_NETWORKS), z.string().regex(/^tcn:.+/, 'tcn:DIR (a `pretrain tcn` run)')])
+    .optional(),
   aggregate: z
     .union([
       z.enum(AGGREGATES),
@@ -253,6 +261,8 @@ export interface DrlStudyInput {
   holdout?: string | number;
   lookback?: number;
   policy?: PolicyNetwork;
+  /** See {@link DrlStudySpec.encoder}. */
+  encoder?: { run: string; weightsSha256: string };
   aggregate?: StudyFile['aggregate'];
   budgetScale?: number;
   seed?: number;
@@ -315,6 +325,7 @@ export function resolveDrlStudy(
     params,
     budgetScale: input.budgetScale ?? defaultBudgetScale(input.market.timeframe),
     policy: input.policy ?? 'mlp',
+    ...(input.encoder === undefined ? {} : { encoder: input.encoder }),
     aggregate,
     seed: input.seed ?? 1,
     from:
@@ -344,7 +355,12 @@ export function describeDrlStudy(spec: DrlStudySpec): [string, string][] {
           ? `last ${(spec.holdout.fraction * 100).toFixed(0)}% of bars`
           : `from bar ${spec.holdout.at}`,
     ],
-    ['policy', spec.policy],
+    [
+      'policy',
+      spec.encoder === undefined
+        ? spec.policy
+        : `${spec.policy} over the features and the frozen TCN encoder of ${spec.encoder.run}`,
+    ],
     [
       'value',
       spec.aggregate.method === 'mean-std'

@@ -52,12 +52,14 @@ export async function run(context: CommandContext): Promise<void> {
       throw new TradelabError('USAGE', 'this model does not say what data it was trained on', {
         hint: 'pass --data SYM[,SYM]:TF',
       });
-    const data = withRecordedEncoder(
-      await loadMarketData(openStore(context), parseDatasetKeys(spec)),
-      meta.data?.encoder,
-    );
+    const market = await loadMarketData(openStore(context), parseDatasetKeys(spec));
+    const data = withRecordedEncoder(market, meta.data?.encoder ?? source.encoder);
     checkModelData(model, data, source.where);
-    const sameData = meta.data !== undefined && meta.data.sha256 === digestMarketData(data);
+    // A run digests the data it trained on (encodings included), a study its market before them.
+    const sameData =
+      meta.data !== undefined &&
+      (meta.data.sha256 === digestMarketData(data) ||
+        meta.data.sha256 === digestMarketData(market));
     const lookback = meta.env.lookback ?? 1;
     const bars = data.timestamps.length;
     let range: BarRange;
@@ -153,6 +155,8 @@ interface ModelSource {
   where: string;
   /** A trial's default range: its study's holdout. */
   holdout?: BarRange;
+  /** A trial's study's pretrained encoder, when it has one. */
+  encoder?: { run: string; weightsSha256: string };
 }
 
 /** `--model DIR`, or `--study NAME --trial N` (the trial's kept model). */
@@ -179,6 +183,7 @@ async function modelSource(context: CommandContext): Promise<ModelSource> {
         label: `trial ${trialNumber} of study ${name}`,
         where: `trial ${trialNumber}'s model`,
         ...(holdout === undefined ? {} : { holdout }),
+        ...(spec.encoder === undefined ? {} : { encoder: spec.encoder }),
       };
     });
   }
