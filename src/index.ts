@@ -121,7 +121,17 @@ export {
 
 // Compute backends (wasm with native products, webgpu) and the networks.
 export { listBackends, useBackend, type BackendName } from './compute/index.js';
-export { FtTransformer, Mlp } from './models/index.js';
+export {
+  FtTransformer,
+  loadTcnModel,
+  Mlp,
+  saveTcnModel,
+  Tcn,
+  TcnTrainer,
+  tcnSize,
+  WindowMlp,
+  type TcnConfig,
+} from './models/index.js';
 
 // PPO agents: train a run, load a model, backtest it.
 export {
@@ -132,6 +142,7 @@ export {
   PpoTrainer,
   resolvePpoConfig,
   trainPpoRun,
+  withTcnEncoder,
   type PpoConfig,
   type PpoRunOptions,
   type PpoRunResult,
@@ -148,3 +159,28 @@ export {
   studyPbo,
   type DrlStudySpec,
 } from './trading/index.js';
+
+// Campaigns: several trading studies at once, their report and projections.
+export {
+  buildCampaignReport,
+  projectCampaign,
+  readCampaign,
+  type CampaignReport,
+} from './campaign/index.js';
+
+// Supervised models: TCN pretraining on realized volatility beside HAR-RV, forecasting sets.
+export {
+  buildReturnDataset,
+  buildRvDataset,
+  fitHarBaseline,
+  harForecast,
+  pretrainTcn,
+  readPretrainRun,
+  regressionMetrics,
+  runForecastSet,
+  trainForecastModel,
+  type ForecastSettings,
+  type PretrainRunJson,
+  type PretrainSettings,
+  type RvDataset,
+} from './supervised/index.js';

@@ -64,7 +64,7 @@ export interface TcnBenchDetail {
   timestepsPerSecond: number;
   /** Peak tensor bytes during a step above the bytes alive before it. */
   stepMemoryBytes: number;
-  /** The planner's activations term for the same step (profiles/planner/tcn-size.ts). */
+  /** The planner's estimate of the same: activations, gradients, transients (tcn-size.ts). */
   plannedBytes: number;
   /** Seconds per step by kernel group: the convolutions forward and backward, everything else. */
   split: { convForward: number; convBackward: number; other: number };

@@ -4,7 +4,7 @@ import { nativeConvActive } from '../compute/index.js';
 import * as tf from '../compute/tfjs.js';
 import { Rng } from '../core/index.js';
 import { Tcn, TcnTrainer, type TcnBatch } from '../models/index.js';
-import { tcnElementsPerBar } from '../profiles/index.js';
+import { tcnStepBytes } from '../profiles/index.js';
 import { median, type BenchResult, type TcnBenchDetail } from './bench-result.js';
 
 /*
@@ -112,7 +112,7 @@ export async function benchTcn(options: TcnBenchOptions = {}): Promise<BenchResu
         itPerSecond: 1 / seconds,
         timestepsPerSecond: (chunks * seq) / seconds,
         stepMemoryBytes: Math.max(0, profile.peakBytes - before),
-        plannedBytes: chunks * seq * tcnElementsPerBar(shape) * 4,
+        plannedBytes: tcnStepBytes(shape, chunks),
         // Kernel times are measured by tf.profile's own run; scaled to the median step.
         split: {
           convForward: (convForward / all) * seconds,

@@ -40,6 +40,8 @@ export {
   SEED_TCN_SHAPE,
   tcnElementsPerBar,
   tcnParamCount,
+  tcnStepBytes,
+  tcnTransientBytesPerParam,
   type TcnShape,
 } from './planner/tcn-size.js';
 export {

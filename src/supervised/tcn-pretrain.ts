@@ -289,7 +289,8 @@ export async function pretrainTcn(
     save();
     return run;
   }
-  run.status = state.sinceBest >= settings.patience ? 'early-stopped' : 'finished';
+  // Early-stopped only when patience ran out before the epochs did.
+  run.status = state.epoch < settings.epochs ? 'early-stopped' : 'finished';
   if (run.bestEpoch !== null) run.test = testScores(dir, dataset, har, settings.chunks);
   save();
   return run;

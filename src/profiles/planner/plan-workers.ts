@@ -8,7 +8,13 @@ import {
   mlpUnitsPerSample,
   type MlpShape,
 } from './mlp-size.js';
-import { SEED_TCN_SHAPE, tcnElementsPerBar, tcnParamCount, type TcnShape } from './tcn-size.js';
+import {
+  SEED_TCN_SHAPE,
+  tcnElementsPerBar,
+  tcnParamCount,
+  tcnTransientBytesPerParam,
+  type TcnShape,
+} from './tcn-size.js';
 
 /** A compute backend the planner can plan for (`auto` already resolved). */
 export type PlanBackend = 'wasm' | 'webgpu' | 'cpu';
@@ -225,6 +231,14 @@ export function planWorkers(input: PlanInput): WorkerPlan {
         bytes: paramCount * bytes,
         formula: `${p} params × ${bytes} B`,
       });
+      if (model.kind === 'tcn') {
+        const perParam = tcnTransientBytesPerParam(model.checkpoint);
+        terms.push({
+          label: 'step transients',
+          bytes: paramCount * perParam,
+          formula: `${p} params × ${perParam} B (weight-normalized kernels and their gradients${model.checkpoint ? ', one block at a time' : ''}, clipped gradients, Adam's new state; measured by bench tcn)`,
+        });
+      }
       terms.push({
         label: 'Adam state',
         bytes: paramCount * ADAM_BYTES_PER_PARAM,

@@ -39,6 +39,29 @@ export function tcnElementsPerBar({ inputs, hidden, layers, checkpoint }: TcnSha
   return (checkpoint ? 2 * layers + 14 : 11 * layers) * hidden + inputs;
 }
 
+/**
+ * Bytes a training step holds per parameter besides the weights and Adam's moments, above the
+ * gradients the planner counts on their own: without checkpointing every block's weight-normalized
+ * kernel and its gradient live through the backward pass, then the clipped gradients and Adam's new
+ * state; with it one block's at a time. Measured by `bench tcn` at 12 × 512 (18.4 M parameters):
+ * 40 and 12 bytes a parameter in all, gradients included.
+ */
+export function tcnTransientBytesPerParam(checkpoint: boolean): number {
+  return checkpoint ? 8 : 36;
+}
+
+/**
+ * What one training step of `chunks` chunks holds above the weights and Adam's moments: the
+ * activations, the gradients and the step's transients (what `bench tcn` measures).
+ */
+export function tcnStepBytes(shape: TcnShape, chunks: number): number {
+  const params = tcnParamCount(shape);
+  return (
+    chunks * shape.chunkLen * tcnElementsPerBar(shape) * 4 +
+    params * (4 + tcnTransientBytesPerParam(shape.checkpoint))
+  );
+}
+
 /** Seed 003's TCN-12 with 512 channels on chunks of 512 bars of 4 features, checkpointed. */
 export const SEED_TCN_SHAPE: TcnShape = {
   inputs: 4,
