@@ -41,7 +41,7 @@ export function forecastSettingsAt(
     batchSize: batch ?? f.batchSize['1h'],
     memoryPerModelGb: memory ?? f.memoryPerModelGb['1h'],
     maxWorkers: f.maxWorkers,
-    source: `ours: ${timeframe} takes profile ${profile.name}'s 1h values (seed 004 sizes 1d and 1h only)`,
+    source: `ours: ${timeframe} takes profile ${profile.name}'s 1h values (the GPU profile guide (PyTorch original) sizes 1d and 1h only)`,
     derived: true,
   };
 }

@@ -67,13 +67,14 @@ export const PRETRAIN_COMMANDS: readonly CommandSpec[] = [
         name: 'layers',
         type: 'string',
         value: 'N',
-        description: 'residual blocks, dilation 2^i (default 6; seed 003: 12)',
+        description:
+          'residual blocks, dilation 2^i (default 6; the TCN benchmarks (PyTorch original) used 12)',
       },
       {
         name: 'hidden',
         type: 'string',
         value: 'N',
-        description: 'channels (default 64; seed 003: 512)',
+        description: 'channels (default 64; the TCN benchmarks (PyTorch original) used 512)',
       },
       { name: 'kernel', type: 'string', value: 'K', description: 'taps a convolution (default 3)' },
       {

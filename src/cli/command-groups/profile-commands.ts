@@ -19,7 +19,7 @@ const PLAN_OPTIONS: readonly OptionSpec[] = [
     name: 'hidden',
     type: 'string',
     value: 'N',
-    description: 'tcn channels (default 512, seed 003)',
+    description: "tcn channels (default 512, the TCN benchmarks' network (PyTorch original))",
   },
   {
     name: 'kernel',
