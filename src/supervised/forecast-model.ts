@@ -1,15 +1,10 @@
 import { calendarFor, openDatasetStore, parseDatasetKeys, timeframeMs } from '../data/index.js';
 import { EventLoopTurns, Rng, TradelabError } from '../core/index.js';
-import { Tcn, tcnForecast, TcnTrainer, WindowMlp, type TcnBatch } from '../models/index.js';
+import { Tcn, TcnTrainer, WindowMlp, type TcnBatch } from '../models/index.js';
+import { forecastRows } from './forecast-rows.js';
 import { regressionMetrics } from './regression-metrics.js';
 import { buildReturnDataset } from './return-dataset.js';
-import {
-  buildRvDataset,
-  gatherChunks,
-  type ChunkDataset,
-  type RvSeries,
-  type RvSamples,
-} from './rv-dataset.js';
+import { buildRvDataset, gatherChunks, type ChunkDataset, type RvSeries } from './rv-dataset.js';
 
 /*
  * One model of a forecasting set (seed 004's backend trains "5 models, 10 epochs per model"): a
@@ -160,7 +155,7 @@ export async function trainForecastModel(
       onEpoch?.(epoch, trainLoss);
     }
     const truth = Array.from(dataset.validation.target);
-    const forecast = predictAll(net, dataset, dataset.validation, settings.batchSize);
+    const forecast = forecastRows(net, dataset, dataset.validation, settings.batchSize);
     const metrics = regressionMetrics(forecast, truth);
     return {
       index,
@@ -179,25 +174,4 @@ export async function trainForecastModel(
     trainer.dispose();
     for (const v of net.variables) v.dispose();
   }
-}
-
-/** Forecasts of every row of `samples`, unstandardized. */
-function predictAll(
-  net: Tcn | WindowMlp,
-  dataset: ChunkDataset,
-  samples: RvSamples,
-  batchRows: number,
-): number[] {
-  const width = dataset.chunkLen * dataset.featureNames.length;
-  const size = Math.max(batchRows, 64);
-  const x = new Float32Array(size * width);
-  const out: number[] = [];
-  const { mean, sd } = dataset.targetScale;
-  for (let from = 0; from < samples.count; from += size) {
-    const n = Math.min(size, samples.count - from);
-    const rows = Int32Array.from({ length: n }, (_, i) => from + i);
-    gatherChunks(dataset, samples, rows, x);
-    for (const v of tcnForecast(net, x.subarray(0, n * width), n)) out.push(v * sd + mean);
-  }
-  return out;
 }

@@ -26,7 +26,7 @@ export {
   RUN_FILE,
   type PretrainOptions,
 } from './tcn-pretrain.js';
-export type { EpochRow, PretrainRunJson } from './pretrain-run.js';
+export { EPOCH_HEADERS, epochCells, type EpochRow, type PretrainRunJson } from './pretrain-run.js';
 export { renderPretrainReport, verdict, writePretrainReport } from './pretrain-report.js';
 export {
   directionalAccuracy,

@@ -1,7 +1,7 @@
 import { writeFileAtomic } from '../core/index.js';
 import { renderHtmlReport, renderLineChart, type ReportTable } from '../report/index.js';
 import type { RegressionMetrics } from './regression-metrics.js';
-import type { PretrainRunJson } from './pretrain-run.js';
+import { EPOCH_HEADERS, epochCells, type PretrainRunJson } from './pretrain-run.js';
 
 /*
  * The run's `report.html`: loss and correlation curves per epoch with HAR-RV's validation figures
@@ -23,34 +23,7 @@ export function renderPretrainReport(run: PretrainRunJson): string {
   const epochs = run.history.map((row) => row.epoch);
   const date = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
   const { ranges } = run.data;
-  const table: ReportTable = {
-    headers: [
-      'epoch',
-      'train loss',
-      'val loss',
-      'train corr',
-      'val corr',
-      'val R²',
-      'HAR corr',
-      'HAR R²',
-      'time s',
-      'it/s',
-      'chunks/s',
-    ],
-    rows: run.history.map((r) => [
-      `${r.epoch}${r.best ? ' *' : ''}`,
-      r.trainLoss.toFixed(4),
-      r.validationLoss.toFixed(4),
-      r.trainCorrelation.toFixed(3),
-      r.validation.correlation.toFixed(3),
-      r.validation.r2.toFixed(3),
-      r.har.correlation.toFixed(3),
-      r.har.r2.toFixed(3),
-      (r.trainSeconds + r.evalSeconds).toFixed(1),
-      r.itPerSecond.toFixed(2),
-      r.samplesPerSecond.toFixed(1),
-    ]),
-  };
+  const table: ReportTable = { headers: [...EPOCH_HEADERS], rows: run.history.map(epochCells) };
   const harLoss = run.history.map((r) => r.har.mse / run.data.targetScale.sd ** 2);
   const sections = [
     {
@@ -90,7 +63,11 @@ export function renderPretrainReport(run: PretrainRunJson): string {
         }),
       ],
     },
-    { heading: 'Epochs', paragraph: '* marks the best validation loss (the run’s model).', table },
+    {
+      heading: 'Epochs',
+      paragraph: '* marks a new best validation loss (the last is the run’s model).',
+      table,
+    },
   ];
   if (run.test !== undefined)
     sections.push({

@@ -1,3 +1,4 @@
+import { formatBytes } from '../profiles/index.js';
 import type { HarBaseline } from './har-baseline.js';
 import type { PrecisionUsed, PretrainSettings } from './pretrain-settings.js';
 import type { RegressionMetrics } from './regression-metrics.js';
@@ -56,4 +57,39 @@ export interface PretrainRunJson {
   bestEpoch: number | null;
   /** The best epoch's model against HAR-RV on the test rows, once training ended. */
   test?: { tcn: RegressionMetrics; har: RegressionMetrics };
+}
+
+/** The epoch table's column headings (the CLI prints them in capitals). */
+export const EPOCH_HEADERS = [
+  'epoch',
+  'train loss',
+  'val loss',
+  'train corr',
+  'val corr',
+  'val R²',
+  'HAR corr',
+  'HAR R²',
+  'time',
+  'it/s',
+  'chunks/s',
+  'peak mem',
+] as const;
+
+/** One epoch's cells under {@link EPOCH_HEADERS}; `*` marks the best validation loss so far. */
+export function epochCells(row: EpochRow): string[] {
+  const significant = (x: number): string => Number(x.toPrecision(3)).toString();
+  return [
+    `${row.epoch}${row.best ? '*' : ''}`,
+    row.trainLoss.toFixed(4),
+    row.validationLoss.toFixed(4),
+    row.trainCorrelation.toFixed(3),
+    row.validation.correlation.toFixed(3),
+    row.validation.r2.toFixed(3),
+    row.har.correlation.toFixed(3),
+    row.har.r2.toFixed(3),
+    `${significant(row.trainSeconds + row.evalSeconds)} s`,
+    significant(row.itPerSecond),
+    significant(row.samplesPerSecond),
+    row.peakMemoryBytes === null ? '-' : formatBytes(row.peakMemoryBytes),
+  ];
 }

@@ -1,4 +1,5 @@
 import { TradelabError } from '../core/index.js';
+import { timeSplit } from './time-split.js';
 import { RV_FEATURE_NAMES } from '../data/index.js';
 import {
   SampleBuilder,
@@ -43,29 +44,13 @@ export function buildReturnDataset(
   const stamps = Array.from(new Set(series.flatMap((s) => Array.from(s.bars.timestamps)))).sort(
     (a, b) => a - b,
   );
-  const usable = stamps.length - 2 * horizon;
-  const validationBars = Math.floor(usable * validationShare);
-  const testBars = Math.floor(usable * testShare);
-  const trainBars = usable - validationBars - testBars;
-  if (trainBars < chunkLen || validationBars < 1 || testBars < 1)
+  const { counts, splitOf } = timeSplit(stamps, horizon, validationShare, testShare);
+  if (counts.train < chunkLen || counts.validation < 1 || counts.test < 1)
     throw new TradelabError(
       'DATA_TOO_SHORT',
       `${stamps.length} bars cannot make train, validation and test splits of ${chunkLen}-bar chunks with ${horizon}-bar gaps`,
       { hint: 'use more bars, a shorter --chunk-len or a shorter --horizon' },
     );
-  const at = (i: number): number => stamps[i] ?? Number.NaN;
-  const trainEnd = at(trainBars - 1);
-  const validationStart = at(trainBars + horizon);
-  const validationEnd = at(trainBars + horizon + validationBars - 1);
-  const testStart = at(trainBars + 2 * horizon + validationBars);
-  const splitOf = (t: number): 'train' | 'validation' | 'test' | undefined =>
-    t <= trainEnd
-      ? 'train'
-      : t >= validationStart && t <= validationEnd
-        ? 'validation'
-        : t >= testStart
-          ? 'test'
-          : undefined;
 
   const { features, mean, sd } = standardizedFeatures(series, (k, t) => {
     const stamp = series[k]?.bars.timestamps[t] ?? Number.NaN;

@@ -10,6 +10,7 @@ import {
   type Bars,
   type Calendar,
 } from '../data/index.js';
+import { timeSplit } from './time-split.js';
 
 /*
  * The realized-volatility dataset of TCN pretraining (seed 003): intraday bars of one or more
@@ -134,10 +135,8 @@ export function buildRvDataset(series: readonly RvSeries[], options: RvDatasetOp
   const allDays = Array.from(new Set(perSymbol.flatMap((p) => Array.from(p.rv.days)))).sort(
     (a, b) => a - b,
   );
-  const usable = allDays.length - 2 * horizon;
-  const validationDays = Math.floor(usable * validationShare);
-  const testDays = Math.floor(usable * testShare);
-  const trainDays = usable - validationDays - testDays;
+  const cut = timeSplit(allDays, horizon, validationShare, testShare);
+  const { train: trainDays, validation: validationDays, test: testDays } = cut.counts;
   if (trainDays < 1 || validationDays < 1 || testDays < 1) {
     // Each of validation and test needs floor(usable · share) ≥ 1.
     const needed = 2 * horizon + Math.ceil(1 / Math.min(validationShare, testShare));
@@ -150,17 +149,7 @@ export function buildRvDataset(series: readonly RvSeries[], options: RvDatasetOp
       },
     );
   }
-  const dayAt = (i: number): number => allDays[i] ?? Number.NaN;
-  const trainEnd = dayAt(trainDays - 1);
-  const validationStart = dayAt(trainDays + horizon);
-  const validationEnd = dayAt(trainDays + horizon + validationDays - 1);
-  const testStart = dayAt(trainDays + 2 * horizon + validationDays);
-  const splitOf = (day: number): 'train' | 'validation' | 'test' | undefined => {
-    if (day <= trainEnd) return 'train';
-    if (day >= validationStart && day <= validationEnd) return 'validation';
-    if (day >= testStart) return 'test';
-    return undefined;
-  };
+  const { splitOf } = cut;
 
   // Features, standardized by the training bars' mean and sd.
   const { features, mean, sd } = standardizedFeatures(series, (k, t) => {
@@ -210,8 +199,6 @@ export function buildRvDataset(series: readonly RvSeries[], options: RvDatasetOp
       );
   }
   const targetScale = targetScaleOf(train);
-  const countSessions = (from: number, to: number): number =>
-    allDays.filter((d) => d >= from && d <= to).length;
   return {
     symbols: series.map((s) => s.symbol),
     featureNames: RV_FEATURE_NAMES,
@@ -225,17 +212,13 @@ export function buildRvDataset(series: readonly RvSeries[], options: RvDatasetOp
     validation,
     test,
     ranges: {
-      train: { firstDay: dayAt(0), lastDay: trainEnd, sessions: trainDays },
+      train: { firstDay: allDays[0] ?? Number.NaN, lastDay: cut.trainEnd, sessions: trainDays },
       validation: {
-        firstDay: validationStart,
-        lastDay: validationEnd,
-        sessions: countSessions(validationStart, validationEnd),
+        firstDay: cut.validationStart,
+        lastDay: cut.validationEnd,
+        sessions: validationDays,
       },
-      test: {
-        firstDay: testStart,
-        lastDay: dayAt(allDays.length - 1),
-        sessions: countSessions(testStart, dayAt(allDays.length - 1)),
-      },
+      test: { firstDay: cut.testStart, lastDay: cut.last, sessions: testDays },
       gap: horizon,
     },
     har: perSymbol.map((p) => p.har),

@@ -2,14 +2,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memoryReport } from '../compute/index.js';
 import { EventLoopTurns, Rng, TradelabError, writeFileAtomic } from '../core/index.js';
-import {
-  loadTcnModel,
-  saveTcnModel,
-  Tcn,
-  tcnForecast,
-  TcnTrainer,
-  type TcnBatch,
-} from '../models/index.js';
+import { loadTcnModel, saveTcnModel, Tcn, TcnTrainer, type TcnBatch } from '../models/index.js';
+import { forecastRows } from './forecast-rows.js';
 import { writePretrainReport } from './pretrain-report.js';
 import { RUN_FORMAT, type EpochRow, type PretrainRunJson } from './pretrain-run.js';
 import { fitHarBaseline, harForecast, type HarBaseline } from './har-baseline.js';
@@ -233,15 +227,15 @@ export async function pretrainTcn(
       if (stopped) break;
       const trainSeconds = (performance.now() - started) / 1000;
       const evalStarted = performance.now();
-      const forecastRows = predictRows(
+      const forecast = forecastRows(
         net,
         dataset,
         dataset.validation,
-        validationRows.rows,
         settings.chunks,
+        validationRows.rows,
       );
       const truth = validationRows.rows.map((i) => dataset.validation.target[i] ?? Number.NaN);
-      const validation = regressionMetrics(forecastRows, truth);
+      const validation = regressionMetrics(forecast, truth);
       const harMetrics = regressionMetrics(validationRows.har, truth);
       const evalSeconds = (performance.now() - evalStarted) / 1000;
       const validationLoss = validation.mse / (sd * sd);
@@ -324,28 +318,6 @@ function scoredRows(
   return { rows, har: values };
 }
 
-/** The TCN's forecasts of log RV for `rows` of `samples`, in batches. */
-function predictRows(
-  net: Tcn,
-  dataset: RvDataset,
-  samples: RvSamples,
-  rows: readonly number[],
-  batchRows: number,
-): number[] {
-  const width = dataset.chunkLen * dataset.featureNames.length;
-  const size = Math.max(batchRows, 32);
-  const x = new Float32Array(size * width);
-  const out: number[] = [];
-  const { mean, sd } = dataset.targetScale;
-  for (let from = 0; from < rows.length; from += size) {
-    const part = rows.slice(from, from + size);
-    gatherChunks(dataset, samples, part, x);
-    const forecast = tcnForecast(net, x.subarray(0, part.length * width), part.length);
-    for (const v of forecast) out.push(v * sd + mean);
-  }
-  return out;
-}
-
 /** The best model (`DIR/model`) against HAR-RV on the test rows. */
 function testScores(
   dir: string,
@@ -357,7 +329,7 @@ function testScores(
   try {
     const rows = scoredRows(har, dataset, dataset.test);
     const truth = rows.rows.map((i) => dataset.test.target[i] ?? Number.NaN);
-    const forecast = predictRows(loaded.net, dataset, dataset.test, rows.rows, chunks);
+    const forecast = forecastRows(loaded.net, dataset, dataset.test, chunks, rows.rows);
     return { tcn: regressionMetrics(forecast, truth), har: regressionMetrics(rows.har, truth) };
   } finally {
     loaded.net.dispose();

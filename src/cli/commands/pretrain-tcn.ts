@@ -7,6 +7,8 @@ import { formatBytes, planWorkers, type WorkerPlan } from '../../profiles/index.
 import {
   buildRvDataset,
   checkPretrainSettings,
+  EPOCH_HEADERS,
+  epochCells,
   PRECISIONS,
   PRETRAIN_DEFAULTS,
   readPretrainRun,
@@ -17,7 +19,7 @@ import {
   type PretrainSettings,
 } from '../../supervised/index.js';
 import type { CommandContext } from '../command-spec.js';
-import { count, num } from '../format.js';
+import { count } from '../format.js';
 import { choiceOption, intOption, numberOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
 import { renderTable } from '../output.js';
@@ -169,40 +171,14 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       plainIntervalS: progressIntervalOption(options),
     });
   let progress = newProgress();
-  const header = [
-    'EPOCH',
-    'TRAIN LOSS',
-    'VAL LOSS',
-    'TRAIN CORR',
-    'VAL CORR',
-    'VAL R²',
-    'HAR CORR',
-    'HAR R²',
-    'TIME',
-    'IT/S',
-    'CHUNKS/S',
-    'PEAK MEM',
-  ];
+  const header = EPOCH_HEADERS.map((h) => h.toUpperCase());
   if (!out.json) out.line(header.join('  '));
   const printRow = (row: EpochRow): void => {
     if (out.json) {
       out.record({ type: 'epoch', ...row });
       return;
     }
-    const cells = [
-      `${row.epoch}${row.best ? '*' : ''}`,
-      row.trainLoss.toFixed(4),
-      row.validationLoss.toFixed(4),
-      row.trainCorrelation.toFixed(3),
-      row.validation.correlation.toFixed(3),
-      row.validation.r2.toFixed(3),
-      row.har.correlation.toFixed(3),
-      row.har.r2.toFixed(3),
-      `${num(row.trainSeconds + row.evalSeconds, 3)} s`,
-      num(row.itPerSecond, 3),
-      num(row.samplesPerSecond, 3),
-      row.peakMemoryBytes === null ? '-' : formatBytes(row.peakMemoryBytes),
-    ];
+    const cells = epochCells(row);
     out.line(cells.map((c, i) => c.padStart((header[i] ?? '').length)).join('  '));
   };
   const { pretrainTcn } = await import('../../supervised/index.js');
