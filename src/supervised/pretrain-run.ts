@@ -43,6 +43,8 @@ export interface PretrainRunJson {
   backend: string;
   data: {
     spec: string;
+    /** SHA-256 of the features and targets trained on; a resume refuses other data. */
+    digest?: string;
     symbols: string[];
     featureNames: readonly string[];
     normalization: { mean: number[]; sd: number[] };

@@ -100,6 +100,15 @@ describe('pretrainTcn', () => {
     await expect(pretrainTcn(dataset, settings, { ...common, dir })).rejects.toThrow(
       /already holds a TCN run/,
     );
+    // Other data (another market) is refused before anything trains.
+    const other = generateSynthetic({ symbols: 2, bars: 160 * 48, timeframe: '30m', seed: 10 });
+    const otherData = buildRvDataset(
+      other.symbols.map((symbol, i) => ({ ...series[i], symbol, bars: other.bars[i] }) as RvSeries),
+      { chunkLen: settings.chunkLen, horizon: settings.horizon },
+    );
+    await expect(
+      pretrainTcn(otherData, { ...settings, epochs: 2 }, { ...common, dir, resume: true }),
+    ).rejects.toThrow(/changed since the run started/);
     // Only epochs may change: the run goes on to 2.
     const extended = await pretrainTcn(
       dataset,

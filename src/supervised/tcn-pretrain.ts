@@ -1,8 +1,16 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memoryReport } from '../compute/index.js';
 import { EventLoopTurns, Rng, TradelabError, writeFileAtomic } from '../core/index.js';
-import { loadTcnModel, saveTcnModel, Tcn, TcnTrainer, type TcnBatch } from '../models/index.js';
+import {
+  loadTcnModel,
+  saveTcnModel,
+  Tcn,
+  TcnTrainer,
+  tcnSize,
+  type TcnBatch,
+} from '../models/index.js';
 import { forecastRows } from './forecast-rows.js';
 import { writePretrainReport } from './pretrain-report.js';
 import { RUN_FORMAT, type EpochRow, type PretrainRunJson } from './pretrain-run.js';
@@ -97,6 +105,17 @@ export async function pretrainTcn(
     seed: settings.seed,
   };
   const previous = options.resume === true ? readPretrainRun(dir) : undefined;
+  const digest = datasetDigest(dataset);
+  if (
+    previous !== undefined &&
+    previous.data.digest !== undefined &&
+    previous.data.digest !== digest
+  )
+    throw new TradelabError(
+      'DATA_MISMATCH',
+      `the data of ${previous.data.spec} changed since the run started (digest ${previous.data.digest.slice(0, 12)}…, now ${digest.slice(0, 12)}…)`,
+      { hint: 'resume on the same datasets, or start a new run with another --out' },
+    );
   if (previous !== undefined) {
     const changed = changedSettings(previous.settings, settings);
     if (changed.length > 0)
@@ -160,6 +179,7 @@ export async function pretrainTcn(
     backend: options.backend,
     data: {
       spec: options.spec,
+      digest,
       symbols: dataset.symbols,
       featureNames: dataset.featureNames,
       normalization: dataset.normalization,
@@ -177,7 +197,7 @@ export async function pretrainTcn(
     history: previous?.history.slice(0, state.epoch) ?? [],
     bestEpoch: state.bestEpoch,
   };
-  run.model.receptiveField = 1 + 2 * (settings.kernel - 1) * (2 ** settings.layers - 1);
+  run.model.receptiveField = tcnSize(net.config).receptiveField;
   const save = (): void => {
     writeFileAtomic(join(dir, RUN_FILE), `${JSON.stringify(run, null, 2)}\n`);
     writePretrainReport(join(dir, REPORT_FILE), run);
@@ -288,6 +308,19 @@ export async function pretrainTcn(
   if (run.bestEpoch !== null) run.test = testScores(dir, dataset, har, settings.chunks);
   save();
   return run;
+}
+
+/** SHA-256 of what training reads: every symbol's features and every split's targets. */
+function datasetDigest(dataset: RvDataset): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify([dataset.symbols, dataset.chunkLen, dataset.horizon]));
+  for (const f of dataset.features)
+    hash.update(new Uint8Array(f.buffer, f.byteOffset, f.byteLength));
+  for (const split of [dataset.train, dataset.validation, dataset.test]) {
+    const t = split.target;
+    hash.update(new Uint8Array(t.buffer, t.byteOffset, t.byteLength));
+  }
+  return hash.digest('hex');
 }
 
 /** What DRL policies and forecasts need to use the model: its inputs, as trained. */
