@@ -175,7 +175,29 @@ describe('tradelab pretrain tcn', () => {
     });
     expect(backtest.code, backtest.stderr).toBe(0);
     expect(backtest.stdout).toMatch(/\(the study's holdout\)/);
-  }, 90_000);
+    // A campaign file takes it too (relative to the file), and reports the holdout on it.
+    writeFileSync(
+      join(dir, 'tcn-campaign.yaml'),
+      [
+        'name: tcncamp',
+        'data: SYN0,SYN1:30m',
+        'cv: walk-forward:2',
+        'holdout: 20%',
+        'policy: tcn:run-a',
+        'workers: 1',
+        'studies:',
+        '  - { preset: ensemble_conservative, trials: 1, params: { netDim: 16, nEnvs: 4, targetStep: 256, batchSize: 128, breakStep: 512, repeatTimes: 1, episodeLength: 64 } }',
+        '',
+      ].join('\n'),
+    );
+    const campaign = await runCli(['campaign', 'run', 'tcn-campaign.yaml'], { cwd: dir });
+    expect(campaign.code, campaign.stderr).toBe(0);
+    const report = await runCli(['campaign', 'report', 'tcncamp', '--format', 'json'], {
+      cwd: dir,
+    });
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toMatch(/"holdout"/);
+  }, 120_000);
 
   it('stops on SIGTERM after an epoch and resumes to the end with --resume', async () => {
     const stopped = await runCliSignalled(

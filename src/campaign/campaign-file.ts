@@ -2,13 +2,14 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { closestMatch, TradelabError } from '../core/index.js';
 import type { LocatedFile } from '../config/config-file.js';
-import { POLICY_NETWORKS } from '../agents/ppo-config.js';
 import { listPresets, loadPreset } from '../trading/presets.js';
 import {
   AGGREGATES,
   checkParams,
   paramSchema,
+  PolicySettingSchema,
   readCheckedFile,
+  resolvePolicySetting,
   StudyFileSchema,
   type PresetFile,
   type StudyFile,
@@ -37,7 +38,7 @@ const STUDY_SETTINGS = {
   sampler: componentSchema.optional(),
   pruner: componentSchema.optional(),
   budgetScale: z.number().positive().optional(),
-  policy: z.enum(POLICY_NETWORKS).optional(),
+  policy: PolicySettingSchema.optional(),
   aggregate: aggregateSchema.optional(),
   seed: z.number().int().min(0).optional(),
 };
@@ -166,12 +167,9 @@ function withStudyFiles(
     if (own.params !== undefined) merged.params = { ...own.params, ...study.params };
     if (own.sampler !== undefined) merged.sampler = { ...own.sampler, ...study.sampler };
     if (own.pruner !== undefined) merged.pruner = { ...own.pruner, ...study.pruner };
-    if (own.policy?.startsWith('tcn:') === true)
-      problems.push(
-        `${read.file.locate(['policy'], 'key')}: policy ${own.policy} (a pretrained encoder) is for \`tradelab study create --file\`; campaigns do not take one yet: remove it, or create that study on its own`,
-      );
-    else if (merged.policy === undefined && own.policy !== undefined)
-      merged.policy = own.policy as CampaignFileStudy['policy'];
+    // A study file's tcn:DIR is relative to the study file.
+    if (merged.policy === undefined && own.policy !== undefined)
+      merged.policy = resolvePolicySetting(own.policy, dirname(read.file.path));
     if (merged.aggregate === undefined && own.aggregate !== undefined)
       merged.aggregate = own.aggregate;
     if (merged.budgetScale === undefined && own.budgetScale !== undefined)
@@ -195,7 +193,18 @@ export function readCampaignFile(path: string): {
 } {
   const { file, content: written } = readCheckedFile(path, CampaignFileSchema, 'campaign file');
   const problems: string[] = [];
-  const content = withStudyFiles(file, written, problems);
+  // The campaign's own tcn:DIR policies are relative to the campaign file.
+  const base = dirname(file.path);
+  const located: CampaignFile = {
+    ...written,
+    ...(written.policy === undefined ? {} : { policy: resolvePolicySetting(written.policy, base) }),
+    studies: written.studies.map((study) =>
+      study.policy === undefined
+        ? study
+        : { ...study, policy: resolvePolicySetting(study.policy, base) },
+    ),
+  };
+  const content = withStudyFiles(file, located, problems);
   const presets = listPresets();
   const keys: string[] = [];
   const loaded = new Map<string, PresetFile>();

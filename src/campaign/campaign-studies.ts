@@ -1,3 +1,4 @@
+import { describeTcnEncoder, type PolicyNetwork } from '../agents/index.js';
 import { TradelabError } from '../core/index.js';
 import {
   loadMarketData,
@@ -114,13 +115,26 @@ function drlSpec(
   const entry = plan.studies[index] as CampaignStudyPlan;
   const source = entry.from === null ? undefined : plan.studies.find((s) => s.key === entry.from);
   const aggregate = study.aggregate ?? content.aggregate;
-  const policy = study.policy ?? content.policy;
+  const policySetting = study.policy ?? content.policy;
+  // tcn:DIR (made absolute when the file was read): an MLP over the features and the run's encoder.
+  const encoder =
+    policySetting?.startsWith('tcn:') === true
+      ? describeTcnEncoder(policySetting.slice(4))
+      : undefined;
+  const policy = encoder === undefined ? (policySetting as PolicyNetwork | undefined) : 'mlp';
   const budgetScale = study.budgetScale ?? content.budgetScale;
+  const measured = studyMarket(market);
   const spec = resolveDrlStudy(
     {
       preset: entry.preset,
       dataSpec: content.data,
-      market: studyMarket(market),
+      market:
+        encoder === undefined
+          ? measured
+          : { ...measured, featureCount: market.featureNames.length + encoder.hidden },
+      ...(encoder === undefined
+        ? {}
+        : { encoder: { run: encoder.run, weightsSha256: encoder.weightsSha256 } }),
       ...(content.features === undefined ? {} : { features: content.features }),
       ...(content.cv === undefined ? {} : { cv: content.cv }),
       ...(content.embargo === undefined ? {} : { embargo: content.embargo }),

@@ -9,6 +9,8 @@ export {
   readCheckedFile,
   resolveDrlStudy,
   StudyFileSchema,
+  PolicySettingSchema,
+  resolvePolicySetting,
   type AggregateSpec,
   type DrlStudyInput,
   type DrlStudySpec,

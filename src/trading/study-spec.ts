@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import {
   POLICY_NETWORKS,
@@ -117,6 +118,18 @@ export const PresetFileSchema = z.strictObject({
 export type PresetFile = z.infer<typeof PresetFileSchema>;
 
 /** A study file: everything `study create` flags can say, and parameter overrides. */
+/** A study's policy: a network, or `tcn:DIR` (an MLP over the features and a pretraining run's encoder). */
+export const PolicySettingSchema = z.union([
+  z.enum(POLICY_NETWORKS),
+  z.string().regex(/^tcn:.+/, 'tcn:DIR (a `pretrain tcn` run)'),
+]);
+
+/** `tcn:DIR` with DIR made absolute against `base` (the directory of the file that says it). */
+export function resolvePolicySetting<T extends string | undefined>(policy: T, base: string): T {
+  if (policy?.startsWith('tcn:') !== true) return policy;
+  return `tcn:${resolve(base, policy.slice(4))}` as T;
+}
+
 export const StudyFileSchema = z.strictObject({
   name: z.string().optional(),
   direction: z.enum(['maximize', 'minimize', 'max', 'min']).optional(),
@@ -127,9 +140,7 @@ export const StudyFileSchema = z.strictObject({
   embargo: z.number().int().min(0).optional(),
   holdout: z.union([z.string(), z.number()]).optional(),
   lookback: z.number().int().min(1).optional(),
-  policy: z
-    .union([z.enum(POLICY_NETWORKS), z.string().regex(/^tcn:.+/, 'tcn:DIR (a `pretrain tcn` run)')])
-    .optional(),
+  policy: PolicySettingSchema.optional(),
   aggregate: z
     .union([
       z.enum(AGGREGATES),

@@ -23,9 +23,13 @@ export async function run(context: CommandContext): Promise<void> {
     loadCampaignReport(context, storage, name, { holdout: options['no-holdout'] !== true }),
   );
   switch (format) {
-    case 'json':
-      out.record({ type: 'campaign-report', ...withoutEquity(report) });
+    case 'json': {
+      // --format json prints the object whether or not --json is given (record() only writes with it).
+      const record = { type: 'campaign-report', ...withoutEquity(report) };
+      if (out.json) out.record(record);
+      else out.line(JSON.stringify(record));
       return;
+    }
     case 'md':
       for (const line of markdownLines(report)) out.line(line);
       return;
