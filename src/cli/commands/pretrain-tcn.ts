@@ -314,27 +314,40 @@ function chooseChunks(
   let chunks = settings.chunks;
   let checkpoint = settings.checkpoint;
   let current = plan(chunks, checkpoint);
+  // What a plan that does not fit runs into: the wasm heap's 4 GiB or the usable memory.
+  const tooBig = (p: WorkerPlan): string =>
+    p.limitedBy === 'wasm32'
+      ? 'more than a wasm worker can address (4 GiB)'
+      : `more than the usable ${formatBytes(p.usable.bytes)}`;
   if (!current.fits && !checkpoint && !explicit.explicitCheckpoint) {
     const withCheckpointing = plan(chunks, true);
     why.push(
-      `gradient checkpointing on: without it one step needs ${formatBytes(current.perWorkerBytes)}, more than the usable ${formatBytes(current.usable.bytes)}; with it ${formatBytes(withCheckpointing.perWorkerBytes)} (--no-checkpoint to refuse)`,
+      `gradient checkpointing on: without it one step needs ${formatBytes(current.perWorkerBytes)}, ${tooBig(current)}; with it ${formatBytes(withCheckpointing.perWorkerBytes)} (--no-checkpoint to refuse)`,
     );
     checkpoint = true;
     current = withCheckpointing;
   }
   if (!current.fits && !explicit.explicitChunks) {
-    let fitting = chunks;
-    while (fitting > 1 && !plan(fitting, checkpoint).fits) fitting = Math.floor(fitting / 2);
-    why.push(
-      `chunks ${fitting}, not ${source}'s ${chunks}: ${chunks} need ${formatBytes(current.perWorkerBytes)} a step, more than the usable ${formatBytes(current.usable.bytes)}`,
-    );
-    chunks = fitting;
-    current = plan(chunks, checkpoint);
+    // The most chunks that fit: the plan grows with the chunks, so a bisection finds them.
+    let low = 0;
+    let high = chunks;
+    while (high - low > 1) {
+      const mid = Math.floor((low + high) / 2);
+      if (plan(mid, checkpoint).fits) low = mid;
+      else high = mid;
+    }
+    if (low >= 1) {
+      why.push(
+        `chunks ${low}, not the ${chunks} of ${source}: ${chunks} need ${formatBytes(current.perWorkerBytes)} a step, ${tooBig(current)}`,
+      );
+      chunks = low;
+      current = plan(chunks, checkpoint);
+    }
   }
   if (!current.fits)
     throw new TradelabError(
       'PLAN_DOES_NOT_FIT',
-      `one step of ${chunks} chunks of ${settings.chunkLen} bars needs ${formatBytes(current.perWorkerBytes)}, more than the usable ${formatBytes(current.usable.bytes)} (${current.limitedBy})`,
+      `one step of ${chunks} chunks of ${settings.chunkLen} bars needs ${formatBytes(current.perWorkerBytes)}, ${tooBig(current)}`,
       {
         hint: 'use fewer --chunks (and more --accum), a shorter --chunk-len, --checkpoint, or a smaller --hidden',
       },
