@@ -2,7 +2,13 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { machineBudget, startBackend } from '../../app/index.js';
 import { TradelabError } from '../../core/index.js';
-import { calendarFor, DAY_MS, parseDatasetKeys, timeframeMs } from '../../data/index.js';
+import {
+  BAR_FEATURE_COUNT,
+  calendarFor,
+  DAY_MS,
+  parseDatasetKeys,
+  timeframeMs,
+} from '../../data/index.js';
 import { formatBytes, planWorkers, type WorkerPlan } from '../../profiles/index.js';
 import {
   buildRvDataset,
@@ -28,8 +34,8 @@ import { createProgress, progressIntervalOption } from '../progress.js';
 import { projectPath } from '../project-path.js';
 import { onStopSignals, signalExitCode } from '../stop-signals.js';
 
-/** Features per bar of the RV dataset (supervised/rv-dataset.ts). */
-const FEATURES = 4;
+/** Features per bar of the RV dataset. */
+const FEATURES = BAR_FEATURE_COUNT;
 
 /**
  * `tradelab pretrain tcn --data SYM[,SYM]:TF --out DIR`: pretrains a TCN on log forward realized
