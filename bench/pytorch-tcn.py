@@ -113,6 +113,12 @@ def main():
     s = statistics.median(times)
     params = sum(q.numel() for q in model.parameters())
     result = {
+        # The fields tradelab's bench results share (the GPU bundle's results.mjs prints them).
+        "name": f"PyTorch {torch.__version__} TCN train step on {a.device}, {a.batch} chunks x {a.seq} bars, "
+        f"checkpointing {'on' if a.checkpoint else 'off'} ({a.layers}x{a.hidden}, k {a.kernel}, {a.features} features)",
+        "rate": a.batch * a.seq / s,
+        "unit": "timesteps/s",
+        "runs": times,
         "reference": f"PyTorch {torch.__version__} {a.device}, {a.threads} thread(s)",
         "layers": a.layers,
         "hidden": a.hidden,

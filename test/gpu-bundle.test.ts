@@ -106,7 +106,7 @@ describe.runIf(process.platform === 'linux' || process.env.CI === 'true')('the G
         'cpu',
       ]);
       expect(new Set(records.map((r) => r.bench))).toEqual(
-        new Set([undefined, 'gemm', 'ppo-update', 'ppo']),
+        new Set([undefined, 'gemm', 'ppo-update', 'ppo', 'tcn']),
       );
 
       const log = readFileSync(join(dir, 'log.txt'), 'utf8');

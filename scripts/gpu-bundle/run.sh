@@ -238,6 +238,38 @@ else
   printf '\nPyTorch: not here (python3 -c "import torch" failed); no PyTorch rows.\n' | show
 fi
 
+# --- TCN training steps (bench tcn), and PyTorch's on the same shapes.
+if [ "$quick" = 1 ]; then
+  tcn_shapes='--layers 2 --hidden 8 --seq 32 --batch 4 --features 8'
+  tcn_args='--steps 1 --repeat 1'
+  torch_tcn_args='--steps 1 --repeat 1'
+else
+  # The benchmark's default shape, and the TCN benchmarks' 12 x 512 network (PyTorch original).
+  tcn_shapes='--layers 6 --hidden 64 --seq 512 --batch 32 --features 8
+--layers 12 --hidden 512 --seq 512 --batch 8 --features 4'
+  tcn_args='--steps 2 --repeat 3'
+  torch_tcn_args='--steps 2 --repeat 3'
+fi
+IFS=$newline
+for shape in $tcn_shapes; do
+  IFS=$default_ifs
+  # shellcheck disable=SC2086 # a shape and the options are several words
+  [ "$backend" = webgpu ] && bench bench tcn $shape $tcn_args --backend webgpu
+  # shellcheck disable=SC2086
+  bench bench tcn $shape $tcn_args --backend wasm
+  if python3 -c 'import torch' >/dev/null 2>&1; then
+    for device in $devices; do
+      label="python3 bench/pytorch-tcn.py $shape --device $device $torch_tcn_args"
+      # shellcheck disable=SC2086
+      set -- python3 "$here/app/bench/pytorch-tcn.py" $shape --device "$device" $torch_tcn_args
+      step "$label --json" "$@" --json || continue
+      printf '\n$ %s\n' "$label" | show
+      node "$here/results.mjs" add "$label" "$scratch/stdout" "$results" --text | show
+    done
+  fi
+done
+IFS=$default_ifs
+
 printf '\n' | show
 node "$here/results.mjs" ratios "$results" | show
 printf '\ntradelab-gpu: results in %s\n' "$dir" | show

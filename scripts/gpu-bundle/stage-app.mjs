@@ -143,9 +143,12 @@ copyTree(
 const addon = join('native', 'gemm', 'build', 'Release', 'tradelab_gemm.node');
 if (existsSync(join(root, addon))) cpSync(join(root, addon), join(dest, addon));
 else console.error(`stage-app: warning: ${addon} is not built; the bundle's CPU rows use XNNPACK`);
-const pytorchBench = join('bench', 'pytorch-ppo-update.py');
-if (existsSync(join(root, pytorchBench)))
-  cpSync(join(root, pytorchBench), join(dest, pytorchBench));
+for (const pytorchBench of [
+  join('bench', 'pytorch-ppo-update.py'),
+  join('bench', 'pytorch-tcn.py'),
+])
+  if (existsSync(join(root, pytorchBench)))
+    cpSync(join(root, pytorchBench), join(dest, pytorchBench));
 
 const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
 const missing = [];

@@ -349,6 +349,12 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         value: 'both|on|off',
         description: 'gradient checkpointing modes to measure (default both)',
       },
+      {
+        name: 'backend',
+        type: 'string',
+        value: 'B',
+        description: 'wasm (default: native kernels) or webgpu (a GPU adapter, the ops path)',
+      },
       { name: 'steps', type: 'string', value: 'N', description: 'steps a run (default 5)' },
       {
         name: 'repeat',

@@ -28,6 +28,7 @@ export async function run(context: CommandContext): Promise<void> {
     repeat: number('repeat'),
     dropout: numberOption(options, 'dropout', 0, 0.99, '0.1'),
     checkpoint: choiceOption(options, 'checkpoint', ['both', 'on', 'off'] as const),
+    backend: choiceOption(options, 'backend', ['wasm', 'webgpu'] as const),
     sweep,
   };
   const results = await benchTcn(
