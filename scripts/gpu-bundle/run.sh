@@ -216,39 +216,48 @@ fi
 [ "$backend" = webgpu ] && bench bench ppo --backend webgpu $ppo_args
 bench bench ppo --backend wasm $ppo_args
 
-# --- PyTorch on the same PPO-update shapes: on CUDA when it sees a GPU, and on one CPU thread.
+# --- PyTorch on the same shapes: on CUDA when it sees a GPU, and on one CPU thread.
+torch=0
+devices=cpu
 if python3 -c 'import torch' >/dev/null 2>&1; then
-  devices=cpu
+  torch=1
   python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1 &&
     devices='cuda cpu'
+else
+  printf '\nPyTorch: not here (python3 -c "import torch" failed); no PyTorch rows.\n' | show
+fi
+
+# torch_rows SCRIPT SHAPES ARGS: the app's SCRIPT (bench/…py) on each shape (one a line of SHAPES)
+# and each device, with ARGS; its JSON lines go to the results, a line each to the tables.
+torch_rows() {
+  [ "$torch" = 1 ] || return 0
+  script=$1
+  extra=$3
   IFS=$newline
-  for shape in $update_shapes; do
+  for shape in $2; do
     IFS=$default_ifs
     for device in $devices; do
-      label="python3 bench/pytorch-ppo-update.py $shape --device $device${torch_args:+ $torch_args}"
+      label="python3 $script $shape --device $device${extra:+ $extra}"
       # shellcheck disable=SC2086 # a shape and the options are several words
-      set -- python3 "$here/app/bench/pytorch-ppo-update.py" $shape --device "$device" $torch_args
+      set -- python3 "$here/app/$script" $shape --device "$device" $extra
       step "$label --json" "$@" --json || continue
       printf '\n$ %s\n' "$label" | show
       node "$here/results.mjs" add "$label" "$scratch/stdout" "$results" --text | show
     done
   done
   IFS=$default_ifs
-else
-  printf '\nPyTorch: not here (python3 -c "import torch" failed); no PyTorch rows.\n' | show
-fi
+}
+torch_rows bench/pytorch-ppo-update.py "$update_shapes" "$torch_args"
 
 # --- TCN training steps (bench tcn), and PyTorch's on the same shapes.
 if [ "$quick" = 1 ]; then
   tcn_shapes='--layers 2 --hidden 8 --seq 32 --batch 4 --features 8'
   tcn_args='--steps 1 --repeat 1'
-  torch_tcn_args='--steps 1 --repeat 1'
 else
   # The benchmark's default shape, and the TCN benchmarks' 12 x 512 network (PyTorch original).
   tcn_shapes='--layers 6 --hidden 64 --seq 512 --batch 32 --features 8
 --layers 12 --hidden 512 --seq 512 --batch 8 --features 4'
   tcn_args='--steps 2 --repeat 3'
-  torch_tcn_args='--steps 2 --repeat 3'
 fi
 IFS=$newline
 for shape in $tcn_shapes; do
@@ -257,18 +266,9 @@ for shape in $tcn_shapes; do
   [ "$backend" = webgpu ] && bench bench tcn $shape $tcn_args --backend webgpu
   # shellcheck disable=SC2086
   bench bench tcn $shape $tcn_args --backend wasm
-  if python3 -c 'import torch' >/dev/null 2>&1; then
-    for device in $devices; do
-      label="python3 bench/pytorch-tcn.py $shape --device $device $torch_tcn_args"
-      # shellcheck disable=SC2086
-      set -- python3 "$here/app/bench/pytorch-tcn.py" $shape --device "$device" $torch_tcn_args
-      step "$label --json" "$@" --json || continue
-      printf '\n$ %s\n' "$label" | show
-      node "$here/results.mjs" add "$label" "$scratch/stdout" "$results" --text | show
-    done
-  fi
 done
 IFS=$default_ifs
+torch_rows bench/pytorch-tcn.py "$tcn_shapes" "$tcn_args"
 
 printf '\n' | show
 node "$here/results.mjs" ratios "$results" | show
