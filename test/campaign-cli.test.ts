@@ -353,7 +353,7 @@ describe('tradelab campaign', () => {
       'workers there': 'planner',
     });
     // Projected onto this machine and checked against the campaign itself: the workers match.
-    const validated = await cliInProcess(
+    const validate = [
       'campaign',
       'project',
       'tiny',
@@ -365,7 +365,8 @@ describe('tradelab campaign', () => {
       '16',
       '--validate',
       'tiny',
-    );
+    ];
+    const validated = await cliInProcess(...validate);
     expect(validated.code, validated.stderr).toBe(0);
     expect(validated.stdout).toMatch(/workers +projected 2, measured 2: error \+0%/);
     expect(validated.stdout).toMatch(
@@ -373,17 +374,7 @@ describe('tradelab campaign', () => {
     );
     // The campaign run on the target, brought back as its own storage file.
     const elsewhere = await cliInProcess(
-      'campaign',
-      'project',
-      'tiny',
-      '--to',
-      'cpu',
-      '--cores',
-      '2',
-      '--ram-gb',
-      '16',
-      '--validate',
-      'tiny',
+      ...validate,
       '--validate-storage',
       `sqlite:${join(dir, 'tradelab.db')}`,
     );

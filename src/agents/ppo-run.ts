@@ -62,6 +62,11 @@ export interface PpoRunOptions {
   shouldStop?: () => boolean;
   /** The pretrained TCN whose encodings `data` carries (withTcnEncoder), for the manifest. */
   encoder?: TcnEncoderInfo;
+  /**
+   * The digest of the market `data` was derived from (before an encoder's features); default
+   * `data`'s own. Runs, studies and backtests compare this one.
+   */
+  marketDigest?: string;
 }
 
 /** What a run did. */
@@ -95,7 +100,7 @@ function checkRanges(data: MarketData, train: BarRange, test: BarRange | undefin
 /** Trains (or resumes) a PPO run in `options.dir`; see the file header. */
 export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult> {
   const { dir, data } = options;
-  const digest = digestMarketData(data);
+  const digest = options.marketDigest ?? digestMarketData(data);
   const previous = options.resume === true ? readRunManifest(dir) : undefined;
   if (previous === undefined && existsSync(join(dir, MANIFEST_FILE)))
     throw new TradelabError('RUN_EXISTS', `${dir} already holds a training run`, {

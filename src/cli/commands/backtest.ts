@@ -55,11 +55,8 @@ export async function run(context: CommandContext): Promise<void> {
     const market = await loadMarketData(openStore(context), parseDatasetKeys(spec));
     const data = withRecordedEncoder(market, meta.data?.encoder ?? source.encoder);
     checkModelData(model, data, source.where);
-    // A run digests the data it trained on (encodings included), a study its market before them.
-    const sameData =
-      meta.data !== undefined &&
-      (meta.data.sha256 === digestMarketData(data) ||
-        meta.data.sha256 === digestMarketData(market));
+    // Runs and studies digest the market, before any encoder's features.
+    const sameData = meta.data !== undefined && meta.data.sha256 === digestMarketData(market);
     const lookback = meta.env.lookback ?? 1;
     const bars = data.timestamps.length;
     let range: BarRange;

@@ -11,11 +11,13 @@ import {
   type RunEnvOptions,
   type RunManifest,
   MANIFEST_FILE,
+  withRecordedEncoder,
   withTcnEncoder,
   writeRunManifest,
 } from '../../agents/index.js';
 import {
   describeBarRange,
+  digestMarketData,
   loadMarketData,
   parseBarRange,
   parseDatasetKeys,
@@ -74,9 +76,16 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       ? projectPath(context, policyFlag.slice(4))
       : undefined);
   const loaded = await loadMarketData(openStore(context), parseDatasetKeys(spec));
-  const withEncoder = encoderRun === undefined ? undefined : withTcnEncoder(loaded, encoderRun);
-  // A resumed run's encoder is its own: a changed one changes the features, which the data
-  // digest refuses.
+  // A resumed run's encoder is its own: withRecordedEncoder refuses one whose weights changed.
+  const withEncoder =
+    encoderRun === undefined
+      ? undefined
+      : previous?.data.encoder === undefined
+        ? withTcnEncoder(loaded, encoderRun)
+        : {
+            data: withRecordedEncoder(loaded, previous.data.encoder),
+            encoder: previous.data.encoder,
+          };
   const data = withEncoder?.data ?? loaded;
   if (withEncoder !== undefined)
     out.note(
@@ -198,7 +207,10 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       dir,
       data,
       dataSpec: spec,
-      ...(withEncoder === undefined ? {} : { encoder: withEncoder.encoder }),
+      // The digest is the market's, before the encodings (the encoder has its own checksum).
+      ...(withEncoder === undefined
+        ? {}
+        : { encoder: withEncoder.encoder, marketDigest: digestMarketData(loaded) }),
       train,
       test,
       ppo,
