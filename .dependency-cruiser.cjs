@@ -19,6 +19,7 @@ const LAYERS = {
   models: ['core', 'compute', 'data'],
   agents: ['core', 'compute', 'data', 'env', 'eval', 'models', 'report'],
   tune: ['core', 'storage'],
+  jobs: ['core', 'storage'],
 };
 // The applications of the lower layers, each above the one before.
 LAYERS.trading = [...LAYERS.agents, 'agents', 'config', 'profiles', 'storage', 'tune'];
@@ -26,6 +27,8 @@ LAYERS.supervised = [...LAYERS.agents, 'agents', 'config', 'profiles'];
 LAYERS.campaign = [...LAYERS.trading, 'trading'];
 LAYERS.app = [...LAYERS.campaign, 'campaign', 'supervised'];
 LAYERS.bench = [...LAYERS.app, 'app'];
+// The HTTP service beside the CLI: everything the CLI reaches but the CLI and the benchmarks.
+LAYERS.server = [...LAYERS.app, 'app', 'jobs'];
 
 const folders = Object.keys(LAYERS);
 

@@ -7,6 +7,14 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
+// A job of `tradelab serve` has an IPC channel to the service. When it closes (the service died),
+// stop as after Ctrl-C rather than run on with no one to record the result. The channel must not
+// keep the process alive by itself.
+if (process.channel !== undefined) {
+  process.channel.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+}
+
 process.exitCode = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
   env: process.env,

@@ -26,6 +26,12 @@ export const ERROR_CODES = {
   STUDY_EXISTS: 'usage',
   CAMPAIGN_NOT_FOUND: 'usage',
   TRIAL_NOT_FOUND: 'usage',
+  JOB_NOT_FOUND: 'usage',
+  // A job asked to change in a way its state does not allow (cancel an ended one, retry a running one).
+  JOB_ENDED: 'usage',
+  JOB_NOT_ENDED: 'usage',
+  // A path given to the service (an option, a name) that would leave the project's directory.
+  PATH_OUTSIDE_PROJECT: 'usage',
   ARTIFACT_NOT_FOUND: 'usage',
   INVALID_STORAGE_URL: 'usage',
   STORAGE_CONFLICT: 'runtime',

@@ -22,4 +22,5 @@ export type {
 export { DEFAULT_STORAGE_URL, openStorage, type OpenStorageOptions } from './open-storage.js';
 export { openMemoryStorage } from './memory-storage.js';
 export { openSqliteStorage, SQLITE_SCHEMA_VERSION } from './sqlite-storage.js';
+export { isBusy, retryBusy } from './sqlite-busy.js';
 export { DEFAULT_MAX_INLINE_ARTIFACT_BYTES, type StorageOptions } from './storage-options.js';

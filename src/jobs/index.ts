@@ -1,0 +1,17 @@
+export {
+  ENDED_JOB_STATES,
+  JOB_STATES,
+  type JobFilter,
+  type JobLogLine,
+  type JobOutcome,
+  type JobProgress,
+  type JobQueue,
+  type JobRecord,
+  type JobRequest,
+  type JobState,
+  type NewJob,
+} from './job-queue.js';
+export { openJobQueue } from './open-job-queue.js';
+export { MAX_LOG_LINES, openSqliteJobQueue } from './sqlite-job-queue.js';
+export { JobRunner, type JobEvent, type JobRunnerOptions } from './job-runner.js';
+export { parseProgressLine } from './progress-line.js';
