@@ -230,8 +230,8 @@ describe('tradelab campaign', () => {
 
     const rest = await cli('campaign', 'run', 'tiny.yaml', '--progress-interval', '0');
     expect(rest.code, rest.stderr).toBe(0);
-    // Not a terminal: a plain copy of the table at each trial's end.
-    expect(rest.stderr).toMatch(/^progress after \d+ s:$/m);
+    // Not a terminal: a progress line and a plain copy of the table at each trial's end.
+    expect(rest.stderr).toMatch(/^progress: \d+% \(\d+\/12 trials\), .*, ETA .*$/m);
     expect(rest.stderr).toMatch(/^ {2}TOTAL +\d+\/12 /m);
     expect(rest.stderr).toMatch(
       /^GPU: using profile 'CPU only' \(no GPU; .* RAM\) .*; workers: \d/m,

@@ -37,6 +37,7 @@ export {
   type ProjectionFactor,
   type TargetHost,
 } from './campaign-projection.js';
+export { loadCampaignReport, type HoldoutOfBest } from './load-campaign-report.js';
 export { renderCampaignHtml, type CampaignChartKind } from './campaign-html.js';
 export {
   paramImportance,

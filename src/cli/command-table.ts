@@ -4,6 +4,7 @@ import { CAMPAIGN_COMMANDS } from './command-groups/campaign-commands.js';
 import { DATA_COMMANDS } from './command-groups/data-commands.js';
 import { PRETRAIN_COMMANDS } from './command-groups/pretrain-commands.js';
 import { PROFILE_COMMANDS } from './command-groups/profile-commands.js';
+import { SERVICE_COMMANDS } from './command-groups/service-commands.js';
 import { QUICKSTART_COMMAND, SETUP_COMMANDS } from './command-groups/setup-commands.js';
 import { STUDY_COMMANDS } from './command-groups/study-commands.js';
 import { TRAIN_COMMANDS } from './command-groups/train-commands.js';
@@ -21,5 +22,6 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...CAMPAIGN_COMMANDS,
   ...TRAIN_COMMANDS,
   ...PRETRAIN_COMMANDS,
+  ...SERVICE_COMMANDS,
   ...SETUP_COMMANDS,
 ];

@@ -18,14 +18,19 @@ import type { GpuProfile } from '../../profiles/index.js';
 import { drlLimitsOf } from '../../trading/index.js';
 import type { StudyStorage } from '../../storage/index.js';
 import { resolveObjective, runStudyPool, type WorkerPoolSummary } from '../../tune/index.js';
-import { campaignRowRecord, campaignRows, campaignTableLines } from '../campaign-table.js';
+import {
+  campaignRowRecord,
+  campaignRows,
+  campaignTableLines,
+  type CampaignRow,
+} from '../campaign-table.js';
 import type { CommandContext } from '../command-spec.js';
 import { plural } from '../format.js';
 import { openStorageAt, storageUrl } from '../open-study-storage.js';
 import { openStore } from '../open-store.js';
 import type { Output } from '../output.js';
 import { logProfileBanner } from '../profile-banner.js';
-import { progressIntervalOption } from '../progress.js';
+import { formatDuration, formatRate, progressIntervalOption } from '../progress.js';
 import { projectPath } from '../project-path.js';
 import { handleInterrupts, setExitCode } from '../run-interrupts.js';
 import { formatParams } from '../study-summary.js';
@@ -202,7 +207,8 @@ async function chooseWorkers(
 
 /**
  * The live table: redrawn in place on a terminal (stderr), a plain copy every `intervalS` seconds
- * otherwise (CI logs), nothing with --json (each trial is a record there).
+ * otherwise (CI logs), each copy after a `progress:` line (done of target, rate, ETA); with --json
+ * (each trial is a record there) only that line, which is how a service's job shows progress.
  */
 class CampaignDisplay {
   private readonly tty = process.stderr.isTTY;
@@ -211,6 +217,8 @@ class CampaignDisplay {
   private drawing = false;
   private stopped = false;
   private readonly started = performance.now();
+  /** Trials done at the first draw (before this run, near enough). */
+  private doneBefore: number | undefined;
 
   constructor(
     private readonly out: Output,
@@ -240,7 +248,7 @@ class CampaignDisplay {
   }
 
   private schedule(): void {
-    if (this.out.json || this.stopped) return;
+    if ((this.out.json && this.tty) || this.stopped) return;
     const ms = this.tty ? REDRAW_MS : this.intervalS * 1000;
     if (ms <= 0) return;
     this.timer = setTimeout(() => {
@@ -252,10 +260,11 @@ class CampaignDisplay {
   }
 
   private async draw(): Promise<void> {
-    if (this.out.json || this.drawing || this.stopped) return;
+    if ((this.out.json && this.tty) || this.drawing || this.stopped) return;
     this.drawing = true;
     try {
-      const lines = campaignTableLines(await campaignRows(this.storage, this.plan));
+      const rows = await campaignRows(this.storage, this.plan);
+      const lines = campaignTableLines(rows);
       // stop() may have run while the rows were read.
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
       if (this.stopped) return;
@@ -265,7 +274,9 @@ class CampaignDisplay {
         process.stderr.write(`${up}${lines.join('\n')}\n`);
         this.drawn = lines.length;
       } else {
-        this.out.note(`progress after ${elapsed} s:`);
+        this.doneBefore ??= rows.reduce((n, r) => n + Math.min(r.counts.done, r.target), 0);
+        this.out.note(progressLine(rows, Number(elapsed), this.doneBefore));
+        if (this.out.json) return;
         for (const line of lines) this.out.note(`  ${line}`);
       }
     } catch {
@@ -274,6 +285,18 @@ class CampaignDisplay {
       this.drawing = false;
     }
   }
+}
+
+/**
+ * `progress: 43% (6/14 trials), 1.2 trials/s, ETA 8 s`: the campaign's rows after `seconds`, of
+ * which `doneBefore` trials had ended before this run (a resumed campaign: they add no speed).
+ */
+function progressLine(rows: readonly CampaignRow[], seconds: number, doneBefore: number): string {
+  const done = rows.reduce((n, r) => n + Math.min(r.counts.done, r.target), 0);
+  const target = rows.reduce((n, r) => n + r.target, 0);
+  const perSecond = seconds > 0 ? (done - doneBefore) / seconds : 0;
+  const eta = perSecond > 0 ? (target - done) / perSecond : Number.NaN;
+  return `progress: ${target > 0 ? Math.round((100 * done) / target) : 0}% (${done}/${target} trials), ${formatRate(perSecond, 'trials', 'trial')}, ETA ${formatDuration(eta)}`;
 }
 
 /**

@@ -1,0 +1,154 @@
+import { z } from '@hono/zod-openapi';
+import { TradelabError } from '../core/index.js';
+import type { JobRequest } from '../jobs/index.js';
+import { pathInsideProject } from './project-paths.js';
+
+/*
+ * What a job may run: a fixed list of tradelab commands, each with the options it allows. The
+ * service gets the list from the CLI (which owns the commands) and turns it into the request
+ * schema, so the API and `--help` never drift apart. Nothing else reaches a command line: no
+ * setting flags (--storage, --data-dir: the service's own are used), no objective modules (code),
+ * and every path stays inside the project.
+ */
+
+/** An option a job may pass. */
+export interface JobOption {
+  name: string;
+  type: 'string' | 'boolean';
+  /** Placeholder, e.g. `N`, `DIR`. */
+  value?: string;
+  description: string;
+  /** Its value is a path (checked to stay inside the project). */
+  path: boolean;
+}
+
+/** A positional a job may pass. */
+export interface JobPositional {
+  name: string;
+  description: string;
+  required: boolean;
+  path: boolean;
+}
+
+/** A command jobs may run. */
+export interface JobCommand {
+  /** Its words, e.g. `['train', 'ppo']`. */
+  words: readonly string[];
+  summary: string;
+  positionals: readonly JobPositional[];
+  options: readonly JobOption[];
+  /** It prints plain progress lines with `--progress-interval`. */
+  progress: boolean;
+  /** It runs trial workers of its own (`--workers`): it occupies that many slots. */
+  usesWorkers: boolean;
+}
+
+/** The name of a command in requests: its words joined by a space. */
+export function commandName(command: JobCommand): string {
+  return command.words.join(' ');
+}
+
+const SAFE_TEXT = z
+  .string()
+  .max(1000)
+  .refine((s) => !s.includes('\0') && !s.startsWith('-'), {
+    message: 'must not contain NUL or start with "-"',
+  });
+
+/** The zod schema of one command's job requests. */
+function requestSchemaOf(command: JobCommand): z.ZodType {
+  const options: Record<string, z.ZodType> = {};
+  for (const o of command.options) {
+    options[o.name] = (o.type === 'boolean' ? z.boolean() : SAFE_TEXT)
+      .optional()
+      .openapi({ description: `${o.value === undefined ? '' : `${o.value}: `}${o.description}` });
+  }
+  const name = commandName(command);
+  return z
+    .object({
+      command: z.literal(name).openapi({ description: command.summary }),
+      positionals: z
+        .array(SAFE_TEXT)
+        .max(command.positionals.length)
+        .default([])
+        .openapi({
+          description:
+            command.positionals.length === 0
+              ? 'none'
+              : command.positionals.map((p) => `${p.name}: ${p.description}`).join('; '),
+        }),
+      options: z.strictObject(options).default({}),
+    })
+    .openapi(`Job_${name.replace(/[^a-z0-9]+/gi, '_')}`);
+}
+
+/** The schema of a job request: one of the commands, with its own options. */
+export function jobRequestSchema(commands: readonly JobCommand[]): z.ZodType<JobRequest> {
+  const [first, second, ...rest] = commands.map(requestSchemaOf);
+  if (first === undefined || second === undefined) throw new Error('at least two job commands');
+  return z.union([first, second, ...rest]) as unknown as z.ZodType<JobRequest>;
+}
+
+/** What {@link jobArgv} makes of a request. */
+export interface JobLaunch {
+  argv: string[];
+  slots: number;
+}
+
+/**
+ * The command line of a validated request, and the slots it takes out of `poolSlots`: paths are
+ * checked against `root`; `--json` makes the command's results rows of the job's result, and
+ * `--progress-interval 1` gives the job its progress.
+ */
+export function jobArgv(
+  commands: readonly JobCommand[],
+  request: JobRequest,
+  root: string,
+  poolSlots: number,
+): JobLaunch {
+  const command = commands.find((c) => commandName(c) === request.command);
+  if (command === undefined) {
+    throw new TradelabError('INVALID_ARGUMENT', `jobs cannot run "${request.command}"`, {
+      hint: `one of: ${commands.map(commandName).join(', ')}`,
+    });
+  }
+  const missing = command.positionals.filter(
+    (p, i) => p.required && request.positionals[i] === undefined,
+  );
+  if (missing.length > 0) {
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `${request.command} needs ${missing.map((p) => p.name).join(' and ')}`,
+      { hint: `positionals: ${command.positionals.map((p) => p.name).join(' ')}` },
+    );
+  }
+  const argv = [...command.words];
+  request.positionals.forEach((value, i) => {
+    const spec = command.positionals[i];
+    if (spec?.path === true) pathInsideProject(root, value, `positional ${spec.name}`);
+    argv.push(value);
+  });
+  for (const [name, value] of Object.entries(request.options)) {
+    const spec = command.options.find((o) => o.name === name);
+    if (spec === undefined) continue;
+    if (spec.type === 'boolean') {
+      if (value === true) argv.push(`--${name}`);
+      continue;
+    }
+    const text = String(value);
+    if (spec.path) pathInsideProject(root, text, `option --${name}`);
+    // `--policy tcn:DIR` names a pretrained encoder's run directory.
+    if (name === 'policy' && text.startsWith('tcn:')) {
+      pathInsideProject(root, text.slice('tcn:'.length), 'option --policy tcn:DIR');
+    }
+    argv.push(`--${name}`, text);
+  }
+  argv.push('--json');
+  if (command.progress) argv.push('--progress-interval', '1');
+  let slots = 1;
+  if (command.usesWorkers) {
+    const asked = Number(request.options.workers);
+    slots = Number.isInteger(asked) && asked > 0 ? Math.min(asked, poolSlots) : poolSlots;
+  }
+  return { argv, slots };
+}

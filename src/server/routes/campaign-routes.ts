@@ -1,0 +1,97 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { loadCampaignReport, membershipOf, renderCampaignHtml } from '../../campaign/index.js';
+import { ErrorBodySchema } from '../api-error.js';
+import type { ServiceContext } from '../service-context.js';
+
+const CampaignSummarySchema = z
+  .object({ name: z.string(), studies: z.array(z.string()) })
+  .openapi('CampaignSummary');
+
+const ReportSchema = z
+  .looseObject({
+    name: z.string(),
+    storage: z.string(),
+    generatedAt: z.number(),
+    studies: z.array(
+      z.looseObject({
+        study: z.string(),
+        target: z.number(),
+        trials: z.array(z.looseObject({ number: z.number(), state: z.string() })),
+      }),
+    ),
+    total: z.looseObject({ target: z.number() }),
+    diagnosis: z.array(z.string()),
+  })
+  .openapi('CampaignReport', {
+    description: 'what `tradelab campaign report NAME --format json --no-holdout` prints',
+  });
+
+const NameParam = z.object({
+  name: z
+    .string()
+    .max(200)
+    .openapi({ param: { name: 'name', in: 'path' }, example: 'quickstart' }),
+});
+const notFound = {
+  404: { content: { 'application/json': { schema: ErrorBodySchema } }, description: 'no such' },
+};
+
+const list = createRoute({
+  method: 'get',
+  path: '/api/campaigns',
+  summary: 'the campaigns in the storage, with their studies',
+  responses: {
+    200: {
+      content: { 'application/json': { schema: z.array(CampaignSummarySchema) } },
+      description: 'campaigns by name',
+    },
+  },
+});
+const report = createRoute({
+  method: 'get',
+  path: '/api/campaigns/{name}',
+  summary: "a campaign's report: the seed 000 table's rows, counts, phases, diagnosis",
+  request: { params: NameParam },
+  responses: {
+    200: { content: { 'application/json': { schema: ReportSchema } }, description: 'the report' },
+    ...notFound,
+  },
+});
+const reportHtml = createRoute({
+  method: 'get',
+  path: '/api/campaigns/{name}/report.html',
+  summary: "a campaign's HTML report (charts included, no holdout evaluation)",
+  request: { params: NameParam },
+  responses: {
+    200: { content: { 'text/html': { schema: z.string() } }, description: 'the page' },
+    ...notFound,
+  },
+});
+
+/** `/api/campaigns/…`. */
+export function campaignRoutes(ctx: ServiceContext): OpenAPIHono {
+  const app = new OpenAPIHono();
+  app.openapi(list, async (c) => {
+    const byName = new Map<string, string[]>();
+    for (const study of await ctx.storage.listStudies()) {
+      const member = membershipOf(study);
+      if (member === undefined) continue;
+      byName.set(member.name, [...(byName.get(member.name) ?? []), study.name]);
+    }
+    return c.json(
+      [...byName]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, studies]) => ({ name, studies })),
+      200,
+    );
+  });
+  app.openapi(report, async (c) => {
+    const built = await loadCampaignReport(ctx.storage, c.req.valid('param').name);
+    return c.json(JSON.parse(JSON.stringify(built)) as z.infer<typeof ReportSchema>, 200);
+  });
+  app.openapi(reportHtml, async (c) => {
+    const built = await loadCampaignReport(ctx.storage, c.req.valid('param').name);
+    return c.html(renderCampaignHtml(built), 200);
+  });
+  return app;
+}
