@@ -39,4 +39,3 @@ export function retryBusy<T>(fn: () => T): T {
     }
   }
 }
-
