@@ -32,6 +32,8 @@ export interface LineChartOptions {
   series: LineSeries[];
   /** x holds times in ms (shown as dates). */
   time?: boolean;
+  /** x holds whole numbers (trials, splits): ticks only at whole numbers. */
+  integerX?: boolean;
   xLabel: string;
   yLabel: string;
   height?: number;
@@ -77,7 +79,15 @@ export function lineChart(container: HTMLElement, options: LineChartOptions): vo
       height: options.height ?? 260,
       scales: { x: { time } },
       series,
-      axes: [{ label: options.xLabel }, { label: options.yLabel, size: 60 }],
+      axes: [
+        {
+          label: options.xLabel,
+          ...(options.integerX === true
+            ? { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] }
+            : {}),
+        },
+        { label: options.yLabel, size: 60 },
+      ],
       legend: { show: true },
       cursor: { drag: { x: true, y: false } },
     },

@@ -64,6 +64,8 @@ export function dashboardRoutes(): Hono {
     });
   };
   app.get('/', (c) => serve('/') ?? c.notFound());
+  // Browsers ask for it on every page; there is none, and saying so quietly keeps consoles clean.
+  app.get('/favicon.ico', (c) => c.body(null, 204));
   app.get('/assets/*', (c) => serve(c.req.path) ?? c.notFound());
   return app;
 }

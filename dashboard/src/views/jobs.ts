@@ -47,6 +47,17 @@ function progressCell(job: Job): HTMLElement {
   );
 }
 
+/** One field of the form: its label, its input and what it does. */
+function field(label: string, input: HTMLInputElement, help: string): HTMLElement {
+  return h(
+    'label',
+    { class: 'field' },
+    h('span', { class: 'name' }, label),
+    input,
+    h('span', { class: 'help' }, help),
+  );
+}
+
 /** The submit form: a command, then its positionals and options. */
 function submitForm(commands: JobCommandInfo[], onError: (e: unknown) => void): HTMLElement {
   const select = h(
@@ -55,16 +66,19 @@ function submitForm(commands: JobCommandInfo[], onError: (e: unknown) => void): 
     commands.map((c) => h('option', { value: c.command }, c.command)),
   );
   const fields = h('div', { class: 'form-grid' });
+  const summary = h('p', { class: 'muted' });
   const draw = (): void => {
     const c = commands.find((x) => x.command === select.value);
     fields.replaceChildren();
     if (c === undefined) return;
-    fields.append(h('div', {}), h('div', { class: 'muted' }, c.summary));
+    summary.textContent = c.summary;
     for (const p of c.positionals) {
       fields.append(
-        h('label', {}, `${p.name}${p.required ? ' *' : ''}`),
-        h('input', { type: 'text', 'data-positional': p.name, required: p.required }),
-        h('div', { class: 'help' }, p.description),
+        field(
+          `${p.name}${p.required ? ' *' : ''}`,
+          h('input', { type: 'text', 'data-positional': p.name, required: p.required }),
+          p.description,
+        ),
       );
     }
     for (const o of c.options) {
@@ -72,11 +86,7 @@ function submitForm(commands: JobCommandInfo[], onError: (e: unknown) => void): 
         o.type === 'boolean'
           ? h('input', { type: 'checkbox', 'data-option': o.name })
           : h('input', { type: 'text', 'data-option': o.name, placeholder: o.value ?? '' });
-      fields.append(
-        h('label', {}, `--${o.name}`),
-        input,
-        h('div', { class: 'help' }, o.description),
-      );
+      fields.append(field(`--${o.name}`, input, o.description));
     }
   };
   select.addEventListener('change', draw);
@@ -91,6 +101,7 @@ function submitForm(commands: JobCommandInfo[], onError: (e: unknown) => void): 
     { class: 'card', 'data-testid': 'job-form' },
     h('h2', {}, 'Submit a job'),
     h('div', { class: 'filters' }, h('label', {}, 'command ', select)),
+    summary,
     fields,
     h('p', {}, submit),
   );
@@ -181,9 +192,8 @@ export async function jobsView(root: HTMLElement): Promise<() => void> {
     h('h1', {}, 'Jobs'),
     pool,
     errors,
-    submitForm(info.commands, onError),
-    h('h2', {}, 'Queue'),
     table.element,
+    submitForm(info.commands, onError),
   );
   for (const j of await getJson<Job[]>('/api/jobs?limit=200')) jobs.set(j.id, j);
   table.update([...jobs.values()]);

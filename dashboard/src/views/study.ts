@@ -266,6 +266,7 @@ function drawCharts(
   lineChart(charts.history, {
     x,
     xLabel: 'trial',
+    integerX: true,
     yLabel: 'value',
     series: [
       { label: 'complete', values: complete, points: true, lineless: true },
@@ -281,6 +282,7 @@ function drawCharts(
   lineChart(charts.intermediate, {
     x: steps,
     xLabel: 'split',
+    integerX: true,
     yLabel: 'reported value',
     series: reporting.map((t) => ({
       label: `#${t.number}${t.state === 'pruned' ? ' (pruned)' : ''}`,

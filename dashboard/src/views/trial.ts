@@ -90,6 +90,7 @@ export async function trialView(
   lineChart(splits, {
     x: steps,
     xLabel: 'split',
+    integerX: true,
     yLabel: 'value',
     series: [
       {
