@@ -43,6 +43,7 @@ export function jobCommandsOf(commands: readonly CommandSpec[]): JobCommand[] {
         description: p.description,
         required: p.required,
         path: PATH_VALUES.has(p.name),
+        mustExist: p.name === 'FILE',
       })),
       options: spec.options
         .filter((o) => !WITHHELD_OPTIONS.has(o.name))

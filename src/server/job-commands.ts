@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { z } from '@hono/zod-openapi';
 import { TradelabError } from '../core/index.js';
 import type { JobRequest } from '../jobs/index.js';
@@ -28,6 +29,8 @@ export interface JobPositional {
   description: string;
   required: boolean;
   path: boolean;
+  /** It names an input that must exist (a campaign file), checked when the job is submitted. */
+  mustExist: boolean;
 }
 
 /** A command jobs may run. */
@@ -125,7 +128,15 @@ export function jobArgv(
   const argv = [...command.words];
   request.positionals.forEach((value, i) => {
     const spec = command.positionals[i];
-    if (spec?.path === true) pathInsideProject(root, value, `positional ${spec.name}`);
+    if (spec?.path === true) {
+      const absolute = pathInsideProject(root, value, `positional ${spec.name}`);
+      if (spec.mustExist && !existsSync(absolute)) {
+        throw new TradelabError('FILE_NOT_FOUND', `${spec.name} "${value}" is not in the project`, {
+          hint: `paths are relative to the project (${root}); copy the file there first`,
+          details: { path: value, field: `positional ${spec.name}` },
+        });
+      }
+    }
     argv.push(value);
   });
   for (const [name, value] of Object.entries(request.options)) {
