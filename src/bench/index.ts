@@ -14,3 +14,9 @@ export {
 export { benchGemm, PPO_GEMM_SHAPES, type GemmBenchOptions, type GemmShape } from './gemm-bench.js';
 export { benchEval, type EvalBenchOptions } from './eval-bench.js';
 export { benchTcn, type TcnBenchOptions } from './tcn-bench.js';
+export {
+  benchServe,
+  type ServeBenchOptions,
+  type ServeBenchResult,
+  type ServeBenchRow,
+} from './serve-bench.js';

@@ -447,4 +447,27 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
     examples: ['tradelab bench tune', 'tradelab bench tune --processes 2 --history 1000 --json'],
     load: () => import('../commands/bench-tune.js'),
   },
+  {
+    words: ['bench', 'serve'],
+    summary:
+      "load-test the service: concurrent dashboard readers while a campaign job writes the same SQLite file; latency percentiles, errors, 'database is locked'",
+    positionals: [],
+    options: [
+      {
+        name: 'clients',
+        type: 'string',
+        value: 'N',
+        description: 'concurrent clients (default 50)',
+      },
+      {
+        name: 'seconds',
+        type: 'string',
+        value: 'S',
+        description: 'seconds of load (default 20)',
+      },
+    ],
+    settings: [],
+    examples: ['tradelab bench serve', 'tradelab bench serve --clients 100 --seconds 60 --json'],
+    load: () => import('../commands/bench-serve.js'),
+  },
 ];
