@@ -19,7 +19,9 @@ process.env.TRADELAB_TEST_RUN_DIR ??= join(tmpdir(), `tradelab-vitest-${process.
  * put src/agents/ppo-learning.test.ts, 1.6 kB and the longest of all, near the end.
  */
 const LONGEST_FIRST = [
+  'test/container-build.test.ts',
   'src/agents/ppo-learning.test.ts',
+  'test/service-load.test.ts',
   'test/trading-study-cli.test.ts',
   'test/study-cli.test.ts',
   'test/data-store-concurrency.test.ts',
@@ -32,6 +34,8 @@ const LONGEST_FIRST = [
   'test/data-store-repair.test.ts',
   'test/data-cli.test.ts',
   'test/train-resume-cli.test.ts',
+  'test/dashboard-browser.test.ts',
+  'test/service-api.test.ts',
 ].map((file) => {
   // A renamed file must not silently drop out of the list.
   if (!existsSync(file))

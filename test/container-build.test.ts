@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -120,7 +120,17 @@ describe.runIf(process.platform === 'linux' || process.env.CI === 'true')(
     it('keeps the production dependencies only', () => {
       const installed = (name: string) => existsSync(join(app, 'node_modules', name));
       expect(['vitest', 'typescript', 'eslint', 'prettier'].filter(installed)).toEqual([]);
-      const runtime = ['yaml', 'zod', 'pg', 'better-sqlite3', '@tensorflow/tfjs'];
+      const runtime = [
+        'yaml',
+        'zod',
+        'pg',
+        'better-sqlite3',
+        '@tensorflow/tfjs',
+        'hono',
+        '@hono/node-server',
+        '@hono/zod-openapi',
+        'uplot',
+      ];
       expect(runtime.filter((name) => !installed(name))).toEqual([]);
     });
 
@@ -147,6 +157,47 @@ describe.runIf(process.platform === 'linux' || process.env.CI === 'true')(
         const backends = await tradelab(app, ['backends', '--json'], project);
         const wasm = jsonLines(backends.stdout).find((row) => row.name === 'wasm');
         expect(wasm?.nativeGemm).toMatchObject({ available: true });
+      },
+      RUN_MS,
+    );
+
+    it(
+      "serves as the image's command does: token, health, the dashboard and its charts' module",
+      async () => {
+        const project = tempDir('tradelab-container-serve-');
+        const child = spawn(
+          process.execPath,
+          [join(app, 'bin', 'tradelab.js'), 'serve', '--host', '0.0.0.0', '--port', '0', '--json'],
+          {
+            cwd: project,
+            env: { PATH: '/usr/bin:/bin', HOME: env.HOME, TRADELAB_DETECT: 'false' },
+          },
+        );
+        try {
+          let stdout = '';
+          let stderr = '';
+          child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+          const url = await new Promise<string>((resolve, reject) => {
+            child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+              stdout += chunk;
+              const line = stdout.split('\n').find((l) => l.startsWith('{'));
+              if (line !== undefined) resolve((JSON.parse(line) as { url: string }).url);
+            });
+            child.on('exit', (code) => { reject(new Error(`serve exited ${code ?? '?'}: ${stderr}`)); });
+          });
+          const base = url.replace('0.0.0.0', '127.0.0.1');
+          const token = /^token: (\S+)$/m.exec(stderr)?.[1] ?? '';
+          expect(token).not.toBe('');
+          expect((await fetch(`${base}/api/health`)).status).toBe(200);
+          const auth = { headers: { authorization: `Bearer ${token}` } };
+          const page = await fetch(`${base}/`, auth);
+          expect(page.status).toBe(200);
+          expect(await page.text()).toContain('/assets/main.js');
+          expect((await fetch(`${base}/assets/main.js`, auth)).status).toBe(200);
+          expect((await fetch(`${base}/assets/uPlot.esm.js`, auth)).status).toBe(200);
+        } finally {
+          child.kill('SIGTERM');
+        }
       },
       RUN_MS,
     );
