@@ -1,6 +1,7 @@
 export {
   ENDED_JOB_STATES,
   JOB_STATES,
+  MAX_LOG_LINES,
   type JobFilter,
   type JobLogLine,
   type JobOutcome,
@@ -12,6 +13,6 @@ export {
   type NewJob,
 } from './job-queue.js';
 export { openJobQueue } from './open-job-queue.js';
-export { MAX_LOG_LINES, openSqliteJobQueue } from './sqlite-job-queue.js';
+export { openSqliteJobQueue } from './sqlite-job-queue.js';
 export { JobRunner, type JobEvent, type JobRunnerOptions } from './job-runner.js';
 export { parseProgressLine } from './progress-line.js';

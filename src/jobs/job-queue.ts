@@ -26,6 +26,9 @@ export const ENDED_JOB_STATES: readonly JobState[] = [
   'interrupted',
 ];
 
+/** The most log lines a job keeps; later lines are counted, not stored. */
+export const MAX_LOG_LINES = 20_000;
+
 /** What was asked for: a command of the allowed list, its positionals and options. */
 export interface JobRequest {
   /** The command's words, e.g. `train ppo`. */

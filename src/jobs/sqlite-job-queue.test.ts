@@ -4,7 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/run-cli.js';
 import { openSqliteStorage } from '../storage/index.js';
 import { describeJobQueueConformance } from './conformance.js';
-import { MAX_LOG_LINES, openSqliteJobQueue } from './sqlite-job-queue.js';
+import { MAX_LOG_LINES } from './job-queue.js';
+import { openSqliteJobQueue } from './sqlite-job-queue.js';
 
 const dir = tempDir('tradelab-jobs-');
 let files = 0;

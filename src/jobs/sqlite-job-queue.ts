@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { TradelabError } from '../core/index.js';
 import { retryBusy } from '../storage/index.js';
+import { jobEnded, jobNotEnded, jobNotFound } from './job-errors.js';
 import {
   ENDED_JOB_STATES,
+  MAX_LOG_LINES,
   type JobFilter,
   type JobLogLine,
   type JobOutcome,
@@ -52,9 +53,6 @@ const SCHEMA = `
     at INTEGER NOT NULL,
     PRIMARY KEY (job_id, seq)
   );`;
-
-/** The most log lines a job keeps; later lines are counted, not stored. */
-export const MAX_LOG_LINES = 20_000;
 
 interface JobRow {
   id: number;
@@ -123,12 +121,7 @@ export function openSqliteJobQueue(path: string, url = `sqlite:${path}`): JobQue
   const write = <T>(fn: () => T): T => retryBusy(() => db.transaction(fn).immediate());
   const row = (id: number): JobRow => {
     const found = db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
-    if (found === undefined) {
-      throw new TradelabError('JOB_NOT_FOUND', `no job ${id} in ${url}`, {
-        hint: 'list the jobs: GET /api/jobs',
-        details: { id },
-      });
-    }
+    if (found === undefined) throw jobNotFound(id, url);
     return found;
   };
   const insert = (job: NewJob): JobRecord => {
@@ -205,9 +198,10 @@ export function openSqliteJobQueue(path: string, url = `sqlite:${path}`): JobQue
       if (lines.length === 0) return Promise.resolve();
       return settle(() => {
         write(() => {
-          const { log_lines: stored } = db
-            .prepare('SELECT log_lines FROM jobs WHERE id = ?')
-            .get(id) as { log_lines: number };
+          const found = db.prepare('SELECT log_lines FROM jobs WHERE id = ?').get(id) as
+            { log_lines: number } | undefined;
+          if (found === undefined) throw jobNotFound(id, url);
+          const stored = found.log_lines;
           const add = db.prepare(
             'INSERT INTO job_log (job_id, seq, stream, text, at) VALUES (?, ?, ?, ?, ?)',
           );
@@ -269,12 +263,7 @@ export function openSqliteJobQueue(path: string, url = `sqlite:${path}`): JobQue
       return settle(() =>
         write(() => {
           const job = jobOf(row(id));
-          if (ENDED_JOB_STATES.includes(job.state)) {
-            throw new TradelabError('JOB_ENDED', `job ${id} already ended (${job.state})`, {
-              hint: `retry it instead: POST /api/jobs/${id}/retry`,
-              details: { id, state: job.state },
-            });
-          }
+          if (ENDED_JOB_STATES.includes(job.state)) throw jobEnded(id, job.state);
           if (job.state === 'queued') {
             db.prepare(
               `UPDATE jobs SET state = 'cancelled', finished_at = ?, cancel_requested = 1
@@ -291,12 +280,7 @@ export function openSqliteJobQueue(path: string, url = `sqlite:${path}`): JobQue
       return settle(() =>
         write(() => {
           const job = jobOf(row(id));
-          if (!ENDED_JOB_STATES.includes(job.state)) {
-            throw new TradelabError('JOB_NOT_ENDED', `job ${id} is ${job.state}, not ended`, {
-              hint: `cancel it first (POST /api/jobs/${id}/cancel), or wait for it to end`,
-              details: { id, state: job.state },
-            });
-          }
+          if (!ENDED_JOB_STATES.includes(job.state)) throw jobNotEnded(id, job.state);
           return insert({ request: job.request, argv: job.argv, slots: job.slots, retryOf: id });
         }),
       );

@@ -23,4 +23,5 @@ export { DEFAULT_STORAGE_URL, openStorage, type OpenStorageOptions } from './ope
 export { openMemoryStorage } from './memory-storage.js';
 export { openSqliteStorage, SQLITE_SCHEMA_VERSION } from './sqlite-storage.js';
 export { isBusy, retryBusy } from './sqlite-busy.js';
+export { maskPostgresUrl } from './postgres-url.js';
 export { DEFAULT_MAX_INLINE_ARTIFACT_BYTES, type StorageOptions } from './storage-options.js';

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { TradelabError } from '../core/index.js';
+import { maskPostgresUrl } from './postgres-url.js';
 import {
   artifactNotFound,
   checkOutcome,
@@ -159,19 +160,6 @@ function trialFromRow(row: TrialRow): TrialRecord {
     retryOf: row.retry_of,
     failReason: row.fail_reason,
   };
-}
-
-/** `url` with its password (in the user part or a `password=` parameter) replaced by `***`. */
-export function maskPostgresUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
-    return parsed.toString();
-  } catch {
-    // Not a URL the WHATWG parser takes: mask what looks like user:password@ by hand.
-    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
-  }
 }
 
 /**

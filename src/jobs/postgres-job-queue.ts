@@ -1,0 +1,510 @@
+import pg from 'pg';
+import { TradelabError } from '../core/index.js';
+import { maskPostgresUrl } from '../storage/index.js';
+import { jobEnded, jobNotEnded, jobNotFound } from './job-errors.js';
+import {
+  ENDED_JOB_STATES,
+  MAX_LOG_LINES,
+  type JobFilter,
+  type JobLogLine,
+  type JobOutcome,
+  type JobProgress,
+  type JobQueue,
+  type JobRecord,
+  type JobRequest,
+  type JobState,
+  type NewJob,
+} from './job-queue.js';
+
+/*
+ * The queue for several services sharing one PostgreSQL server: two tables beside the study
+ * storage's, in the connection's current schema. A ready-made queue does not fit: pg-boss 10 (the
+ * last release for Node 20) expires an active job within 24 h and has no heartbeat, and our jobs
+ * run for days. So, as the study storage does for trials, `claim` takes the oldest queued job with
+ * FOR UPDATE SKIP LOCKED: two runners never take the same row and never wait on each other. A
+ * change that reads before it writes (appendLog's next line number, cancel's state check) locks the
+ * job row first, so two of them on one job run one after the other; a transaction PostgreSQL
+ * aborts for a deadlock is run again.
+ */
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS tradelab_jobs (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    request jsonb NOT NULL,
+    argv jsonb NOT NULL,
+    slots integer NOT NULL,
+    state text NOT NULL,
+    created_at bigint NOT NULL,
+    started_at bigint,
+    finished_at bigint,
+    heartbeat_at bigint,
+    runner text,
+    pid integer,
+    progress jsonb,
+    cancel_requested boolean NOT NULL DEFAULT false,
+    exit_code integer,
+    error text,
+    result jsonb NOT NULL DEFAULT '[]',
+    retry_of bigint,
+    log_lines integer NOT NULL DEFAULT 0
+  );
+  CREATE INDEX IF NOT EXISTS tradelab_jobs_by_state ON tradelab_jobs (state, id);
+  CREATE TABLE IF NOT EXISTS tradelab_job_log (
+    job_id bigint NOT NULL REFERENCES tradelab_jobs ON DELETE CASCADE,
+    seq integer NOT NULL,
+    stream text NOT NULL,
+    text text NOT NULL,
+    at bigint NOT NULL,
+    PRIMARY KEY (job_id, seq)
+  );`;
+
+/** A transaction that lost a deadlock or serialization race is run again, up to this often. */
+const MAX_ATTEMPTS = 5;
+
+/** How long to wait for a connection (a new one, or a free one from the pool). */
+const CONNECT_TIMEOUT_MS = 30_000;
+
+/** int8 as a JavaScript number: our bigints are ids and ms timestamps, far below 2^53. */
+const INT8_OID = 20;
+
+interface JobRow {
+  id: number;
+  request: JobRequest;
+  argv: string[];
+  slots: number;
+  state: string;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  heartbeat_at: number | null;
+  runner: string | null;
+  pid: number | null;
+  progress: JobProgress | null;
+  cancel_requested: boolean;
+  exit_code: number | null;
+  error: string | null;
+  result: unknown[];
+  retry_of: number | null;
+}
+
+function jobOf(row: JobRow): JobRecord {
+  return {
+    id: row.id,
+    request: row.request,
+    argv: row.argv,
+    slots: row.slots,
+    state: row.state as JobState,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    heartbeatAt: row.heartbeat_at,
+    runner: row.runner,
+    pid: row.pid,
+    progress: row.progress,
+    cancelRequested: row.cancel_requested,
+    exitCode: row.exit_code,
+    error: row.error,
+    result: row.result,
+    retryOf: row.retry_of,
+  };
+}
+
+/**
+ * A value for a jsonb parameter. pg would send a JS array as a PostgreSQL array, not JSON, so
+ * everything goes as JSON text.
+ */
+const json = (value: unknown): string => JSON.stringify(value);
+
+/** PostgreSQL text cannot hold NUL; a process that prints one must not lose its log line. */
+const storable = (text: string): string => text.replaceAll('\u0000', '\uFFFD');
+
+/**
+ * Opens the job queue at PostgreSQL `url` (`postgres://user:password@host:port/database`),
+ * creating its tables when missing. Throws STORAGE_UNAVAILABLE when the server cannot be reached.
+ */
+export async function openPostgresJobQueue(url: string): Promise<JobQueue> {
+  const masked = maskPostgresUrl(url);
+  let protocol: string;
+  try {
+    protocol = new URL(url).protocol;
+  } catch (error) {
+    throw invalidUrl(masked, error);
+  }
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:') throw invalidUrl(masked);
+
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(INT8_OID, Number);
+  const pool = new pg.Pool({
+    connectionString: url,
+    types,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // A queue the caller forgot to close must not keep the process alive.
+    allowExitOnIdle: true,
+  });
+  // An idle connection that breaks (server restart, network) is dropped by the pool, which
+  // connects afresh for the next query; without a listener the 'error' event would crash us.
+  pool.on('error', () => undefined);
+  const queue = new PostgresJobQueue(pool, masked);
+  try {
+    await queue.createTables();
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return queue;
+}
+
+function invalidUrl(masked: string, cause?: unknown): TradelabError {
+  return new TradelabError('INVALID_STORAGE_URL', `"${masked}" is not a PostgreSQL URL`, {
+    hint: 'write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE',
+    cause,
+  });
+}
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+class PostgresJobQueue implements JobQueue {
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly url: string,
+  ) {}
+
+  /** Creates the tables, one process at a time (an advisory lock per schema). */
+  async createTables(): Promise<void> {
+    await this.transaction(async (c) => {
+      await c.query(
+        "SELECT pg_advisory_xact_lock(hashtext('tradelab jobs ' || coalesce(current_schema(), '')))",
+      );
+      await c.query(SCHEMA);
+    });
+  }
+
+  async submit(job: NewJob): Promise<JobRecord> {
+    return jobOf(await this.insert(job));
+  }
+
+  async get(id: number): Promise<JobRecord> {
+    return jobOf(await this.wrapped(() => this.row(this.pool, id)));
+  }
+
+  async list(filter: JobFilter = {}): Promise<JobRecord[]> {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    const param = (value: unknown): string => `$${values.push(value)}`;
+    if (filter.states !== undefined && filter.states.length > 0)
+      where.push(`state = ANY(${param(filter.states)}::text[])`);
+    if (filter.command !== undefined) where.push(`request->>'command' = ${param(filter.command)}`);
+    if (filter.beforeId !== undefined) where.push(`id < ${param(filter.beforeId)}`);
+    const sql = `SELECT * FROM tradelab_jobs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+                 ORDER BY id DESC LIMIT ${param(filter.limit ?? 100)}`;
+    return (await this.query<JobRow>(sql, values)).rows.map(jobOf);
+  }
+
+  async claim(runner: string, freeSlots: number): Promise<JobRecord | undefined> {
+    const row = await this.transaction(async (c) => {
+      const next = await c.query<{ id: number }>(
+        `SELECT id FROM tradelab_jobs WHERE state = 'queued' AND slots <= $1
+         ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        [freeSlots],
+      );
+      const id = next.rows[0]?.id;
+      if (id === undefined) return undefined;
+      const now = Date.now();
+      return returned(
+        await c.query<JobRow>(
+          `UPDATE tradelab_jobs SET state = 'running', runner = $2, started_at = $3, heartbeat_at = $3
+           WHERE id = $1 RETURNING *`,
+          [id, runner, now],
+        ),
+      );
+    });
+    return row === undefined ? undefined : jobOf(row);
+  }
+
+  async setPid(id: number, pid: number): Promise<void> {
+    await this.query('UPDATE tradelab_jobs SET pid = $2 WHERE id = $1', [id, pid]);
+  }
+
+  async setProgress(id: number, progress: JobProgress): Promise<void> {
+    await this.query('UPDATE tradelab_jobs SET progress = $2::jsonb WHERE id = $1', [
+      id,
+      json(progress),
+    ]);
+  }
+
+  async appendLog(id: number, lines: readonly Omit<JobLogLine, 'seq'>[]): Promise<void> {
+    if (lines.length === 0) return;
+    await this.transaction(async (c) => {
+      // The row lock makes a concurrent append for this job wait for our line numbers.
+      const stored = (
+        await c.query<{ log_lines: number }>(
+          'SELECT log_lines FROM tradelab_jobs WHERE id = $1 FOR UPDATE',
+          [id],
+        )
+      ).rows[0]?.log_lines;
+      if (stored === undefined) throw jobNotFound(id, this.url);
+      const kept = lines.slice(0, Math.max(0, MAX_LOG_LINES - stored));
+      if (kept.length > 0)
+        await c.query(
+          `INSERT INTO tradelab_job_log (job_id, seq, stream, text, at)
+           SELECT $1, $2 + n, stream, text, at
+           FROM unnest($3::text[], $4::text[], $5::bigint[]) WITH ORDINALITY AS l (stream, text, at, n)`,
+          [
+            id,
+            stored,
+            kept.map((l) => l.stream),
+            kept.map((l) => storable(l.text)),
+            kept.map((l) => l.at),
+          ],
+        );
+      await c.query('UPDATE tradelab_jobs SET log_lines = $2 WHERE id = $1', [
+        id,
+        stored + lines.length,
+      ]);
+    });
+  }
+
+  async readLog(id: number, afterSeq = 0, limit = 1000): Promise<JobLogLine[]> {
+    const rows = (
+      await this.query<JobLogLine>(
+        `SELECT seq, stream, text, at FROM tradelab_job_log WHERE job_id = $1 AND seq > $2
+         ORDER BY seq LIMIT $3`,
+        [id, afterSeq, limit],
+      )
+    ).rows;
+    if (rows.length === 0) await this.wrapped(() => this.row(this.pool, id));
+    return rows;
+  }
+
+  async heartbeat(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.query(
+      `UPDATE tradelab_jobs SET heartbeat_at = $2 WHERE id = ANY($1::bigint[]) AND state = 'running'`,
+      [ids, Date.now()],
+    );
+  }
+
+  async finish(id: number, outcome: JobOutcome): Promise<JobRecord> {
+    const finished = (
+      await this.query<JobRow>(
+        `UPDATE tradelab_jobs SET state = $2, exit_code = $3, error = $4, result = $5::jsonb,
+           finished_at = $6, heartbeat_at = NULL
+         WHERE id = $1 AND state = 'running' RETURNING *`,
+        [id, outcome.state, outcome.exitCode, outcome.error, json(outcome.result), Date.now()],
+      )
+    ).rows[0];
+    return jobOf(finished ?? (await this.wrapped(() => this.row(this.pool, id))));
+  }
+
+  async cancel(id: number): Promise<JobRecord> {
+    return jobOf(
+      await this.transaction(async (c) => {
+        const job = jobOf(await this.row(c, id, true));
+        if (ENDED_JOB_STATES.includes(job.state)) throw jobEnded(id, job.state);
+        const sql =
+          job.state === 'queued'
+            ? `UPDATE tradelab_jobs SET state = 'cancelled', finished_at = $2, cancel_requested = true
+               WHERE id = $1 RETURNING *`
+            : 'UPDATE tradelab_jobs SET cancel_requested = true WHERE id = $1 RETURNING *';
+        const values = job.state === 'queued' ? [id, Date.now()] : [id];
+        return returned(await c.query<JobRow>(sql, values));
+      }),
+    );
+  }
+
+  async retry(id: number): Promise<JobRecord> {
+    // An ended job never changes again, so reading it and inserting need no transaction.
+    const job = jobOf(await this.wrapped(() => this.row(this.pool, id)));
+    if (!ENDED_JOB_STATES.includes(job.state)) throw jobNotEnded(id, job.state);
+    return jobOf(
+      await this.insert({
+        request: job.request,
+        argv: job.argv,
+        slots: job.slots,
+        retryOf: id,
+      }),
+    );
+  }
+
+  async interruptStale(staleMs: number, deadRunners: readonly string[] = []): Promise<JobRecord[]> {
+    const now = Date.now();
+    // One statement: of two services interrupting at once, the second finds the row no longer
+    // running (PostgreSQL re-checks the WHERE after the first commits), so each job is returned once.
+    const rows = (
+      await this.query<JobRow>(
+        `UPDATE tradelab_jobs SET state = 'interrupted', finished_at = $1, heartbeat_at = NULL,
+           error = 'interrupted: the service running it (' || coalesce(runner, 'unknown') || ') stopped'
+         WHERE state = 'running' AND (coalesce(heartbeat_at, 0) < $2 OR runner = ANY($3::text[]))
+         RETURNING *`,
+        [now, now - staleMs, deadRunners],
+      )
+    ).rows;
+    return rows.map(jobOf).sort((a, b) => a.id - b.id);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  private async insert(job: NewJob): Promise<JobRow> {
+    const result = await this.query<JobRow>(
+      `INSERT INTO tradelab_jobs (request, argv, slots, state, created_at, retry_of)
+       VALUES ($1::jsonb, $2::jsonb, $3, 'queued', $4, $5) RETURNING *`,
+      [json(job.request), json(job.argv), job.slots, Date.now(), job.retryOf ?? null],
+    );
+    return returned(result);
+  }
+
+  /** Job `id`'s row (locked FOR UPDATE with `lock`); JOB_NOT_FOUND when there is none. */
+  private async row(db: Queryable, id: number, lock = false): Promise<JobRow> {
+    const sql = `SELECT * FROM tradelab_jobs WHERE id = $1${lock ? ' FOR UPDATE' : ''}`;
+    const found = (await db.query<JobRow>(sql, [id])).rows[0];
+    if (found === undefined) throw jobNotFound(id, this.url);
+    return found;
+  }
+
+  /** One statement outside a transaction (atomic by itself), again when it loses a deadlock. */
+  private async query<R extends pg.QueryResultRow>(
+    sql: string,
+    values: unknown[] = [],
+  ): Promise<pg.QueryResult<R>> {
+    this.checkOpen();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.pool.query<R>(sql, values);
+      } catch (error) {
+        if (attempt < MAX_ATTEMPTS && isRetryable(error)) continue;
+        throw this.wrap(error);
+      }
+    }
+  }
+
+  /**
+   * Runs `fn` in one transaction on one connection, again when PostgreSQL aborts it for a
+   * deadlock or serialization failure (nothing was written then), and commits.
+   */
+  private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    this.checkOpen();
+    for (let attempt = 1; ; attempt++) {
+      let client: pg.PoolClient;
+      try {
+        client = await this.pool.connect();
+      } catch (error) {
+        throw this.wrap(error);
+      }
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await fn(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackError) {
+          // The connection is gone (the server rolls back on disconnect): drop it from the pool.
+          broken =
+            rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        }
+        if (attempt < MAX_ATTEMPTS && isRetryable(error)) continue;
+        throw this.wrap(error);
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
+  /** `fn()`, with a database failure turned into a TradelabError. */
+  private async wrapped<T>(fn: () => Promise<T>): Promise<T> {
+    this.checkOpen();
+    try {
+      return await fn();
+    } catch (error) {
+      throw this.wrap(error);
+    }
+  }
+
+  private checkOpen(): void {
+    if (this.closed)
+      throw new TradelabError('STORAGE_UNAVAILABLE', `the job queue ${this.url} is closed`, {
+        hint: 'open the queue again; close() ends it for good',
+      });
+  }
+
+  /**
+   * STORAGE_UNAVAILABLE for a failure of PostgreSQL or of the connection to it; our own errors (a
+   * TradelabError, a bug) pass through unchanged.
+   */
+  private wrap(error: unknown): Error {
+    if (error instanceof TradelabError || !(error instanceof Error)) return asError(error);
+    const code = errorCode(error);
+    const details = { url: this.url, code };
+    const hint = connectionHint(error, code);
+    if (hint !== undefined)
+      return new TradelabError(
+        'STORAGE_UNAVAILABLE',
+        `cannot reach the PostgreSQL job queue ${this.url}: ${error.message || code}`,
+        { hint, cause: error, details },
+      );
+    if (error instanceof pg.DatabaseError)
+      return new TradelabError(
+        'STORAGE_UNAVAILABLE',
+        `PostgreSQL job queue ${this.url} failed: ${error.message} (SQLSTATE ${code})`,
+        {
+          hint: "check the server's log and that the user may read and write tradelab's tables",
+          cause: error,
+          details,
+        },
+      );
+    return error;
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** The first row of an INSERT or UPDATE … RETURNING that must return one. */
+function returned<R extends pg.QueryResultRow>(result: pg.QueryResult<R>): R {
+  const row = result.rows[0];
+  if (row === undefined) throw new Error(`${result.command} … RETURNING returned no row`);
+  return row;
+}
+
+/** The SQLSTATE of a PostgreSQL error, or the Node code (ECONNREFUSED, …) of a socket error. */
+function errorCode(error: Error): string {
+  return 'code' in error && typeof error.code === 'string' ? error.code : 'unknown';
+}
+
+/** deadlock_detected, serialization_failure: PostgreSQL rolled back; running again is safe. */
+function isRetryable(error: unknown): boolean {
+  return error instanceof Error && ['40P01', '40001'].includes(errorCode(error));
+}
+
+/**
+ * How to fix a failure that means "no usable connection" rather than "this statement failed";
+ * undefined for any other. Connection failures are a SQLSTATE of class 08 (connection), 28
+ * (authorization), 3D000 (no such database), 53300 (too many connections) or 57P (server shutting
+ * down); a Node system error (ECONNREFUSED, …, possibly in an AggregateError); or pg's own
+ * (connection terminated, connect timeout), which carry no code.
+ */
+function connectionHint(error: Error, code: string): string | undefined {
+  if (code.startsWith('28'))
+    return 'check the user name and password in the URL (or PGPASSWORD / ~/.pgpass)';
+  if (code === '3D000') return 'create the database (createdb NAME) or fix its name in the URL';
+  if (code === '53300') return 'the server has no free connections: raise max_connections';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'check the host name in the URL';
+  const unreachable =
+    code.startsWith('08') ||
+    code.startsWith('57P') ||
+    /^E[A-Z]+$/.test(code) ||
+    (!(error instanceof pg.DatabaseError) &&
+      /connection|connect|terminated|timeout|not queryable/i.test(error.message));
+  return unreachable
+    ? 'check the PostgreSQL server is running and reachable at the host and port in the URL'
+    : undefined;
+}
