@@ -5,6 +5,7 @@ import { campaignsView, campaignView } from './views/campaigns.js';
 import { datasetsView } from './views/datasets.js';
 import { jobsView, jobView } from './views/jobs.js';
 import { profilesView } from './views/profiles.js';
+import { runsView } from './views/runs.js';
 import { studiesView, studyView } from './views/study.js';
 import { trialView } from './views/trial.js';
 
@@ -23,6 +24,7 @@ const ROUTES: [RegExp, string, View][] = [
   [/^#\/jobs\/(\d+)$/, 'jobs', jobView],
   [/^#\/datasets$/, 'datasets', datasetsView],
   [/^#\/datasets\/([^/]+)$/, 'datasets', datasetsView],
+  [/^#\/runs$/, 'runs', runsView],
   [/^#\/profiles$/, 'profiles', profilesView],
   [/^#\/bench$/, 'bench', benchView],
 ];

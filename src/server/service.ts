@@ -16,6 +16,7 @@ import { datasetRoutes } from './routes/dataset-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
 import { profileRoutes } from './routes/profile-routes.js';
+import { runRoutes } from './routes/run-routes.js';
 import { studyRoutes } from './routes/study-routes.js';
 import { systemRoutes } from './routes/system-routes.js';
 import { isLoopback, originChecks, requireToken, securityHeaders } from './security.js';
@@ -111,6 +112,7 @@ export function createServiceApp(
   app.route('/', datasetRoutes(ctx));
   app.route('/', studyRoutes(ctx));
   app.route('/', campaignRoutes(ctx));
+  app.route('/', runRoutes(ctx));
   app.route('/', jobRoutes(ctx));
   app.route('/', eventRoutes(ctx));
   app.route('/', dashboardRoutes());

@@ -54,19 +54,23 @@ export async function serviceProject(trials: [number, number] = [6, 4]): Promise
   return dir;
 }
 
-/** Starts the service of project `dir` in this process (its jobs are real processes). */
+/**
+ * Starts the service of project `dir` in this process (its jobs are real processes), with `env`
+ * added to the environment of the project and of its jobs (e.g. TRADELAB_STORAGE).
+ */
 export function startTestService(
   dir: string,
   options: Partial<Omit<ServiceOptions, 'project'>> = {},
+  env: Record<string, string> = {},
 ): Promise<RunningService> {
-  const project = openProject({ cwd: dir, env: { ...process.env, ...SERVICE_ENV } });
+  const environment = { ...process.env, ...SERVICE_ENV, ...env };
   return startService({
-    project,
+    project: openProject({ cwd: dir, env: environment }),
     host: '127.0.0.1',
     port: 0,
     commands: jobCommandsOf(COMMANDS),
     jobCommand: [process.execPath, BIN],
-    jobEnv: { ...process.env, ...SERVICE_ENV },
+    jobEnv: environment,
     ...options,
   });
 }
