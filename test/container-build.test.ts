@@ -183,7 +183,9 @@ describe.runIf(process.platform === 'linux' || process.env.CI === 'true')(
               const line = stdout.split('\n').find((l) => l.startsWith('{'));
               if (line !== undefined) resolve((JSON.parse(line) as { url: string }).url);
             });
-            child.on('exit', (code) => { reject(new Error(`serve exited ${code ?? '?'}: ${stderr}`)); });
+            child.on('exit', (code) => {
+              reject(new Error(`serve exited ${code ?? '?'}: ${stderr}`));
+            });
           });
           const base = url.replace('0.0.0.0', '127.0.0.1');
           const token = /^token: (\S+)$/m.exec(stderr)?.[1] ?? '';

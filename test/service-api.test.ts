@@ -95,6 +95,9 @@ describe('tradelab service: the API', () => {
       '/api/jobs/{id}/retry',
       '/api/plan',
       '/api/profiles',
+      '/api/runs',
+      '/api/runs/{name}',
+      '/api/runs/{name}/report.html',
       '/api/studies',
       '/api/studies/{name}',
       '/api/studies/{name}/importance',
@@ -299,6 +302,19 @@ describe('tradelab service: the API', () => {
     expect(retried.retryOf).toBe(id);
     await post(base, `/api/jobs/${retried.id}/cancel`);
     await waitForJob(base, retried.id, ['cancelled', 'failed', 'succeeded'], 60_000);
+    // The cancelled run is a run of the runs directory, stopped where it can resume.
+    const runs = (await getChecked('/api/runs', '/api/runs')) as {
+      name: string;
+      kind: string;
+      status: string;
+    }[];
+    expect(runs.find((r) => r.name === 'long')).toEqual(
+      expect.objectContaining({ kind: 'ppo', status: 'interrupted' }),
+    );
+    const manifest = (await call(base, '/api/runs/long')).body as { agent: string };
+    expect(manifest.agent).toBe('ppo');
+    expect((await call(base, '/api/runs/..%2F..%2Fetc')).status).toBe(404);
+    expect((await call(base, '/api/runs/long/report.html')).status).toBe(404);
   }, 120_000);
 
   it('streams live events: the job, its log, and the trials of a campaign job as they end', async () => {

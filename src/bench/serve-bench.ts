@@ -138,8 +138,9 @@ function startServe(
       const line = stdout.split('\n').find((l) => l.startsWith('{'));
       if (line !== undefined) resolve({ child, url: (JSON.parse(line) as { url: string }).url });
     });
-    child.on('exit', (code) => { reject(new Error(`tradelab serve exited ${code ?? '?'}: ${stderr}`)); },
-    );
+    child.on('exit', (code) => {
+      reject(new Error(`tradelab serve exited ${code ?? '?'}: ${stderr}`));
+    });
   });
 }
 
