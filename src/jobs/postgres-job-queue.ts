@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { TradelabError } from '../core/index.js';
 import { maskPostgresUrl } from '../storage/index.js';
+// Not through storage's index, which must not load `pg`: this module is itself loaded on demand.
+import { pgFailure, pgQuery, pgTransaction, type Queryable } from '../storage/postgres-client.js';
 import { jobEnded, jobNotEnded, jobNotFound } from './job-errors.js';
 import {
   ENDED_JOB_STATES,
@@ -59,7 +61,6 @@ const SCHEMA = `
   );`;
 
 /** A transaction that lost a deadlock or serialization race is run again, up to this often. */
-const MAX_ATTEMPTS = 5;
 
 /** How long to wait for a connection (a new one, or a free one from the pool). */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -160,8 +161,6 @@ function invalidUrl(masked: string, cause?: unknown): TradelabError {
     cause,
   });
 }
-
-type Queryable = pg.Pool | pg.PoolClient;
 
 class PostgresJobQueue implements JobQueue {
   private closed = false;
@@ -367,55 +366,19 @@ class PostgresJobQueue implements JobQueue {
     return found;
   }
 
-  /** One statement outside a transaction (atomic by itself), again when it loses a deadlock. */
-  private async query<R extends pg.QueryResultRow>(
+  /** One statement outside a transaction, again when it loses a deadlock. */
+  private query<R extends pg.QueryResultRow>(
     sql: string,
     values: unknown[] = [],
   ): Promise<pg.QueryResult<R>> {
     this.checkOpen();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.pool.query<R>(sql, values);
-      } catch (error) {
-        if (attempt < MAX_ATTEMPTS && isRetryable(error)) continue;
-        throw this.wrap(error);
-      }
-    }
+    return pgQuery<R>(this.pool, sql, values, (error) => this.wrap(error));
   }
 
-  /**
-   * Runs `fn` in one transaction on one connection, again when PostgreSQL aborts it for a
-   * deadlock or serialization failure (nothing was written then), and commits.
-   */
-  private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** Runs `fn` in one transaction, again when it loses a deadlock, and commits. */
+  private transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     this.checkOpen();
-    for (let attempt = 1; ; attempt++) {
-      let client: pg.PoolClient;
-      try {
-        client = await this.pool.connect();
-      } catch (error) {
-        throw this.wrap(error);
-      }
-      let broken: Error | undefined;
-      try {
-        await client.query('BEGIN');
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        try {
-          await client.query('ROLLBACK');
-        } catch (rollbackError) {
-          // The connection is gone (the server rolls back on disconnect): drop it from the pool.
-          broken =
-            rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-        }
-        if (attempt < MAX_ATTEMPTS && isRetryable(error)) continue;
-        throw this.wrap(error);
-      } finally {
-        client.release(broken);
-      }
-    }
+    return pgTransaction(this.pool, fn, (error) => this.wrap(error));
   }
 
   /** `fn()`, with a database failure turned into a TradelabError. */
@@ -440,32 +403,8 @@ class PostgresJobQueue implements JobQueue {
    * TradelabError, a bug) pass through unchanged.
    */
   private wrap(error: unknown): Error {
-    if (error instanceof TradelabError || !(error instanceof Error)) return asError(error);
-    const code = errorCode(error);
-    const details = { url: this.url, code };
-    const hint = connectionHint(error, code);
-    if (hint !== undefined)
-      return new TradelabError(
-        'STORAGE_UNAVAILABLE',
-        `cannot reach the PostgreSQL job queue ${this.url}: ${error.message || code}`,
-        { hint, cause: error, details },
-      );
-    if (error instanceof pg.DatabaseError)
-      return new TradelabError(
-        'STORAGE_UNAVAILABLE',
-        `PostgreSQL job queue ${this.url} failed: ${error.message} (SQLSTATE ${code})`,
-        {
-          hint: "check the server's log and that the user may read and write tradelab's tables",
-          cause: error,
-          details,
-        },
-      );
-    return error;
+    return pgFailure(error, 'job queue', this.url);
   }
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }
 
 /** The first row of an INSERT or UPDATE … RETURNING that must return one. */
@@ -473,38 +412,4 @@ function returned<R extends pg.QueryResultRow>(result: pg.QueryResult<R>): R {
   const row = result.rows[0];
   if (row === undefined) throw new Error(`${result.command} … RETURNING returned no row`);
   return row;
-}
-
-/** The SQLSTATE of a PostgreSQL error, or the Node code (ECONNREFUSED, …) of a socket error. */
-function errorCode(error: Error): string {
-  return 'code' in error && typeof error.code === 'string' ? error.code : 'unknown';
-}
-
-/** deadlock_detected, serialization_failure: PostgreSQL rolled back; running again is safe. */
-function isRetryable(error: unknown): boolean {
-  return error instanceof Error && ['40P01', '40001'].includes(errorCode(error));
-}
-
-/**
- * How to fix a failure that means "no usable connection" rather than "this statement failed";
- * undefined for any other. Connection failures are a SQLSTATE of class 08 (connection), 28
- * (authorization), 3D000 (no such database), 53300 (too many connections) or 57P (server shutting
- * down); a Node system error (ECONNREFUSED, …, possibly in an AggregateError); or pg's own
- * (connection terminated, connect timeout), which carry no code.
- */
-function connectionHint(error: Error, code: string): string | undefined {
-  if (code.startsWith('28'))
-    return 'check the user name and password in the URL (or PGPASSWORD / ~/.pgpass)';
-  if (code === '3D000') return 'create the database (createdb NAME) or fix its name in the URL';
-  if (code === '53300') return 'the server has no free connections: raise max_connections';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'check the host name in the URL';
-  const unreachable =
-    code.startsWith('08') ||
-    code.startsWith('57P') ||
-    /^E[A-Z]+$/.test(code) ||
-    (!(error instanceof pg.DatabaseError) &&
-      /connection|connect|terminated|timeout|not queryable/i.test(error.message));
-  return unreachable
-    ? 'check the PostgreSQL server is running and reachable at the host and port in the URL'
-    : undefined;
 }

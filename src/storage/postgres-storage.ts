@@ -1,5 +1,12 @@
 import pg from 'pg';
 import { TradelabError } from '../core/index.js';
+import {
+  pgErrorCode,
+  pgFailure,
+  pgQuery,
+  pgTransaction,
+  type Queryable,
+} from './postgres-client.js';
 import { maskPostgresUrl } from './postgres-url.js';
 import {
   artifactNotFound,
@@ -92,9 +99,6 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (trial_id, name)
    );`,
 ];
-
-/** A transaction that lost a deadlock or serialization race is run again, up to this often. */
-const MAX_ATTEMPTS = 5;
 
 /** How long to wait for a connection (a new one, or a free one from the pool). */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -209,8 +213,6 @@ function invalidUrl(masked: string, cause?: unknown): TradelabError {
   });
 }
 
-type Queryable = pg.Pool | pg.PoolClient;
-
 class PostgresStorage implements StudyStorage {
   private closed = false;
 
@@ -256,58 +258,19 @@ class PostgresStorage implements StudyStorage {
     });
   }
 
-  /**
-   * One statement outside a transaction (a single statement is atomic by itself), again when
-   * PostgreSQL aborts it for a deadlock (a study deleted while its trials are written, say).
-   */
-  private async query<R extends pg.QueryResultRow>(
+  /** One statement outside a transaction, again when it loses a deadlock. */
+  private query<R extends pg.QueryResultRow>(
     sql: string,
     values: unknown[] = [],
   ): Promise<pg.QueryResult<R>> {
     this.checkOpen();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.pool.query<R>(sql, values);
-      } catch (error) {
-        if (attempt < MAX_ATTEMPTS && isRetryable(error)) continue;
-        throw this.wrap(error);
-      }
-    }
+    return pgQuery<R>(this.pool, sql, values, (error) => this.wrap(error));
   }
 
-  /**
-   * Runs `fn` in one transaction on one connection, again when PostgreSQL aborts it for a
-   * deadlock or serialization failure (nothing was written then), and commits.
-   */
-  private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** Runs `fn` in one transaction, again when it loses a deadlock, and commits. */
+  private transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     this.checkOpen();
-    for (let attempt = 1; ; attempt++) {
-      let client: pg.PoolClient;
-      try {
-        client = await this.pool.connect();
-      } catch (error) {
-        throw this.wrap(error);
-      }
-      let broken: Error | undefined;
-      try {
-        await client.query('BEGIN');
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        try {
-          await client.query('ROLLBACK');
-        } catch (rollbackError) {
-          // The connection is gone; the server rolls back on disconnect. Drop the client.
-          broken =
-            rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-        }
-        if (attempt < MAX_ATTEMPTS && isRetryable(error)) continue;
-        throw this.wrap(error);
-      } finally {
-        client.release(broken);
-      }
-    }
+    return pgTransaction(this.pool, fn, (error) => this.wrap(error));
   }
 
   private checkOpen(): void {
@@ -322,25 +285,7 @@ class PostgresStorage implements StudyStorage {
    * of ours, say) passes through unchanged.
    */
   private wrap(error: unknown): Error {
-    if (error instanceof TradelabError) return error;
-    const code = errorCode(error);
-    if (error instanceof pg.DatabaseError && !isConnectionCode(code))
-      return new TradelabError(
-        'STORAGE_UNAVAILABLE',
-        `PostgreSQL study storage ${this.url} failed: ${error.message} (SQLSTATE ${code})`,
-        {
-          hint: "check the server's log and that the user may read and write tradelab's tables",
-          cause: error,
-          details: { url: this.url, code },
-        },
-      );
-    if (error instanceof pg.DatabaseError || isConnectionFailure(error))
-      return new TradelabError(
-        'STORAGE_UNAVAILABLE',
-        `cannot reach the PostgreSQL study storage ${this.url}: ${error.message || code}`,
-        { hint: connectionHint(code), cause: error, details: { url: this.url, code } },
-      );
-    return error instanceof Error ? error : new Error(String(error));
+    return pgFailure(error, 'study storage', this.url);
   }
 
   private async studyNames(db: Queryable): Promise<string[]> {
@@ -407,7 +352,7 @@ class PostgresStorage implements StudyStorage {
       );
       return studyFromRow(result.rows[0] as StudyRow);
     } catch (error) {
-      if (errorCode(error) === '23505') throw studyExists(study.name);
+      if (pgErrorCode(error) === '23505') throw studyExists(study.name);
       throw this.wrap(error);
     }
   }
@@ -674,7 +619,7 @@ class PostgresStorage implements StudyStorage {
           )
         ).rows[0] as StudyRow;
       } catch (error) {
-        if (errorCode(error) === '23505') throw studyExists(study.name);
+        if (pgErrorCode(error) === '23505') throw studyExists(study.name);
         throw error;
       }
       for (const t of trials)
@@ -824,48 +769,4 @@ async function retryDepth(c: pg.PoolClient, trial: TrialRecord): Promise<number>
     [trial.studyId, trial.retryOf],
   );
   return result.rows[0]?.depth ?? 0;
-}
-
-/** The SQLSTATE of a PostgreSQL error, or the Node code (ECONNREFUSED, …) of a socket error. */
-function errorCode(error: unknown): string {
-  if (typeof error === 'object' && error !== null && 'code' in error)
-    if (typeof error.code === 'string') return error.code;
-  return 'unknown';
-}
-
-/**
- * Whether `error` is the socket's or the driver's "no connection": a Node system error
- * (ECONNREFUSED, ECONNRESET, ENOTFOUND, …, possibly several in an AggregateError) or pg's own
- * (connection terminated, connect timeout), which carry no code.
- */
-function isConnectionFailure(error: unknown): error is Error {
-  if (!(error instanceof Error)) return false;
-  if (/^E[A-Z]+$/.test(errorCode(error))) return true;
-  return /connection|connect|terminated|timeout|not queryable/i.test(error.message);
-}
-
-/** deadlock_detected, serialization_failure: PostgreSQL rolled back; running again is safe. */
-function isRetryable(error: unknown): boolean {
-  const code = errorCode(error);
-  return code === '40P01' || code === '40001';
-}
-
-/** SQLSTATEs that mean "no usable connection" rather than "this statement failed". */
-function isConnectionCode(code: string): boolean {
-  return (
-    code.startsWith('08') || // connection exception
-    code.startsWith('28') || // invalid authorization (bad password, no such role)
-    code === '3D000' || // no such database
-    code === '53300' || // too many connections
-    code.startsWith('57P') // server shutting down or starting up
-  );
-}
-
-function connectionHint(code: string): string {
-  if (code.startsWith('28'))
-    return 'check the user name and password in the URL (or PGPASSWORD / ~/.pgpass)';
-  if (code === '3D000') return 'create the database (createdb NAME) or fix its name in the URL';
-  if (code === '53300') return 'the server has no free connections: raise max_connections';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'check the host name in the URL';
-  return 'check the PostgreSQL server is running and reachable at the host and port in the URL';
 }
