@@ -1,8 +1,13 @@
 import pg from 'pg';
 import { TradelabError } from '../core/index.js';
-import { maskPostgresUrl } from '../storage/index.js';
 // Not through storage's index, which must not load `pg`: this module is itself loaded on demand.
-import { pgFailure, pgQuery, pgTransaction, type Queryable } from '../storage/postgres-client.js';
+import {
+  openPgPool,
+  pgFailure,
+  pgQuery,
+  pgTransaction,
+  type Queryable,
+} from '../storage/postgres-client.js';
 import { jobEnded, jobNotEnded, jobNotFound } from './job-errors.js';
 import {
   ENDED_JOB_STATES,
@@ -60,14 +65,6 @@ const SCHEMA = `
     PRIMARY KEY (job_id, seq)
   );`;
 
-/** A transaction that lost a deadlock or serialization race is run again, up to this often. */
-
-/** How long to wait for a connection (a new one, or a free one from the pool). */
-const CONNECT_TIMEOUT_MS = 30_000;
-
-/** int8 as a JavaScript number: our bigints are ids and ms timestamps, far below 2^53. */
-const INT8_OID = 20;
-
 interface JobRow {
   id: number;
   request: JobRequest;
@@ -124,27 +121,7 @@ const storable = (text: string): string => text.replaceAll('\u0000', '\uFFFD');
  * creating its tables when missing. Throws STORAGE_UNAVAILABLE when the server cannot be reached.
  */
 export async function openPostgresJobQueue(url: string): Promise<JobQueue> {
-  const masked = maskPostgresUrl(url);
-  let protocol: string;
-  try {
-    protocol = new URL(url).protocol;
-  } catch (error) {
-    throw invalidUrl(masked, error);
-  }
-  if (protocol !== 'postgres:' && protocol !== 'postgresql:') throw invalidUrl(masked);
-
-  const types = new pg.TypeOverrides();
-  types.setTypeParser(INT8_OID, Number);
-  const pool = new pg.Pool({
-    connectionString: url,
-    types,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    // A queue the caller forgot to close must not keep the process alive.
-    allowExitOnIdle: true,
-  });
-  // An idle connection that breaks (server restart, network) is dropped by the pool, which
-  // connects afresh for the next query; without a listener the 'error' event would crash us.
-  pool.on('error', () => undefined);
+  const { pool, masked } = openPgPool(url);
   const queue = new PostgresJobQueue(pool, masked);
   try {
     await queue.createTables();
@@ -153,13 +130,6 @@ export async function openPostgresJobQueue(url: string): Promise<JobQueue> {
     throw error;
   }
   return queue;
-}
-
-function invalidUrl(masked: string, cause?: unknown): TradelabError {
-  return new TradelabError('INVALID_STORAGE_URL', `"${masked}" is not a PostgreSQL URL`, {
-    hint: 'write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE',
-    cause,
-  });
 }
 
 class PostgresJobQueue implements JobQueue {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { TradelabError } from '../core/index.js';
+import { maskPostgresUrl } from './postgres-url.js';
 
 /*
  * What every PostgreSQL table set of ours (the study storage, the service's job queue) does with
@@ -11,6 +12,47 @@ import { TradelabError } from '../core/index.js';
 
 /** Tries of a statement or transaction that PostgreSQL keeps aborting for deadlocks. */
 const MAX_ATTEMPTS = 5;
+
+/** How long to wait for a connection (a new one, or a free one from the pool). */
+const CONNECT_TIMEOUT_MS = 30_000;
+
+/** int8 (bigint, count(*)) as a JavaScript number: our bigints are ms timestamps and sizes. */
+const INT8_OID = 20;
+
+function invalidUrl(masked: string, cause?: unknown): TradelabError {
+  return new TradelabError('INVALID_STORAGE_URL', `"${masked}" is not a PostgreSQL URL`, {
+    hint: 'write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE',
+    cause,
+  });
+}
+
+/**
+ * A pool for `url` (`postgres://user:password@host:port/database`) and the URL masked for
+ * messages; INVALID_STORAGE_URL when it is not one. No connection is made yet. int8 comes back as a
+ * number; a pool its owner forgot to close does not keep the process alive.
+ */
+export function openPgPool(url: string): { pool: pg.Pool; masked: string } {
+  const masked = maskPostgresUrl(url);
+  let protocol: string;
+  try {
+    protocol = new URL(url).protocol;
+  } catch (error) {
+    throw invalidUrl(masked, error);
+  }
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:') throw invalidUrl(masked);
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(INT8_OID, Number);
+  const pool = new pg.Pool({
+    connectionString: url,
+    types,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    allowExitOnIdle: true,
+  });
+  // An idle connection that breaks (server restart, network) is dropped by the pool, which
+  // connects afresh for the next query; without a listener the 'error' event would crash us.
+  pool.on('error', () => undefined);
+  return { pool, masked };
+}
 
 /** A pool or one of its clients. */
 export type Queryable = pg.Pool | pg.PoolClient;

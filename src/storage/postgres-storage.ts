@@ -2,12 +2,12 @@ import pg from 'pg';
 import { TradelabError } from '../core/index.js';
 import {
   pgErrorCode,
+  openPgPool,
   pgFailure,
   pgQuery,
   pgTransaction,
   type Queryable,
 } from './postgres-client.js';
-import { maskPostgresUrl } from './postgres-url.js';
 import {
   artifactNotFound,
   checkOutcome,
@@ -100,12 +100,6 @@ const MIGRATIONS: readonly string[] = [
    );`,
 ];
 
-/** How long to wait for a connection (a new one, or a free one from the pool). */
-const CONNECT_TIMEOUT_MS = 30_000;
-
-/** int8 (bigint, count(*)) as a JavaScript number: our bigints are ms timestamps and sizes. */
-const INT8_OID = 20;
-
 interface StudyRow {
   id: number;
   name: string;
@@ -175,27 +169,7 @@ export async function openPostgresStorage(
   url: string,
   options: StorageOptions,
 ): Promise<StudyStorage> {
-  const masked = maskPostgresUrl(url);
-  let protocol: string;
-  try {
-    protocol = new URL(url).protocol;
-  } catch (error) {
-    throw invalidUrl(masked, error);
-  }
-  if (protocol !== 'postgres:' && protocol !== 'postgresql:') throw invalidUrl(masked);
-
-  const types = new pg.TypeOverrides();
-  types.setTypeParser(INT8_OID, Number);
-  const pool = new pg.Pool({
-    connectionString: url,
-    types,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    // A storage the caller forgot to close must not keep the process alive.
-    allowExitOnIdle: true,
-  });
-  // An idle connection that breaks (server restart, network) is dropped by the pool, which
-  // connects afresh for the next query; without a listener the 'error' event would crash us.
-  pool.on('error', () => undefined);
+  const { pool, masked } = openPgPool(url);
   const storage = new PostgresStorage(pool, masked, options, url);
   try {
     await storage.migrate();
@@ -204,13 +178,6 @@ export async function openPostgresStorage(
     throw error;
   }
   return storage;
-}
-
-function invalidUrl(masked: string, cause?: unknown): TradelabError {
-  return new TradelabError('INVALID_STORAGE_URL', `"${masked}" is not a PostgreSQL URL`, {
-    hint: 'write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE',
-    cause,
-  });
 }
 
 class PostgresStorage implements StudyStorage {
