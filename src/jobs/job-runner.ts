@@ -49,7 +49,8 @@ interface Running {
   result: unknown[];
   lastError: string | undefined;
   killTimer: NodeJS.Timeout | undefined;
-  stopping: boolean;
+  /** Why it is being stopped: cancelled, or the service is shutting down; undefined if not. */
+  stopping: 'cancel' | 'shutdown' | undefined;
   exited: Promise<void>;
 }
 
@@ -133,7 +134,7 @@ export class JobRunner {
     for (const timer of this.timers) clearInterval(timer);
     await this.polling;
     const exits = [...this.running.values()].map((r) => {
-      r.stopping = true;
+      r.stopping ??= 'shutdown';
       this.terminate(r);
       return r.exited;
     });
@@ -188,10 +189,10 @@ export class JobRunner {
   private async checkCancels(): Promise<void> {
     if (this.running.size === 0) return;
     for (const r of this.running.values()) {
-      if (r.stopping) continue;
+      if (r.stopping !== undefined) continue;
       const current = await this.options.queue.get(r.job.id);
       if (current.cancelRequested) {
-        r.stopping = true;
+        r.stopping = 'cancel';
         this.terminate(r);
       }
     }
@@ -214,7 +215,7 @@ export class JobRunner {
     // The IPC channel is how the job notices that this service died: it stops when it closes.
     const child = spawn(program ?? process.execPath, [...first, ...job.argv, ...extraArgs], {
       cwd,
-      env: { ...(env ?? process.env), TRADELAB_JOB_ID: String(job.id) },
+      env: env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     let exitResolve: () => void = () => undefined;
@@ -225,7 +226,7 @@ export class JobRunner {
       result: [],
       lastError: undefined,
       killTimer: undefined,
-      stopping: false,
+      stopping: undefined,
       exited: new Promise((resolve) => (exitResolve = resolve)),
     };
     this.running.set(job.id, r);
@@ -296,14 +297,15 @@ export class JobRunner {
     this.running.delete(r.job.id);
     const { queue } = this.options;
     const how = signal === null ? `exit code ${code ?? '?'}` : `signal ${signal}`;
-    // A job the stopping service cut short did not fail: it is interrupted, and can be retried.
+    // A job that ended well succeeded, whatever was asked of it meanwhile. One the stopping
+    // service cut short did not fail: it is interrupted, and can be retried.
     const state =
-      r.stopping && this.stopped
-        ? 'interrupted'
-        : r.stopping
+      code === 0 && signal === null
+        ? 'succeeded'
+        : r.stopping === 'cancel'
           ? 'cancelled'
-          : code === 0
-            ? 'succeeded'
+          : r.stopping === 'shutdown'
+            ? 'interrupted'
             : 'failed';
     const job = await queue.finish(r.job.id, {
       state,
