@@ -228,7 +228,8 @@ describe('tradelab service: the API', () => {
   it('runs a job to its end: queued, running, succeeded, with its log and JSON rows', async () => {
     const submitted = await post(base, '/api/jobs', {
       command: 'data synth',
-      options: { symbols: 'JOB', bars: '500', timeframe: '1h', seed: '3' },
+      // Numbers are taken as they would be written on the command line.
+      options: { symbols: 'JOB', bars: 500, timeframe: '1h', seed: '3' },
     });
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
     expect(
@@ -367,11 +368,17 @@ describe('tradelab service: bad requests get a 4xx and a message, never a crash'
     expect(JSON.stringify(broken.body)).toMatch(/JSON/i);
     const wrongType = await post(base, '/api/jobs', {
       command: 'train ppo',
-      options: { steps: 5 },
+      options: { steps: true, 'no-test': 'yes' },
     });
     expect(wrongType.status).toBe(400);
-    expect((wrongType.body as { error: { code: string; message: string } }).error.code).toBe(
-      'INVALID_REQUEST',
+    const wrong = (wrongType.body as { error: { code: string; message: string } }).error;
+    expect(wrong.code).toBe('INVALID_REQUEST');
+    // Each bad field at its own path.
+    expect(wrong.message).toMatch(/json\.options\.steps: /);
+    expect(wrong.message).toMatch(/json\.options\.no-test: .*boolean/);
+    const noSuchCommand = await post(base, '/api/jobs', { command: 'study rm' });
+    expect((noSuchCommand.body as { error: { message: string } }).error.message).toMatch(
+      /^json\.command: not a command jobs may run; one of: train ppo, .*campaign run/,
     );
     const unknownOption = await post(base, '/api/jobs', {
       command: 'train ppo',

@@ -34,8 +34,8 @@ export interface JobRequest {
   /** The command's words, e.g. `train ppo`. */
   command: string;
   positionals: string[];
-  /** Option values by long name; `true` for a flag. */
-  options: Record<string, string | boolean>;
+  /** Option values by long name (a number as it is written); `true` for a flag. */
+  options: Record<string, string | number | boolean>;
 }
 
 /** The last progress line of a running job. */

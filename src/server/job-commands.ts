@@ -59,10 +59,11 @@ const SAFE_TEXT = z
   });
 
 /** The zod schema of one command's job requests. */
-function requestSchemaOf(command: JobCommand): z.ZodType {
+function requestSchemaOf(command: JobCommand) {
   const options: Record<string, z.ZodType> = {};
   for (const o of command.options) {
-    options[o.name] = (o.type === 'boolean' ? z.boolean() : SAFE_TEXT)
+    // A value is a string as on the command line; a number is taken as it would be written.
+    options[o.name] = (o.type === 'boolean' ? z.boolean() : z.union([SAFE_TEXT, z.number()]))
       .optional()
       .openapi({ description: `${o.value === undefined ? '' : `${o.value}: `}${o.description}` });
   }
@@ -87,9 +88,16 @@ function requestSchemaOf(command: JobCommand): z.ZodType {
 
 /** The schema of a job request: one of the commands, with its own options. */
 export function jobRequestSchema(commands: readonly JobCommand[]): z.ZodType<JobRequest> {
-  const [first, second, ...rest] = commands.map(requestSchemaOf);
-  if (first === undefined || second === undefined) throw new Error('at least two job commands');
-  return z.union([first, second, ...rest]) as unknown as z.ZodType<JobRequest>;
+  const [first, ...rest] = commands.map(requestSchemaOf);
+  if (first === undefined) throw new Error('no job commands');
+  // Keyed by `command`: a bad option is reported at its own path (options.steps), not as "no
+  // alternative matched".
+  return z.discriminatedUnion('command', [first, ...rest], {
+    error: (issue) =>
+      issue.code === 'invalid_union'
+        ? `not a command jobs may run; one of: ${commands.map(commandName).join(', ')}`
+        : undefined,
+  }) as unknown as z.ZodType<JobRequest>;
 }
 
 /** What {@link jobArgv} makes of a request. */

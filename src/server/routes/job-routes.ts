@@ -11,7 +11,7 @@ const JobSchema = z
     request: z.object({
       command: z.string(),
       positionals: z.array(z.string()),
-      options: z.record(z.string(), z.union([z.string(), z.boolean()])),
+      options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
     }),
     argv: z.array(z.string()).openapi({ description: 'what runs, after `tradelab`' }),
     slots: z.number().int(),
