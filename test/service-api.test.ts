@@ -376,6 +376,10 @@ describe('tradelab service: bad requests get a 4xx and a message, never a crash'
     // Each bad field at its own path.
     expect(wrong.message).toMatch(/json\.options\.steps: /);
     expect(wrong.message).toMatch(/json\.options\.no-test: .*boolean/);
+    const notAnObject = await post(base, '/api/jobs', ['train ppo']);
+    expect((notAnObject.body as { error: { message: string } }).error.message).toMatch(
+      /^json: expected a JSON object/,
+    );
     const noSuchCommand = await post(base, '/api/jobs', { command: 'study rm' });
     expect((noSuchCommand.body as { error: { message: string } }).error.message).toMatch(
       /^json\.command: not a command jobs may run; one of: train ppo, .*campaign run/,

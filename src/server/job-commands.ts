@@ -94,9 +94,9 @@ export function jobRequestSchema(commands: readonly JobCommand[]): z.ZodType<Job
   // alternative matched".
   return z.discriminatedUnion('command', [first, ...rest], {
     error: (issue) =>
-      issue.code === 'invalid_union'
+      typeof issue.input === 'object' && issue.input !== null && !Array.isArray(issue.input)
         ? `not a command jobs may run; one of: ${commands.map(commandName).join(', ')}`
-        : undefined,
+        : 'expected a JSON object {"command", "positionals", "options"}',
   }) as unknown as z.ZodType<JobRequest>;
 }
 
