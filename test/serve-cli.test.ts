@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN } from './support/run-cli.js';
+import { BIN, runCli } from './support/run-cli.js';
 import { call, post, serviceProject, waitForJob } from './support/service-project.js';
 
 /*
@@ -84,6 +85,19 @@ describe('tradelab serve', () => {
 
   it('requires a token off localhost: printed once, stored hashed, sent as Bearer or cookie', async () => {
     const dir = await serviceProject();
+    // A start that fails (its port taken) keeps no token that nobody was shown.
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '0.0.0.0', resolve));
+    const taken = String((blocker.address() as AddressInfo).port);
+    const failed = await runCli(['serve', '--host', '0.0.0.0', '--port', taken], {
+      cwd: dir,
+      env: { TRADELAB_DETECT: 'false' },
+    });
+    blocker.close();
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toMatch(/cannot serve on 0\.0\.0\.0:\d+: port \d+ is taken/);
+    expect(existsSync(join(dir, '.tradelab', 'server-token.json'))).toBe(false);
+
     const first = await serve(dir, '--host', '0.0.0.0');
     const token = /^token: (\S+)$/m.exec(first.stderr())?.[1] ?? '';
     expect(token).toMatch(/^[\w-]{43}$/);

@@ -28,45 +28,53 @@ export interface TokenCheck {
   /** The token itself when this start created it (print it once), else undefined. */
   created: string | undefined;
   verify(token: string): boolean;
+  /**
+   * Stores a created token's hash (nothing for a loaded one). Called once the service listens,
+   * so a start that fails never keeps a token nobody was shown.
+   */
+  save(): void;
 }
 
 /**
- * Loads the stored token hash of the project at `root`, or makes a new token (always with `rotate`).
+ * Loads the stored token hash of the project at `root`, or makes a new token (always with
+ * `rotate`), which {@link TokenCheck.save} then stores.
  */
 export function loadServerToken(root: string, options: { rotate?: boolean } = {}): TokenCheck {
   const file = join(root, TOKEN_FILE);
   let created: string | undefined;
   let stored: Buffer;
+  let record: TokenFile | undefined;
   if (options.rotate === true || !existsSync(file)) {
     created = randomBytes(32).toString('base64url');
     stored = hashOf(created);
-    mkdirSync(dirname(file), { recursive: true });
-    const record: TokenFile = {
-      sha256: stored.toString('hex'),
-      createdAt: new Date().toISOString(),
-    };
-    writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`);
-    chmodSync(file, 0o600);
+    record = { sha256: stored.toString('hex'), createdAt: new Date().toISOString() };
   } else {
-    let record: Partial<TokenFile>;
+    let found: Partial<TokenFile>;
     try {
-      record = JSON.parse(readFileSync(file, 'utf8')) as Partial<TokenFile>;
+      found = JSON.parse(readFileSync(file, 'utf8')) as Partial<TokenFile>;
     } catch (error) {
       throw new TradelabError('CONFIG_INVALID', `${file}: not the service's token file`, {
         hint: 'start with --new-token to make a new token (it replaces the file)',
         cause: error,
       });
     }
-    if (typeof record.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(record.sha256)) {
+    if (typeof found.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(found.sha256)) {
       throw new TradelabError('CONFIG_INVALID', `${file}: field sha256 is not a SHA-256 in hex`, {
         hint: 'start with --new-token to make a new token (it replaces the file)',
       });
     }
-    stored = Buffer.from(record.sha256, 'hex');
+    stored = Buffer.from(found.sha256, 'hex');
   }
   return {
     file,
     created,
     verify: (token) => timingSafeEqual(hashOf(token), stored),
+    save() {
+      if (record === undefined) return;
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`);
+      chmodSync(file, 0o600);
+      record = undefined;
+    },
   };
 }

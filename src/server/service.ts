@@ -256,6 +256,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     await storage.close();
     throw error;
   }
+  token?.save();
   const interrupted = await runner.start();
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
