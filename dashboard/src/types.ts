@@ -39,7 +39,11 @@ export interface Trial {
 /** `GET /api/jobs` rows. */
 export interface Job {
   id: number;
-  request: { command: string; positionals: string[]; options: Record<string, string | number | boolean> };
+  request: {
+    command: string;
+    positionals: string[];
+    options: Record<string, string | number | boolean>;
+  };
   argv: string[];
   slots: number;
   state: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';

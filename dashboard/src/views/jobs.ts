@@ -328,14 +328,21 @@ export function resultTables(rows: unknown[]): HTMLElement[] {
   }
   return [...groups.values()].map((group) => {
     const keys = Object.keys(group[0] ?? {});
-    const cell = (v: unknown): string =>
+    const scalar = (v: unknown): string =>
       typeof v === 'number'
         ? Number.isInteger(v)
           ? v.toLocaleString('en-US')
           : Number(v.toPrecision(4)).toString()
-        : typeof v === 'object' && v !== null
-          ? JSON.stringify(v).slice(0, 80)
-          : String(v);
+        : String(v);
+    // A flat object (a trial's parameters) as `key=value …`; anything deeper as short JSON.
+    const cell = (v: unknown): string => {
+      if (typeof v !== 'object' || v === null) return scalar(v);
+      const entries = Object.entries(v);
+      if (Array.isArray(v) || entries.some(([, x]) => typeof x === 'object' && x !== null)) {
+        return JSON.stringify(v).slice(0, 80);
+      }
+      return entries.map(([k, x]) => `${k}=${scalar(x)}`).join(' ');
+    };
     return h(
       'div',
       { class: 'table-wrap', style: 'margin:8px 0' },
