@@ -1,6 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgresDatabase, TEST_POSTGRES_URL } from '../../test/support/postgres-database.js';
+import {
+  freshPostgresDatabase,
+  TEST_POSTGRES_URL,
+  withSchema,
+} from '../../test/support/postgres-database.js';
 import { TradelabError } from '../core/index.js';
 import { openPostgresStorage } from '../storage/postgres-storage.js';
 import { describeJobQueueConformance } from './conformance.js';
@@ -24,13 +28,6 @@ async function rejection(promise: Promise<unknown>): Promise<TradelabError> {
     throw error;
   }
   throw new Error('expected a rejection');
-}
-
-/** `url` with `search_path` set to `schema`, so the queue's tables live there. */
-function withSchema(url: string, schema: string): string {
-  const parsed = new URL(url);
-  parsed.searchParams.set('options', `-c search_path=${schema}`);
-  return parsed.toString();
 }
 
 const job = (command: string): NewJob => ({

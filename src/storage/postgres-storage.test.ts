@@ -10,6 +10,7 @@ import { maskPostgresUrl } from './postgres-url.js';
 import type { Distribution, TrialRecord } from './records.js';
 import type { StorageOptions } from './storage-options.js';
 import type { StudyStorage } from './study-storage.js';
+import { withDatabase, withSchema } from '../../test/support/postgres-database.js';
 
 /*
  * The PostgreSQL storage against a real server (test/support/postgres-global-setup.ts provides
@@ -29,20 +30,6 @@ async function rejection(promise: Promise<unknown>): Promise<TradelabError> {
     throw error;
   }
   throw new Error('expected a rejection');
-}
-
-/** `url` with another database. */
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
-
-/** `url` with `search_path` set to `schema`, so the storage's tables live there. */
-function withSchema(url: string, schema: string): string {
-  const parsed = new URL(url);
-  parsed.searchParams.set('options', `-c search_path=${schema}`);
-  return parsed.toString();
 }
 
 describe.skipIf(ADMIN_URL === '')('PostgreSQL storage', () => {

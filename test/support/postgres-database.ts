@@ -9,6 +9,20 @@ import { inject } from 'vitest';
 /** The test server's superuser URL, or '' when the PostgreSQL suites are skipped. */
 export const TEST_POSTGRES_URL = inject('postgresUrl');
 
+/** `url` with another database. */
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/** `url` with `search_path` set to `schema`, so the tables a test makes live there. */
+export function withSchema(url: string, schema: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('options', `-c search_path=${schema}`);
+  return parsed.toString();
+}
+
 /** A fresh, empty database: its URL, and `drop()` to remove it (with every connection to it). */
 export async function freshPostgresDatabase(
   prefix: string,
@@ -21,10 +35,8 @@ export async function freshPostgresDatabase(
   } finally {
     await admin.end();
   }
-  const url = new URL(TEST_POSTGRES_URL);
-  url.pathname = `/${name}`;
   return {
-    url: url.toString(),
+    url: withDatabase(TEST_POSTGRES_URL, name),
     drop: async () => {
       const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
       await client.connect();
