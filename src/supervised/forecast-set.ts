@@ -76,7 +76,8 @@ export async function runForecastSet(options: ForecastSetOptions): Promise<Forec
           );
       });
       child.on('error', reject);
-      child.on('exit', (code, signal) => {
+      // 'close', not 'exit': a result still in the channel when the process ends is read first.
+      child.on('close', (code, signal) => {
         if (result !== undefined) resolve(result);
         else
           reject(

@@ -27,11 +27,26 @@ export type ForecastWorkerMessage =
   | { type: 'done'; result: import('./forecast-model.js').ForecastModelResult }
   | { type: 'error'; index: number; message: string; code?: string; hint?: string };
 
+/**
+ * Sends `m` and resolves once it has been handed to the channel: a large result (forecasts for
+ * every validation row, megabytes of JSON at 15-minute bars) is still being written when send
+ * returns, and a disconnect then drops it.
+ */
+function send(m: ForecastWorkerMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.send === undefined || !process.connected) {
+      resolve();
+      return;
+    }
+    // The error is the parent gone: nobody is left to tell, and the exit follows.
+    process.send(m, () => {
+      resolve();
+    });
+  });
+}
+
 process.once('message', (message: ForecastJob) => {
   void (async () => {
-    const send = (m: ForecastWorkerMessage): void => {
-      process.send?.(m);
-    };
     try {
       await useBackend(message.backend, { nativeThreads: 1 });
       const dataset = await loadForecastDataset(message.dataDir, message.settings);
@@ -41,13 +56,13 @@ process.once('message', (message: ForecastJob) => {
         message.index,
         message.seed,
         (epoch, loss) => {
-          send({ type: 'epoch', index: message.index, epoch, loss });
+          void send({ type: 'epoch', index: message.index, epoch, loss });
         },
       );
-      send({ type: 'done', result });
+      await send({ type: 'done', result });
     } catch (error) {
       const e = error as Error & { code?: string; hint?: string };
-      send({
+      await send({
         type: 'error',
         index: message.index,
         message: e.message,
@@ -55,7 +70,7 @@ process.once('message', (message: ForecastJob) => {
         ...(e.hint === undefined ? {} : { hint: e.hint }),
       });
     } finally {
-      process.disconnect();
+      if (process.connected) process.disconnect();
     }
   })();
 });
