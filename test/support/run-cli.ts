@@ -69,6 +69,34 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
   });
 }
 
+/** A directory holding a `tradelab` that runs the built CLI, as `npm install -g .` would install. */
+const TRADELAB_ON_PATH = (() => {
+  const dir = tempDir('tradelab-bin-');
+  writeFileSync(join(dir, 'tradelab'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
+  chmodSync(join(dir, 'tradelab'), 0o755);
+  return dir;
+})();
+
+/**
+ * Runs a command line exactly as tradelab printed it (a suggested next step), in `sh` with
+ * `tradelab` on PATH and {@link runCli}'s clean environment.
+ */
+export function runPrintedCommand(line: string, options: RunOptions = {}): Promise<CliResult> {
+  const env = cliEnvironment(options);
+  env.PATH = `${TRADELAB_ON_PATH}:${env.PATH ?? ''}`;
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('/bin/sh', ['-c', line], { cwd: options.cwd ?? tempDir(), env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}
+
 /**
  * Runs a command line in this process, through the function the installed entry point calls
  * (src/cli/main.ts's runCli), with {@link runCli}'s environment and working directory: the same

@@ -33,6 +33,7 @@ import { logProfileBanner } from '../profile-banner.js';
 import { formatDuration, formatRate, progressIntervalOption } from '../progress.js';
 import { projectPath } from '../project-path.js';
 import { handleInterrupts, setExitCode } from '../run-interrupts.js';
+import { suggestCommand } from '../suggest-command.js';
 import { formatParams } from '../study-summary.js';
 
 /** How often the table is redrawn on a terminal. */
@@ -41,7 +42,10 @@ const REDRAW_MS = 1000;
 /** `tradelab campaign run FILE [--workers auto|N]`. */
 export async function run(given: CommandContext): Promise<void> {
   const { options, out } = given;
-  const { file, content, plan } = readCampaignFile(projectPath(given, given.positionals[0] ?? ''));
+  const { file, content, plan } = readCampaignFile(
+    projectPath(given, given.positionals[0] ?? ''),
+    options['inside-project'] === true ? { within: given.project().config.projectRoot } : {},
+  );
   const context = withCampaignProfile(given, content.profile, () => file.locate(['profile']));
   const storage = await openStorageAt(context, content.storage ?? storageUrl(context));
   try {
@@ -143,9 +147,13 @@ export async function run(given: CommandContext): Promise<void> {
         `${interrupt.signalName() === undefined ? 'Finished' : 'Interrupted after'} ${plural(summary.trials.length, 'trial')} in ${summary.seconds.toFixed(1)} s: ${summary.complete} complete, ${summary.pruned} pruned, ${summary.failed} failed, ${summary.lost} lost.`,
       );
       printTable(out, rows);
+      // A campaign file's `storage:` is no project setting: the report has to be told it.
+      const where = { storage: storage.url };
       if (!scheduler.finished())
-        out.line(`To continue: tradelab campaign run ${context.positionals[0] ?? ''}`);
-      out.line(`Report: tradelab campaign report ${plan.name}`);
+        out.line(
+          `To continue: ${suggestCommand(context, ['campaign', 'run', context.positionals[0] ?? ''])}`,
+        );
+      out.line(`Report: ${suggestCommand(context, ['campaign', 'report', plan.name], where)}`);
     }
     const code = interrupt.exitCode();
     if (code !== undefined) setExitCode(code);

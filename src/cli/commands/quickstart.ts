@@ -6,6 +6,7 @@ import type { CommandContext } from '../command-spec.js';
 import { intOption } from '../option-values.js';
 import { createOutput } from '../output.js';
 import { printPlan } from '../print-plan.js';
+import { suggestCommand } from '../suggest-command.js';
 
 /** The quickstart's synthetic market: 4 assets of 1h bars with a planted momentum signal. */
 const MARKET = { symbols: 4, bars: 6000, signal: 0.2, seed: 1 };
@@ -146,12 +147,16 @@ export async function run(context: CommandContext): Promise<void> {
   );
   out.line();
   out.line(
-    `Next: \`tradelab campaign run FILE\` with your own data (tradelab data import --help) and presets; \`tradelab campaign project quickstart --to h100 --storage sqlite:${join(dir, 'quickstart.db')}\` to see what another box would do.`,
+    `Next: \`tradelab campaign run FILE\` with your own data (\`tradelab data import --help\`) and presets; \`${suggestCommand(inQuickstart([], {}), ['campaign', 'project', 'quickstart', '--to', 'h100'])}\` to see what another box would do.`,
   );
 }
 
-/** The project with the quickstart's own data store, storage and artifacts. */
+/**
+ * The project with the quickstart's own data store, storage and artifacts, as if given as flags:
+ * the commands it suggests then carry them, and work as printed.
+ */
 function quickstartProject(project: Project, dir: string): Project {
+  const source = { kind: 'flag', origin: 'tradelab quickstart' } as const;
   return {
     ...project,
     config: {
@@ -161,6 +166,12 @@ function quickstartProject(project: Project, dir: string): Project {
         dataDir: join(dir, 'data'),
         storage: `sqlite:${join(dir, 'quickstart.db')}`,
         artifactDir: join(dir, 'artifacts'),
+      },
+      sources: {
+        ...project.config.sources,
+        dataDir: source,
+        storage: source,
+        artifactDir: source,
       },
     },
   };

@@ -10,9 +10,9 @@ import {
   type ComponentSpecs,
 } from '../../tune/index.js';
 import type { CommandContext } from '../command-spec.js';
-import { shellQuote } from '../format.js';
 import { intOption } from '../option-values.js';
 import { withStudyStorage } from '../open-study-storage.js';
+import { suggestCommand } from '../suggest-command.js';
 import { describeComponents } from '../study-summary.js';
 import { fineTuning } from '../fine-tuning.js';
 import { readStudyFile, tradingStudySpec, wantsTradingStudy } from '../trading-study-options.js';
@@ -93,9 +93,12 @@ export async function run(context: CommandContext): Promise<void> {
       );
     out.line();
     out.line(
-      trading === undefined
-        ? `Run trials: tradelab study run ${shellQuote(record.name)} --objective objective.mjs --trials 100`
-        : `Run trials: tradelab study run ${shellQuote(record.name)} --trials 50 --workers auto`,
+      `Run trials: ${suggestCommand(context, [
+        ...['study', 'run', record.name],
+        ...(trading === undefined
+          ? ['--objective', 'objective.mjs', '--trials', '100']
+          : ['--trials', '50', '--workers', 'auto']),
+      ])}`,
     );
   });
 }

@@ -19,6 +19,7 @@ import {
   summarizeStudy,
   TRIAL_STATES,
 } from '../study-summary.js';
+import { suggestCommand } from '../suggest-command.js';
 
 /** `tradelab study show NAME`: states, best trial, throughput and rates, sampler and pruner. */
 export async function run(context: CommandContext): Promise<void> {
@@ -117,7 +118,7 @@ export async function run(context: CommandContext): Promise<void> {
     for (const [label, value] of rows) out.line(`  ${label.padEnd(width)}  ${value}`);
     if (summary.states.running > 0)
       out.line(
-        `\n${plural(summary.states.running, 'trial')} running. If no run is going on, fail them with \`tradelab study fail-stale --study ${study.name}\`.`,
+        `\n${plural(summary.states.running, 'trial')} running. If no run is going on, fail them with \`${suggestCommand(context, ['study', 'fail-stale', '--study', study.name])}\`.`,
       );
     if (drl !== undefined && best !== undefined) {
       out.line();
