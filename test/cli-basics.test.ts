@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../src/cli/command-table.js';
+import { parseCommandLine } from '../src/cli/main.js';
 import { runCli, runCliInProcess } from './support/run-cli.js';
 
 /*
@@ -159,5 +161,22 @@ describe('tradelab CLI basics', () => {
     const option = await runCliInProcess(['data', '--frobnicate']);
     expect(option.code).toBe(2);
     expect(option.stderr).toContain('unknown option --frobnicate');
+  });
+
+  it('gives every command each --no-X it declares, also where it declares --X too', () => {
+    const negations = COMMANDS.flatMap((spec) =>
+      spec.options
+        .filter((o) => o.name.startsWith('no-'))
+        .map((o) => ({ spec, name: o.name, command: `${spec.words.join(' ')} --${o.name}` })),
+    );
+    // The table's negations, two of which are beside their option (`--test RANGE`, `--checkpoint`).
+    expect(negations.map((n) => n.command)).toEqual(
+      expect.arrayContaining(['train ppo --no-test', 'pretrain tcn --no-checkpoint']),
+    );
+    for (const { spec, name, command } of negations) {
+      const { values } = parseCommandLine(spec, [`--${name}`]);
+      expect(values[name], command).toBe(true);
+      expect(values[name.slice(3)], command).toBeUndefined();
+    }
   });
 });

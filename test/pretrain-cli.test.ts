@@ -66,6 +66,30 @@ describe('tradelab pretrain tcn', () => {
     expect(result.stdout).toMatch(/gradient checkpointing (on|off)/);
   });
 
+  it('--no-checkpoint keeps gradient checkpointing off where the default would turn it on', async () => {
+    // 96 chunks of 512 bars through 8 × 256: 4.43 GiB a step without checkpointing, past a wasm
+    // worker's 4 GiB; 1.63 GiB with it.
+    const shape = [
+      'pretrain',
+      'tcn',
+      '--summary',
+      '--hidden',
+      '256',
+      '--layers',
+      '8',
+      '--chunks',
+      '96',
+    ];
+    const auto = await runCli(shape, { cwd: dir });
+    expect(auto.code, auto.stderr).toBe(0);
+    expect(auto.stdout).toMatch(/gradient checkpointing on: without it one step needs 4\.43 GiB/);
+    const off = await runCli([...shape, '--no-checkpoint'], { cwd: dir });
+    expect(off.code).toBe(1);
+    expect(off.stderr).toContain(
+      'error [PLAN_DOES_NOT_FIT]: one step of 96 chunks of 512 bars needs 4.43 GiB, more than a wasm worker can address (4 GiB)',
+    );
+  });
+
   it('trains with the epoch table as JSON lines, says bf16 did not happen, and writes the run', async () => {
     const result = await runCli(
       [

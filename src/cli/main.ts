@@ -140,7 +140,8 @@ function globalParseOptions(): ParseOptions {
   return options;
 }
 
-function parseCommandLine(spec: CommandSpec, args: readonly string[]) {
+/** A command's arguments (after its words) as its options and positionals, as the CLI reads them. */
+export function parseCommandLine(spec: CommandSpec, args: readonly string[]) {
   const options = globalParseOptions();
   for (const o of spec.options)
     options[o.name] = { type: o.type, ...(o.short === undefined ? {} : { short: o.short }) };
@@ -169,10 +170,10 @@ function parseArgsOrExplain(
     // No option is declared `multiple`, so no value is an array.
     const values: Record<string, string | boolean | undefined> = {};
     for (const [name, value] of Object.entries(parsed.values)) {
-      // allowNegative reads `--no-xnnpack`, for an option declared as `no-xnnpack`, as
-      // `xnnpack: false`: put it back under the name the command declared and reads.
-      if (value === false && !(name in options) && `no-${name}` in options)
-        values[`no-${name}`] = true;
+      // allowNegative reads `--no-test`, for an option declared as `no-test`, as `test: false`,
+      // also where the command declares `--test` too: put it back under the name the command
+      // declared and reads.
+      if (value === false && `no-${name}` in options) values[`no-${name}`] = true;
       else values[name] = value as string | boolean | undefined;
     }
     return { values, positionals: parsed.positionals };
