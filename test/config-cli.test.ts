@@ -74,15 +74,57 @@ describe('configuration from the CLI', () => {
     });
   });
 
-  it('reports a bad value with the file, line, key path, value and what is allowed, exit 2', async () => {
+  it('reports a bad value with the file, line, key path, its kind and what is allowed, exit 2', async () => {
     const dir = project({
       'tradelab.config.yaml': 'profile: h100\nplanner:\n  safetyFactor: 1.5\n',
     });
     const result = await runCli(['profiles', 'list'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      `error [CONFIG_INVALID]: ${join(dir, 'tradelab.config.yaml')}:3:17: planner.safetyFactor: 1.5 is not allowed: must be at most 1`,
+      `error [CONFIG_INVALID]: ${join(dir, 'tradelab.config.yaml')}:3:17: planner.safetyFactor: this number is not allowed: must be at most 1`,
     );
+  });
+
+  it('refuses a YAML alias bomb and broken JSON as parse errors that quote nothing of the file', async () => {
+    const levels = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
+    const bomb = levels
+      .map((name, i) => {
+        const item = i === 0 ? '"lol"' : `*${levels[i - 1] ?? ''}`;
+        return `${name}: &${name} [${Array.from({ length: 9 }, () => item).join(', ')}]`;
+      })
+      .join('\n');
+    const yaml = await runCliInProcess(['config', 'show'], {
+      cwd: project({ 'tradelab.config.yaml': `${bomb}\n` }),
+    });
+    expect(yaml.code).toBe(2);
+    expect(yaml.stderr).toMatch(
+      /^error \[CONFIG_PARSE\]: .*tradelab\.config\.yaml: not valid YAML: /m,
+    );
+    expect(yaml.stderr).toMatch(/^hint: use fewer aliases/m);
+    const json = await runCliInProcess(['config', 'show'], {
+      cwd: project({ 'tradelab.config.json': '{"paths": s3cret-token-value}\n' }),
+    });
+    expect(json.code).toBe(2);
+    expect(json.stderr).toMatch(
+      /^error \[CONFIG_PARSE\]: .*tradelab\.config\.json: not valid JSON/m,
+    );
+    expect(json.stderr).not.toContain('s3cret');
+  });
+
+  it("masks the PostgreSQL storage URL's password in config show, as a table and as JSON", async () => {
+    const url = 'postgres://trader:pa55word@db.example:5432/studies?password=pa55word';
+    const env = { TRADELAB_STORAGE: url };
+    const table = await runCliInProcess(['config', 'show'], { cwd: project({}), env });
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(
+      /paths\.storage +postgres:\/\/trader:\*\*\*@db\.example:5432\/studies/,
+    );
+    const json = await runCliInProcess(['config', 'show', '--json'], { cwd: project({}), env });
+    expect(setting(json.stdout, 'paths.storage')).toMatchObject({
+      value: 'postgres://trader:***@db.example:5432/studies?password=***',
+      source: 'env',
+    });
+    expect(`${table.stdout}${json.stdout}`).not.toContain('pa55word');
   });
 
   it('suggests the right key for a typo', async () => {

@@ -23,6 +23,9 @@ export const CONFIG_FILE_NAMES = [
   'tradelab.config.json',
 ] as const;
 
+/** The file extensions {@link readLocatedFile} reads: YAML and JSON (config, study and campaign files). */
+export const LOCATED_FILE_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
+
 /** A parsed YAML or JSON file that can tell where each value was written. */
 export interface LocatedFile {
   /** Absolute path. */
@@ -72,7 +75,12 @@ export function readLocatedFile(path: string, what = 'config file'): LocatedFile
     try {
       JSON.parse(text);
     } catch (cause) {
-      const message = cause instanceof Error ? cause.message : String(cause);
+      // V8 quotes the text around the error ('Unexpected token 's', ..."{"a": s3cret-"... is not
+      // valid JSON'): left out, as a file given in the wrong place may hold secrets.
+      const message = (cause instanceof Error ? cause.message : String(cause)).replace(
+        /, (\.\.\.)?".*$/s,
+        '',
+      );
       // V8 reports a character offset ("at position 23"); people read lines.
       const offset = /at position (\d+)/.exec(message)?.[1];
       const where = offset === undefined ? '' : `:${lineAndColumn(text, Number(offset))}`;
@@ -94,7 +102,21 @@ export function readLocatedFile(path: string, what = 'config file'): LocatedFile
       { hint: 'fix the syntax at that line', cause: firstError },
     );
   }
-  const data: unknown = doc.toJS() ?? {};
+  let data: unknown;
+  try {
+    // Aliases are expanded here, so a file of nested aliases (a "billion laughs") fails here, not
+    // in the parse above; yaml stops it at its alias limit.
+    data = doc.toJS() ?? {};
+  } catch (cause) {
+    throw new TradelabError(
+      'CONFIG_PARSE',
+      `${absolute}: not valid YAML: ${cause instanceof Error ? cause.message : String(cause)}`,
+      {
+        hint: 'use fewer aliases (*name): each may expand to a copy of its anchor (&name), and aliases of aliases multiply',
+        cause,
+      },
+    );
+  }
   const keys = (path: readonly PropertyKey[]): unknown[] =>
     path.map((k) => (typeof k === 'symbol' ? String(k) : k));
   const locate = (keyPath: readonly PropertyKey[], at: 'value' | 'key' = 'value'): string => {

@@ -131,21 +131,40 @@ describe('describeIssue', () => {
     );
   });
 
-  it('shows the bad value, its key path and what is allowed', () => {
+  it('says the kind of bad value, its key path and what is allowed', () => {
     const data = { planner: { safetyFactor: 1.5 } };
     const { path, text, at } = describeIssue(firstIssue(data), data, ConfigFileSchema);
     expect(path).toEqual(['planner', 'safetyFactor']);
     expect(at).toBe('value');
     expect(text).toBe(
-      'planner.safetyFactor: 1.5 is not allowed: must be at most 1 (the whole memory)',
+      'planner.safetyFactor: this number is not allowed: must be at most 1 (the whole memory)',
     );
+  });
+
+  it('never quotes a value read from the file: it names the kinds expected and found', () => {
+    // A .env given as a campaign file reads as one string: its secrets must not reach the message.
+    const secret = 'TRADELAB_STORAGE=postgres://u:pa55word@db/x API_KEY=abcdef';
+    const top = describeIssue(firstIssue(secret), secret, ConfigFileSchema);
+    expect(top.text).toBe('(top level): expected a mapping, found a string');
+    const data = { paths: { storage: 'mysql://u:pa55word@db/x' }, detect: { enabled: 'pa55word' } };
+    const result = ConfigFileSchema.safeParse(data);
+    if (result.success) throw new Error('expected the data to be invalid');
+    const texts = result.error.issues.map(
+      (issue) => describeIssue(issue, data, ConfigFileSchema).text,
+    );
+    expect(texts).toEqual([
+      'paths.storage: this string is not allowed: expected memory:, sqlite:PATH or postgres://…',
+      'detect.enabled: expected a boolean, found a string',
+    ]);
   });
 
   it('prefixes a base path to the key path', () => {
     const data = { planner: { safetyFactor: 0 } };
     const { path, text } = describeIssue(firstIssue(data), data, ConfigFileSchema, ['root']);
     expect(path).toEqual(['root', 'planner', 'safetyFactor']);
-    expect(text).toContain('root.planner.safetyFactor: 0 is not allowed: must be greater than 0');
+    expect(text).toContain(
+      'root.planner.safetyFactor: this number is not allowed: must be greater than 0',
+    );
   });
 
   it('says "is required" for a missing field', () => {
@@ -155,7 +174,7 @@ describe('describeIssue', () => {
     if (result.success) throw new Error('expected the data to be invalid');
     const issue = result.error.issues[0];
     if (issue === undefined) throw new Error('expected an issue');
-    // "(missing) is not allowed: is required" would be a confusing sentence.
+    // "nothing is not allowed: is required" would be a confusing sentence.
     expect(describeIssue(issue, data, schema).text).toBe('a.b: is required');
   });
 });

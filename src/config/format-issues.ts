@@ -44,14 +44,38 @@ function unwrap(schema: z.ZodType): z.ZodType {
   return current;
 }
 
-/** Shows a bad value compactly in a message. */
+/** Shows a bad value compactly in a message (one typed on the command line: never a file's). */
 export function showValue(value: unknown): string {
   if (value === undefined) return '(missing)';
   const text = JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-/** One readable line per zod issue: the key path, the bad value, and what is allowed. */
+/**
+ * What kind of value `value` is, in the words of YAML and JSON (`a string`, `a number`, `a list`,
+ * `a mapping`): what a message says of a value read from a file instead of quoting it.
+ */
+export function kindOf(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return `a ${typeof value}`;
+}
+
+/** The kind zod expected, in the words of {@link kindOf}. */
+function expectedKind(expected: string): string {
+  if (expected === 'object' || expected === 'record' || expected === 'map') return 'a mapping';
+  if (expected === 'array' || expected === 'tuple' || expected === 'set') return 'a list';
+  return `a ${expected}`;
+}
+
+/**
+ * One readable line per zod issue of a file: the key path, the kind of value found, and what is
+ * allowed. The value itself is never quoted: a file given in the wrong place (`.env` as a
+ * campaign file) would have its secrets copied into the message, and from there into a job's log;
+ * the file:line:col in front of the line points at it instead.
+ */
 export function describeIssue(
   issue: z.core.$ZodIssue,
   data: unknown,
@@ -80,13 +104,17 @@ export function describeIssue(
     };
   }
   const value = valueAt(data, issue.path);
-  const message =
-    issue.code === 'invalid_type' && value === undefined ? 'is required' : issue.message;
-  if (message === 'is required')
+  if (issue.code === 'invalid_type' && value === undefined)
     return { path, at: 'value', text: `${formatKeyPath(path)}: is required` };
+  if (issue.code === 'invalid_type')
+    return {
+      path,
+      at: 'value',
+      text: `${formatKeyPath(path)}: expected ${expectedKind(issue.expected)}, found ${kindOf(value)}`,
+    };
   return {
     path,
     at: 'value',
-    text: `${formatKeyPath(path)}: ${showValue(value)} is not allowed: ${message}`,
+    text: `${formatKeyPath(path)}: ${kindOf(value).replace(/^an? /, 'this ')} is not allowed: ${issue.message}`,
   };
 }

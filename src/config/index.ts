@@ -1,5 +1,6 @@
 export {
   CONFIG_FILE_NAMES,
+  LOCATED_FILE_EXTENSIONS,
   findConfigFile,
   readLocatedFile,
   type LocatedFile,

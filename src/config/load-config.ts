@@ -6,7 +6,7 @@ import { findConfigFile, readLocatedFile, type LocatedFile } from './config-file
 import { ConfigFileSchema } from './config-schema.js';
 import { SETTING_SCHEMAS } from './setting-schemas.js';
 import { readEnvFile } from './env-file.js';
-import { describeIssue, formatKeyPath, showValue, valueAt } from './format-issues.js';
+import { describeIssue, formatKeyPath, kindOf, showValue, valueAt } from './format-issues.js';
 import {
   parseSettingString,
   SETTINGS,
@@ -155,7 +155,7 @@ function resolveSetting(
     if (fromFile !== undefined && inputs.envFile !== undefined) {
       const where = `${inputs.envFile.path}:${inputs.envFile.lineOf(name) ?? '?'}`;
       return {
-        value: checked(spec, parseSettingString(spec, fromFile), `${name} in ${where}`),
+        value: checked(spec, parseSettingString(spec, fromFile), `${name} in ${where}`, false),
         source: { kind: 'env', origin: `${name} (${where})`, ...also },
       };
     }
@@ -170,17 +170,23 @@ function resolveSetting(
   return { value: spec.default, source: { kind: 'default', origin: 'built-in default' } };
 }
 
-function checked(spec: SettingSpec, value: unknown, origin: string): unknown {
+/**
+ * `value` checked against the setting's schema. A bad value is quoted when it was typed (a flag,
+ * an environment variable) unless it is a storage URL (it may carry a password); one read from
+ * the .env file (`quote` false) is not: that file holds secrets, and the message goes to logs.
+ */
+function checked(spec: SettingSpec, value: unknown, origin: string, quote = true): unknown {
   const result = SETTING_SCHEMAS[spec.name].safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const allowed = issue?.message ?? 'invalid';
+  const shown = quote && spec.kind !== 'storage-url';
   throw new TradelabError(
     origin.startsWith('--') ? 'INVALID_ARGUMENT' : 'CONFIG_INVALID',
-    `${origin}: ${showValue(value)} is not allowed for ${formatKeyPath(spec.filePath)}: ${allowed}`,
+    `${origin}: ${shown ? showValue(value) : kindOf(value).replace(/^an? /, 'this ')} is not allowed for ${formatKeyPath(spec.filePath)}: ${allowed}`,
     {
       hint: spec.description,
-      details: { origin, key: formatKeyPath(spec.filePath), value },
+      details: { origin, key: formatKeyPath(spec.filePath), ...(shown ? { value } : {}) },
     },
   );
 }

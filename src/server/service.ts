@@ -53,6 +53,8 @@ export interface RunningService {
   port: number;
   plan: PlanHere;
   slots: number;
+  /** The study storage and job queue's URL, its password masked (`postgres://u:***@…`). */
+  storage: string;
   /** The token, when this start made one (it is shown once); undefined otherwise. */
   newToken: string | undefined;
   /** Where the token's hash is kept; undefined on a loopback bind (no token). */
@@ -265,6 +267,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     port: address.port,
     plan,
     slots,
+    storage: storage.url,
     newToken: token?.created,
     tokenFile: token?.file,
     interrupted,

@@ -1,4 +1,5 @@
 import { SETTINGS } from '../../config/index.js';
+import { maskPostgresUrl } from '../../storage/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { renderTable } from '../output.js';
 
@@ -8,7 +9,11 @@ export function run(context: CommandContext): Promise<void> {
   const { config } = context.project();
   const rows = SETTINGS.map((spec) => ({
     key: spec.filePath.join('.'),
-    value: config.settings[spec.name],
+    // A PostgreSQL URL's password is shown as *** here as everywhere else.
+    value:
+      spec.kind === 'storage-url' && /^postgres(ql)?:/.test(String(config.settings[spec.name]))
+        ? maskPostgresUrl(String(config.settings[spec.name]))
+        : config.settings[spec.name],
     source: config.sources[spec.name],
     env: spec.env.join(', '),
     flag: `--${spec.flag}`,

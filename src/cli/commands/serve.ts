@@ -57,7 +57,7 @@ export async function run(context: CommandContext): Promise<number> {
       slots === undefined
         ? `the planner's ${plan.workload} workers, limited by ${plan.limitedBy}`
         : '--workers'
-    }); jobs and studies in ${project.config.settings.storage}`,
+    }); jobs and studies in ${service.storage}`,
   );
   if (service.interrupted.length > 0) {
     out.note(
