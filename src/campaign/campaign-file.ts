@@ -1,8 +1,15 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { closestMatch, TradelabError } from '../core/index.js';
+import { closestMatch, outsideProject, TradelabError } from '../core/index.js';
 import type { LocatedFile } from '../config/config-file.js';
 import { listPresets, loadPreset } from '../trading/presets.js';
+import {
+  createPruner,
+  createSampler,
+  parsePrunerSpec,
+  parseSamplerSpec,
+  type ComponentSpecs,
+} from '../tune/index.js';
 import {
   AGGREGATES,
   checkParams,
@@ -18,7 +25,9 @@ import {
 /*
  * A campaign file (YAML or JSON): several trading studies on one dataset, run at once by one pool
  * of workers. Checked as a study file is: every problem names file:line and the fix, and nothing
- * is created until the whole file is right.
+ * is created until the whole file is right. A file of someone else's (a job of `tradelab serve`)
+ * is read `within` the project: every path it names must stay inside, checked before it is read
+ * or opened, since the file may have changed since the job was submitted.
  */
 
 /** A campaign's or a study's name: typed on command lines, and part of the studies' names. */
@@ -140,16 +149,15 @@ function withStudyFiles(
   campaign: LocatedFile,
   content: CampaignFile,
   problems: string[],
+  confine: Confinement,
 ): CampaignFile {
   const studies = content.studies.map((study, i) => {
     if (study.file === undefined) return study;
+    const path = resolve(dirname(campaign.path), study.file);
+    if (!confine(path, campaign.locate(['studies', i, 'file']), 'file')) return study;
     let read: { file: LocatedFile; content: StudyFile };
     try {
-      read = readCheckedFile(
-        resolve(dirname(campaign.path), study.file),
-        StudyFileSchema,
-        'study file',
-      );
+      read = readCheckedFile(path, StudyFileSchema, 'study file');
     } catch (error) {
       problems.push(
         `${campaign.locate(['studies', i, 'file'])}: ${error instanceof Error ? error.message : String(error)}`,
@@ -168,8 +176,10 @@ function withStudyFiles(
     if (own.sampler !== undefined) merged.sampler = { ...own.sampler, ...study.sampler };
     if (own.pruner !== undefined) merged.pruner = { ...own.pruner, ...study.pruner };
     // A study file's tcn:DIR is relative to the study file.
-    if (merged.policy === undefined && own.policy !== undefined)
+    if (merged.policy === undefined && own.policy !== undefined) {
       merged.policy = resolvePolicySetting(own.policy, dirname(read.file.path));
+      confinePolicy(confine, merged.policy, read.file.locate(['policy']));
+    }
     if (merged.aggregate === undefined && own.aggregate !== undefined)
       merged.aggregate = own.aggregate;
     if (merged.budgetScale === undefined && own.budgetScale !== undefined)
@@ -180,17 +190,137 @@ function withStudyFiles(
   return { ...content, studies };
 }
 
+/** What campaign study `index` gives its sampler or pruner: the campaign's, under the study's own. */
+function componentInput(
+  kind: 'sampler' | 'pruner',
+  content: CampaignFile,
+  index: number,
+): Record<string, unknown> {
+  return {
+    type: kind === 'sampler' ? 'tpe' : 'median',
+    ...(content[kind] ?? {}),
+    ...(content.studies[index]?.[kind] ?? {}),
+  };
+}
+
+/**
+ * The sampler and pruner of campaign study `index`: the campaign's, under the study's own (tpe
+ * and median by default), checked by building them.
+ */
+export function campaignStudyComponents(content: CampaignFile, index: number): ComponentSpecs {
+  const sampler = parseSamplerSpec(componentInput('sampler', content, index));
+  const pruner = parsePrunerSpec(componentInput('pruner', content, index));
+  createSampler(sampler);
+  createPruner(pruner);
+  return { sampler, pruner };
+}
+
+/**
+ * Checks every study's sampler and pruner as the run will build them; a bad one is a problem at
+ * the file:line:col where it is written (the study's own, else the campaign's), once.
+ */
+function checkComponents(file: LocatedFile, content: CampaignFile, problems: string[]): void {
+  const found = new Set<string>();
+  for (const kind of ['sampler', 'pruner'] as const) {
+    content.studies.forEach((study, i) => {
+      try {
+        const input = componentInput(kind, content, i);
+        if (kind === 'sampler') createSampler(parseSamplerSpec(input));
+        else createPruner(parsePrunerSpec(input));
+      } catch (error) {
+        const at =
+          study[kind] === undefined && content[kind] !== undefined ? [kind] : ['studies', i, kind];
+        const line = `${file.locate(at)}: ${kind}: ${error instanceof Error ? error.message : String(error)}`;
+        if (!found.has(line)) problems.push(line);
+        found.add(line);
+      }
+    });
+  }
+}
+
 /** The stored study name of campaign study `key`. */
 export function campaignStudyName(campaign: string, key: string): string {
   return `${campaign}.${key}`;
 }
 
+/** Options of {@link readCampaignFile}. */
+export interface CampaignFileOptions {
+  /**
+   * A project root that the file and every path it names (storage: sqlite:PATH, policy: tcn:DIR,
+   * a study's file: and that file's policy) must stay inside once symlinks are followed: a job of
+   * `tradelab serve` (`campaign run --inside-project`). Default: no limit.
+   */
+  within?: string;
+}
+
+/**
+ * Checks that absolute `path`, written at `where` under `key`, stays within the project; records a
+ * problem and answers false when it does not. Always true without a project to stay in.
+ */
+type Confinement = (path: string, where: string, key: string) => boolean;
+
+/** The confinement of `within`, recording its refusals in `refused`. */
+function confinementOf(within: string | undefined, refused: string[]): Confinement {
+  return (path, where, key) => {
+    if (within === undefined) return true;
+    const why = outsideProject(within, path);
+    if (why !== undefined) refused.push(`${where}: ${key}: ${path} ${why}`);
+    return why === undefined;
+  };
+}
+
+/** Confines a policy's tcn:DIR (already absolute). */
+function confinePolicy(confine: Confinement, policy: string | undefined, where: string): void {
+  if (policy?.startsWith('tcn:') === true) confine(policy.slice('tcn:'.length), where, 'policy');
+}
+
+/**
+ * Confines `storage:`: only a SQLite file inside the project (relative to its root, as the
+ * storage setting is) or memory:. Any other URL is refused without being quoted (a PostgreSQL URL
+ * carries its password): the service's jobs use the service's storage.
+ */
+function confineStorage(
+  within: string | undefined,
+  storage: string | undefined,
+  where: string,
+  refused: string[],
+): void {
+  if (within === undefined || storage === undefined || storage === 'memory:') return;
+  if (!storage.startsWith('sqlite:')) {
+    refused.push(
+      `${where}: storage: only a sqlite:PATH inside the project may be named here (remove storage: to use the service's own)`,
+    );
+    return;
+  }
+  // As the storage opens it: sqlite:///abs is /abs; a relative path is relative to the project.
+  const path = storage.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  if (path === '' || path === ':memory:') return;
+  confinementOf(within, refused)(resolve(within, path), where, 'storage');
+}
+
+/** Throws PATH_OUTSIDE_PROJECT listing `refused`, when there is any. */
+function throwRefused(refused: string[], within: string | undefined): void {
+  if (refused.length === 0) return;
+  throw new TradelabError('PATH_OUTSIDE_PROJECT', refused.join('\n'), {
+    hint: `name paths inside the project (${within ?? ''}): relative ones, e.g. runs/tcn-5m or sqlite:studies.db`,
+    details: { problems: refused },
+  });
+}
+
 /** Reads and checks a campaign file; returns its content and its plan. */
-export function readCampaignFile(path: string): {
+export function readCampaignFile(
+  path: string,
+  options: CampaignFileOptions = {},
+): {
   file: LocatedFile;
   content: CampaignFile;
   plan: CampaignPlan;
 } {
+  const { within } = options;
+  const refused: string[] = [];
+  const confine = confinementOf(within, refused);
+  confine(resolve(path), 'the campaign file', 'FILE');
+  throwRefused(refused, within);
   const { file, content: written } = readCheckedFile(path, CampaignFileSchema, 'campaign file');
   const problems: string[] = [];
   // The campaign's own tcn:DIR policies are relative to the campaign file.
@@ -204,7 +334,14 @@ export function readCampaignFile(path: string): {
         : { ...study, policy: resolvePolicySetting(study.policy, base) },
     ),
   };
-  const content = withStudyFiles(file, located, problems);
+  confineStorage(within, located.storage, file.locate(['storage']), refused);
+  confinePolicy(confine, located.policy, file.locate(['policy']));
+  located.studies.forEach((study, i) => {
+    confinePolicy(confine, study.policy, file.locate(['studies', i, 'policy']));
+  });
+  const content = withStudyFiles(file, located, problems, confine);
+  throwRefused(refused, within);
+  checkComponents(file, content, problems);
   const presets = listPresets();
   const keys: string[] = [];
   const loaded = new Map<string, PresetFile>();

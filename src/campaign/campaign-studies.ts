@@ -14,15 +14,13 @@ import { loadPreset } from '../trading/presets.js';
 import { studyMarket } from '../trading/study-data.js';
 import { resolveDrlStudy, type DrlStudySpec } from '../trading/study-spec.js';
 import { fitParamsToProfile, type DrlLimits } from '../trading/profile-limits.js';
+import { Study, type ComponentSpecs } from '../tune/index.js';
 import {
-  createPruner,
-  createSampler,
-  parsePrunerSpec,
-  parseSamplerSpec,
-  Study,
-  type ComponentSpecs,
-} from '../tune/index.js';
-import type { CampaignFile, CampaignPlan, CampaignStudyPlan } from './campaign-file.js';
+  campaignStudyComponents,
+  type CampaignFile,
+  type CampaignPlan,
+  type CampaignStudyPlan,
+} from './campaign-file.js';
 import { countTrials } from './study-counts.js';
 import type { ScheduledStudy } from './campaign-scheduler.js';
 
@@ -82,24 +80,6 @@ export async function readCampaign(storage: StudyStorage, name: string): Promise
 /** The campaign's study settings for `entry`: the campaign's, under the study's own. */
 function studyInput(content: CampaignFile, index: number): CampaignFile['studies'][number] {
   return content.studies[index] as CampaignFile['studies'][number];
-}
-
-/** Sampler and pruner of a campaign study, checked by building them. */
-function componentSpecs(content: CampaignFile, index: number): ComponentSpecs {
-  const study = studyInput(content, index);
-  const sampler = parseSamplerSpec({
-    type: 'tpe',
-    ...(content.sampler ?? {}),
-    ...(study.sampler ?? {}),
-  });
-  const pruner = parsePrunerSpec({
-    type: 'median',
-    ...(content.pruner ?? {}),
-    ...(study.pruner ?? {}),
-  });
-  createSampler(sampler);
-  createPruner(pruner);
-  return { sampler, pruner };
 }
 
 /** The trading study spec of campaign study `index` on `market` (a fine-tuning one: before narrowing). */
@@ -181,7 +161,7 @@ export async function openCampaignStudies(
   const existing = new Map((await storage.listStudies()).map((s) => [s.name, s]));
   const notes: string[] = [];
   const specs = plan.studies.map((_, i) => drlSpec(content, plan, i, market, limits, notes));
-  const components = plan.studies.map((_, i) => componentSpecs(content, i));
+  const components = plan.studies.map((_, i) => campaignStudyComponents(content, i));
   const entries: ScheduledStudy[] = [];
   for (const [i, entry] of plan.studies.entries()) {
     let record = existing.get(entry.study);

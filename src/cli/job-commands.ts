@@ -1,3 +1,4 @@
+import { LOCATED_FILE_EXTENSIONS } from '../config/index.js';
 import type { JobCommand } from '../server/index.js';
 import type { CommandSpec } from './command-spec.js';
 
@@ -23,9 +24,19 @@ export const JOB_COMMAND_NAMES: readonly string[] = [
 
 /**
  * Options a job may not pass: code to load (`--objective MODULE`), files of the installation
- * (`--save-choice`), and what the service sets itself (`--progress-interval`).
+ * (`--save-choice`), and what the service sets itself (`--progress-interval`, `--inside-project`).
  */
-const WITHHELD_OPTIONS = new Set(['objective', 'save-choice', 'progress-interval']);
+const WITHHELD_OPTIONS = new Set([
+  'objective',
+  'save-choice',
+  'progress-interval',
+  'inside-project',
+]);
+
+/** The kinds of file a job command's FILE may be, by command: a campaign file is YAML or JSON. */
+const FILE_EXTENSIONS: Readonly<Record<string, readonly string[]>> = {
+  'campaign run': LOCATED_FILE_EXTENSIONS,
+};
 
 /** Placeholders that make an option's value a path. */
 const PATH_VALUES = new Set(['DIR', 'FILE', 'MODULE', 'PATH']);
@@ -44,6 +55,9 @@ export function jobCommandsOf(commands: readonly CommandSpec[]): JobCommand[] {
         required: p.required,
         path: PATH_VALUES.has(p.name),
         mustExist: p.name === 'FILE',
+        ...(p.name === 'FILE' && FILE_EXTENSIONS[name] !== undefined
+          ? { extensions: FILE_EXTENSIONS[name] }
+          : {}),
       })),
       options: spec.options
         .filter((o) => !WITHHELD_OPTIONS.has(o.name))
@@ -56,6 +70,7 @@ export function jobCommandsOf(commands: readonly CommandSpec[]): JobCommand[] {
         })),
       progress: spec.options.some((o) => o.name === 'progress-interval'),
       usesWorkers: spec.options.some((o) => o.name === 'workers'),
+      confined: spec.options.some((o) => o.name === 'inside-project'),
     };
   });
 }

@@ -12,3 +12,4 @@ export { Rng } from './random.js';
 export { compiledPath } from './compiled-path.js';
 export { shellQuote } from './shell-quote.js';
 export { EventLoopTurns } from './event-loop-turns.js';
+export { outsideProject, pathInsideProject } from './project-paths.js';

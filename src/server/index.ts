@@ -5,7 +5,6 @@ export {
   type JobOption,
   type JobPositional,
 } from './job-commands.js';
-export { pathInsideProject } from './project-paths.js';
 export { isLoopback, TOKEN_COOKIE } from './security.js';
 export { loadServerToken, TOKEN_FILE, type TokenCheck } from './server-token.js';
 export {

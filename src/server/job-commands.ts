@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from '@hono/zod-openapi';
-import { TradelabError } from '../core/index.js';
+import { pathInsideProject, TradelabError } from '../core/index.js';
 import type { JobRequest } from '../jobs/index.js';
-import { pathInsideProject } from './project-paths.js';
 
 /*
  * What a job may run: a fixed list of tradelab commands, each with the options it allows. The
@@ -31,6 +30,11 @@ export interface JobPositional {
   path: boolean;
   /** It names an input that must exist (a campaign file), checked when the job is submitted. */
   mustExist: boolean;
+  /**
+   * The extensions its file may have (`.yaml`, `.yml`, `.json` for a campaign file), checked when
+   * the job is submitted: a job is never pointed at another kind of file (`.env`). Default any.
+   */
+  extensions?: readonly string[];
 }
 
 /** A command jobs may run. */
@@ -44,6 +48,11 @@ export interface JobCommand {
   progress: boolean;
   /** It runs trial workers of its own (`--workers`): it occupies that many slots. */
   usesWorkers: boolean;
+  /**
+   * It takes `--inside-project`, which keeps the paths its input file names (a campaign file's
+   * storage, policy and study files) inside the project: every job of it runs with it.
+   */
+  confined: boolean;
 }
 
 /** The name of a command in requests: its words joined by a space. */
@@ -108,8 +117,10 @@ export interface JobLaunch {
 
 /**
  * The command line of a validated request, and the slots it takes out of `poolSlots`: paths are
- * checked against `root`; `--json` makes the command's results rows of the job's result, and
- * `--progress-interval 1` gives the job its progress.
+ * checked against `root`; `--json` makes the command's results rows of the job's result,
+ * `--inside-project` keeps what its input file names inside the project too (checked by the job's
+ * process when it reads the file, which may change after this), and `--progress-interval 1`
+ * gives the job its progress.
  */
 export function jobArgv(
   commands: readonly JobCommand[],
@@ -138,6 +149,17 @@ export function jobArgv(
     const spec = command.positionals[i];
     if (spec?.path === true) {
       const absolute = pathInsideProject(root, value, `positional ${spec.name}`);
+      const extensions = spec.extensions ?? [];
+      if (extensions.length > 0 && !extensions.some((e) => value.toLowerCase().endsWith(e))) {
+        throw new TradelabError(
+          'INVALID_ARGUMENT',
+          `positional ${spec.name}: "${value}" is not a ${extensions.join(', ')} file`,
+          {
+            hint: `${request.command} reads ${spec.description}: name one, e.g. campaigns/btc-1h.yaml`,
+            details: { path: value, field: `positional ${spec.name}` },
+          },
+        );
+      }
       if (spec.mustExist && !existsSync(absolute)) {
         throw new TradelabError('FILE_NOT_FOUND', `${spec.name} "${value}" is not in the project`, {
           hint: `paths are relative to the project (${root}); copy the file there first`,
@@ -163,6 +185,7 @@ export function jobArgv(
     argv.push(`--${name}`, text);
   }
   argv.push('--json');
+  if (command.confined) argv.push('--inside-project');
   if (command.progress) argv.push('--progress-interval', '1');
   let slots = 1;
   if (command.usesWorkers) {

@@ -18,6 +18,12 @@ export const CAMPAIGN_COMMANDS: readonly CommandSpec[] = [
         description:
           "worker processes (default: the file's workers:, else auto: what the planner fits for the largest trial of any study)",
       },
+      {
+        name: 'inside-project',
+        type: 'boolean',
+        description:
+          'refuse a campaign file that names a path out of the project (storage: sqlite:PATH, policy: tcn:DIR, a study file); jobs of tradelab serve always run with it',
+      },
       PROGRESS_INTERVAL_OPTION,
     ],
     settings: [
