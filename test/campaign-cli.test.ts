@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +27,15 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const env = { TRADELAB_DETECT: 'false' };
+/*
+ * The runs' own system temp dir: whatever a trial leaves there (its model, saved before it is
+ * stored), even when its worker is killed, must be gone once a run has ended.
+ */
+const tmp = join(dir, 'tmp');
+mkdirSync(tmp);
+const env = { TRADELAB_DETECT: 'false', TMPDIR: tmp };
+/** What runs left in their temp dir. */
+const leftInTemp = (): string[] => readdirSync(tmp).filter((name) => name.startsWith('tradelab-'));
 const cli = (...args: string[]): Promise<CliResult> => runCli(args, { cwd: dir, env });
 const cliInProcess = (...args: string[]): Promise<CliResult> =>
   runCliInProcess(args, { cwd: dir, env });
@@ -85,7 +93,7 @@ describe('tradelab campaign', () => {
     );
     const child = spawn(process.execPath, [BIN, 'campaign', 'run', 'wk.yaml', '--json'], {
       cwd: dir,
-      env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TRADELAB_DETECT: 'false' },
+      env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
     });
     let stdout = '';
     let killed: number | undefined;
@@ -136,6 +144,8 @@ describe('tradelab campaign', () => {
           t.studyId === victim?.studyId && t.retryOf === victim.number && t.state === 'complete',
       ),
     ).toBe(true);
+    // The killed worker's trial directory went with the next trial; the others with their trials.
+    expect(leftInTemp()).toEqual([]);
   }, 120_000);
 
   it("samples within a custom profile's DRL limits and says so", async () => {
@@ -205,6 +215,7 @@ describe('tradelab campaign', () => {
     const args = ['campaign', 'run', 'tiny.yaml', '--json'];
     const killed = await runCliSignalled(args, {
       cwd: dir,
+      env,
       signal: 'SIGKILL',
       when: trialsPrinted(1),
     });
@@ -214,6 +225,7 @@ describe('tradelab campaign', () => {
 
     const terminated = await runCliSignalled(args, {
       cwd: dir,
+      env,
       signal: 'SIGTERM',
       when: trialsPrinted(1),
     });
@@ -222,6 +234,7 @@ describe('tradelab campaign', () => {
 
     const interrupted = await runCliSignalled(args, {
       cwd: dir,
+      env,
       signal: 'SIGINT',
       when: trialsPrinted(1),
     });
@@ -252,6 +265,9 @@ describe('tradelab campaign', () => {
     const trials = await cli('study', 'trials', 'tiny.ensemble_balanced', '--json');
     const records = jsonLines(trials.stdout);
     expect(records.filter((t) => t.state === 'complete').length).toBeLessThanOrEqual(5);
+
+    // Nothing of the killed runs' trials is left in the temp dir.
+    expect(leftInTemp()).toEqual([]);
 
     const again = await cli('campaign', 'run', 'tiny.yaml');
     expect(again.code, again.stderr).toBe(0);

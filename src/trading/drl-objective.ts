@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { savePpoModel } from '../agents/ppo-checkpoint.js';
 import { resolvePpoConfig, type PpoConfig } from '../agents/ppo-config.js';
@@ -11,6 +10,7 @@ import type { MarketData } from '../data/load-market-data.js';
 import { digestMarketData } from '../data/market-digest.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
 import { TradelabError } from '../core/index.js';
+import { makeOwnedTempDir, removeOwnedTempDir } from '../core/owned-temp-dir.js';
 import { evaluate } from '../eval/evaluate.js';
 import { periodsPerYear } from '../eval/periods-per-year.js';
 import type { Objective } from '../tune/objective.js';
@@ -38,6 +38,9 @@ export const DRL_ARTIFACTS = {
   modelJson: 'model.json',
   modelWeights: 'weights.bin',
 } as const;
+
+/** The temp directory where a trial saves its best split's model before storing it. */
+const TRIAL_DIR_PREFIX = 'tradelab-trial-';
 
 /** What the objective asks of the process it runs in. */
 export interface DrlObjectiveHost {
@@ -173,8 +176,7 @@ async function runDrlTrial(
   let peakRss = 0;
   let peakTensorBytes = 0;
   let best: { split: number; value: number } | undefined;
-  const modelDir =
-    host.keepModel === false ? undefined : mkdtempSync(join(tmpdir(), 'tradelab-trial-'));
+  const modelDir = host.keepModel === false ? undefined : makeOwnedTempDir(TRIAL_DIR_PREFIX);
   const attrs = (): Record<string, unknown> => ({
     splits: results,
     envSteps,
@@ -297,7 +299,7 @@ async function runDrlTrial(
     }
     return aggregateSplits(results, spec.aggregate);
   } finally {
-    if (modelDir !== undefined) rmSync(modelDir, { recursive: true, force: true });
+    if (modelDir !== undefined) removeOwnedTempDir(modelDir);
   }
 }
 

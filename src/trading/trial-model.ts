@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { backtestModel, disposeModel } from '../agents/backtest.js';
 import { loadPpoModel, type LoadedPpoModel } from '../agents/ppo-checkpoint.js';
 import type { MarketData } from '../data/load-market-data.js';
 import type { EnvRange } from '../env/env-config.js';
 import { TradelabError } from '../core/index.js';
+import { makeOwnedTempDir, removeOwnedTempDir } from '../core/owned-temp-dir.js';
 import type { RangeEvaluation } from '../eval/evaluate.js';
 import type { TrialRecord } from '../storage/records.js';
 import type { StudyStorage } from '../storage/study-storage.js';
@@ -30,13 +30,13 @@ export async function loadTrialModel(
       `trial ${trial.number} kept no model (${trial.state === 'complete' ? 'it was trained before models were kept' : `it ended ${trial.state}`})`,
       { hint: 'pick a complete trial: `tradelab study trials NAME --state complete`' },
     );
-  const dir = mkdtempSync(join(tmpdir(), 'tradelab-model-'));
+  const dir = makeOwnedTempDir('tradelab-model-');
   try {
     for (const name of [DRL_ARTIFACTS.modelJson, DRL_ARTIFACTS.modelWeights])
       writeFileSync(join(dir, name), await storage.getArtifact(trial.id, name));
     return await loadPpoModel(dir, { label: `trial ${trial.number}'s kept model` });
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeOwnedTempDir(dir);
   }
 }
 

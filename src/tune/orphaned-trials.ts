@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { processAlive } from '../core/process-alive.js';
 import type { StudyStorage } from '../storage/study-storage.js';
 
 /*
@@ -7,17 +8,6 @@ import type { StudyStorage } from '../storage/study-storage.js';
  * period (a minute) would keep them so. A worker's id starts with its run's host and pid
  * (worker-id.ts), so a run can tell at once that such a trial has nobody left to finish it.
  */
-
-/** Whether process `pid` exists on this machine. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Fails (and, within `maxRetries`, re-enqueues) the running trials of `studyId` whose run was a
@@ -33,7 +23,7 @@ export async function failOrphanedTrials(
   for (const trial of await storage.getTrials(studyId, ['running'])) {
     const [trialHost, pid] = (trial.workerId ?? '').split(':');
     if (trialHost !== host || pid === undefined || !/^\d+$/.test(pid)) continue;
-    if (Number(pid) === process.pid || alive(Number(pid))) continue;
+    if (Number(pid) === process.pid || processAlive(Number(pid))) continue;
     const result = await storage.failStale(studyId, -Number.MAX_SAFE_INTEGER, {
       maxRetries,
       workerId: trial.workerId ?? '',
