@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignPlan } from '../src/campaign/campaign-file.js';
-import { renderCampaignHtml } from '../src/campaign/campaign-html.js';
+import { renderCampaignHtml, throughputSeries } from '../src/campaign/campaign-html.js';
 import { buildCampaignReport, type CampaignReport } from '../src/campaign/campaign-report.js';
 import { Rng } from '../src/core/index.js';
 import { trialRecord, type StudyRecord, type TrialRecord } from '../src/storage/records.js';
@@ -289,8 +289,9 @@ describe.skipIf(skip)('the campaign HTML report in Chromium', () => {
           expect(chart.lines, what).toBe(1); // the best so far
           break;
         case 'throughput':
-          // One line per study that has ended a trial (ft_late has not), and all of them.
-          expect(chart.lines, what).toBe(3 + 1);
+          // One line per study that has ended a trial (ft_late has not), stacked: the top one
+          // is all of them.
+          expect(chart.lines, what).toBe(3);
           break;
         case 'holdout':
           expect(chart.lines, what).toBe(2);
@@ -328,5 +329,177 @@ describe.skipIf(skip)('the campaign HTML report in Chromium', () => {
     // A PNG's signature, and an image much taller than the window: the whole page.
     expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
     expect(png.readUInt32BE(20)).toBeGreaterThan(3000);
+  });
+});
+
+/**
+ * The quickstart's kind of campaign: the five presets' long names, a few seconds of tiny trials on
+ * two workers, the fine-tuning studies done with the enqueued trials they did not need left
+ * waiting, holdout Sharpe ratios with four digits before the point.
+ */
+function shortCampaign(): CampaignReport {
+  const keys = [
+    'ensemble_balanced',
+    'ensemble_aggressive',
+    'ensemble_conservative',
+    'ft_small',
+    'ft_large',
+  ];
+  const rng = new Rng(5);
+  const workerFree = [T0, T0];
+  const stored = keys.map((key, i) => {
+    const list: TrialRecord[] = [];
+    for (let number = 0; number < (i < 3 ? 6 : 3); number++) {
+      const worker = (workerFree[0] ?? 0) <= (workerFree[1] ?? 0) ? 0 : 1;
+      const startedAt = workerFree[worker] ?? T0;
+      const finishedAt = startedAt + 600 + 900 * rng.uniform();
+      workerFree[worker] = finishedAt;
+      const value = -2 + 3 * rng.uniform();
+      list.push(
+        trialRecord({
+          number,
+          studyId: i + 1,
+          state: number === 2 ? 'pruned' : 'complete',
+          params: { netDim: [32, 64][number % 2] ?? 32, learningRate: 10 ** (-4 - rng.uniform()) },
+          value,
+          createdAt: startedAt,
+          startedAt,
+          finishedAt,
+          userAttrs: { splits: [{ split: 0, sharpe: value }], rolloutSeconds: 0.1 },
+        }),
+      );
+    }
+    if (i >= 3)
+      for (const number of [3, 4])
+        list.push(trialRecord({ number, studyId: i + 1, state: 'waiting', createdAt: T0 }));
+    return list;
+  });
+  const plan: CampaignPlan = {
+    version: 1,
+    name: 'quickstart',
+    file: '/home/someone/lab/.tradelab/quickstart/campaign.yaml',
+    data: 'QS0,QS1,QS2,QS3:1h',
+    workers: 'auto',
+    studies: keys.map((key, i) => ({
+      key,
+      study: `quickstart.${key}`,
+      preset: key,
+      trials: i < 3 ? 6 : 3,
+      weight: 1,
+      from: i === 3 ? 'ensemble_balanced' : i === 4 ? 'ensemble_aggressive' : null,
+      after: i < 3 ? 0 : 6,
+    })),
+  };
+  return buildCampaignReport({
+    storage: 'sqlite:/home/someone/lab/.tradelab/quickstart/quickstart.db',
+    plan,
+    now: T0 + HOUR,
+    studies: keys.map((key, i) => ({
+      record: studyRecord(i + 1, `quickstart.${key}`, { method: 'cpcv', groups: 4, testGroups: 2 }),
+      trials: stored[i] ?? [],
+      holdout: { ...holdout(0, 30 + i, 12.9544 - 3.3 * i), benchmarkSharpe: 9.22809 },
+    })),
+  });
+}
+
+/** Runs in the page: the campaign table's box and its wrapper's, and each header cell's. */
+function tableBoxes() {
+  const doc = (globalThis as unknown as { document: BoxedElement }).document;
+  const table = doc.querySelectorAll('table[data-table="campaign"]')[0];
+  const wrap = table?.parentElement;
+  const box = (e: BoxedElement | null | undefined) => {
+    const r = e?.getBoundingClientRect();
+    return { left: r?.left ?? NaN, right: r?.right ?? NaN };
+  };
+  return {
+    wrap: {
+      ...box(wrap),
+      scrollWidth: wrap?.scrollWidth ?? NaN,
+      clientWidth: wrap?.clientWidth ?? NaN,
+    },
+    table: box(table),
+    headers: Array.from(table?.querySelectorAll('thead th') ?? [], (th) => ({
+      text: (th.textContent ?? '').trim(),
+      ...box(th),
+    })),
+  };
+}
+
+/** The little of an element the layout check reads. */
+interface BoxedElement {
+  querySelectorAll(selector: string): ArrayLike<BoxedElement>;
+  getBoundingClientRect(): { left: number; right: number };
+  getAttribute(name: string): string | null;
+  parentElement: BoxedElement | null;
+  scrollWidth: number;
+  clientWidth: number;
+  textContent: string | null;
+}
+
+/** Runs in the page: the throughput chart's line paths, its caption, and the states bars. */
+function throughputAndStates() {
+  const doc = (globalThis as unknown as { document: BoxedElement }).document;
+  const figure = doc.querySelectorAll('figure[data-chart="throughput"]')[0];
+  return {
+    paths: Array.from(figure?.querySelectorAll('g.series path') ?? [], (p) => p.getAttribute('d')),
+    caption: (figure?.querySelectorAll('figcaption')[0]?.textContent ?? '').trim(),
+    waiting: Array.from(
+      doc.querySelectorAll('figure[data-chart="states"] rect.bar[data-label="waiting"]'),
+      (bar) => Number(bar.getAttribute('data-value')),
+    ),
+    facts: Array.from(doc.querySelectorAll('dl.facts dt'), (dt) => (dt.textContent ?? '').trim()),
+    values: Array.from(doc.querySelectorAll('dl.facts dd'), (dd) => (dd.textContent ?? '').trim()),
+  };
+}
+
+describe.skipIf(skip)("a short campaign's HTML report in Chromium", () => {
+  const dir = tempDir('tradelab-campaign-html-');
+  const report = shortCampaign();
+  const file = join(dir, 'quickstart.html');
+  let browser: Browser | undefined;
+  let page: Page;
+
+  beforeAll(async () => {
+    writeFileSync(file, renderCampaignHtml(report));
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('fits the studies table in its column: buy & hold is not clipped', async () => {
+    const { wrap, table, headers } = await page.evaluate(tableBoxes);
+    expect(wrap.scrollWidth).toBeLessThanOrEqual(wrap.clientWidth);
+    expect(table.right).toBeLessThanOrEqual(wrap.right + 0.5);
+    const buyAndHold = headers.at(-1);
+    expect(buyAndHold?.text).toBe('buy & hold');
+    expect(buyAndHold?.right).toBeLessThanOrEqual(wrap.right + 0.5);
+  });
+
+  it("draws the trials per hour stacked, one visible line per study, at the table's rate", async () => {
+    const { paths, caption } = await page.evaluate(throughputAndStates);
+    expect(paths).toHaveLength(5);
+    expect(new Set(paths).size).toBe(5); // no study's line lies on another's
+    const rate = report.total.counts.perHour ?? Number.NaN;
+    expect(caption).toContain(`Over the whole campaign: ${rate.toFixed(1)} trials/hour`);
+    const series = throughputSeries(report);
+    const top = series?.lines.at(-1)?.perHour ?? [];
+    const edges = series?.edges ?? [];
+    const trials = top.reduce(
+      (sum, perHour, b) => sum + (perHour * ((edges[b + 1] ?? 0) - (edges[b] ?? 0))) / HOUR,
+      0,
+    );
+    const hours = ((edges.at(-1) ?? 0) - (edges[0] ?? 0)) / HOUR;
+    expect(trials / hours).toBeCloseTo(rate, 6);
+  });
+
+  it('counts no waiting trial in a fine-tuning study that is done', async () => {
+    const { waiting, facts, values } = await page.evaluate(throughputAndStates);
+    expect(waiting).toEqual([0, 0, 0, 0, 0]);
+    expect(values[facts.indexOf('running, waiting')]).toBe('0, 0');
   });
 });

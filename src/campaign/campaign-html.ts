@@ -35,6 +35,9 @@ p.no-chart { color: var(--muted); border: 1px dashed var(--rule); border-radius:
 ul.diagnosis { padding-left: 20px; }
 ul.diagnosis li { margin: 4px 0; }
 tr.total td { font-weight: 600; border-top: 2px solid var(--rule); }
+table[data-table="campaign"] { font-size: 0.9rem; }
+table[data-table="campaign"] th, table[data-table="campaign"] td { padding: 4px 6px; }
+table[data-table="campaign"] th[scope="row"] { white-space: nowrap; }
 section.study { margin-top: 40px; }
 `.trim();
 
@@ -90,7 +93,7 @@ function campaignTable(report: CampaignReport): string {
     'pruned',
     'failed',
     'rate/h',
-    'best (mean CV Sharpe)',
+    'best\n(mean CV Sharpe)',
     'holdout Sharpe',
     'buy & hold',
   ];
@@ -110,12 +113,13 @@ function campaignTable(report: CampaignReport): string {
     counts.perHour === null ? '-' : counts.perHour.toFixed(1),
     counts.best === undefined || counts.best.value === null
       ? '-'
-      : `${stat(counts.best.value)} (${owner === undefined ? '' : `${owner} `}#${counts.best.number})`,
+      : // The study's name on a line of its own: the widest text of the table otherwise.
+        `${stat(counts.best.value)} (#${counts.best.number})${owner === undefined ? '' : `\n${owner}`}`,
     holdout === undefined ? '-' : stat(holdout.sharpe),
     holdout === undefined ? '-' : stat(holdout.benchmarkSharpe),
   ];
   const row = (attributes: string, name: string, values: string[]): string =>
-    `<tr${attributes}><th scope="row">${escapeHtml(name)}</th>${values.map((v) => `<td class="num">${escapeHtml(v)}</td>`).join('')}</tr>`;
+    `<tr${attributes}><th scope="row">${escapeHtml(name)}</th>${values.map((v) => `<td class="num">${breakable(v)}</td>`).join('')}</tr>`;
   const rows = [
     ...report.studies.map((s) =>
       row(` data-study="${escapeHtml(s.key)}"`, s.key, cells(s.counts, s.target, s.holdout)),
@@ -128,7 +132,7 @@ function campaignTable(report: CampaignReport): string {
   ];
   return [
     '<div class="table-wrap"><table data-table="campaign">',
-    `<thead><tr>${headers.map((h, i) => `<th scope="col"${i === 0 ? '' : ' class="num"'}>${escapeHtml(h)}</th>`).join('')}</tr></thead>`,
+    `<thead><tr>${headers.map((h, i) => `<th scope="col"${i === 0 ? '' : ' class="num"'}>${breakable(h)}</th>`).join('')}</tr></thead>`,
     `<tbody>\n${rows.join('\n')}\n</tbody>`,
     '</table></div>',
   ].join('\n');
@@ -146,7 +150,10 @@ function facts(report: CampaignReport): string {
         ? 'none yet'
         : `${ended}: ${ratio(c.complete, ended)} complete, ${ratio(c.pruned, ended)} pruned, ${ratio(c.failed, ended)} failed`,
     ],
-    ['running, waiting', `${c.running}, ${c.waiting}`],
+    [
+      'running, waiting',
+      `${c.running}, ${report.studies.reduce((n, s) => n + stillWaiting(s), 0)}`,
+    ],
     ['mean trial', c.meanDurationMs === null ? '-' : duration(c.meanDurationMs)],
     ['rate', c.perHour === null ? 'no rate yet' : `${c.perHour.toFixed(1)} trials/hour`],
     [
@@ -173,51 +180,97 @@ function facts(report: CampaignReport): string {
   return `<dl class="facts">\n${items.map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`).join('\n')}\n</dl>`;
 }
 
-// Bin widths for the throughput chart, from a minute to a month: the finest giving at most 24 bins.
-const BIN_WIDTHS_MS = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080, 43200].map(
-  (minutes) => minutes * 60_000,
-);
+// Round bin widths for the throughput chart, from a second to a month.
+const BIN_WIDTHS_MS = [
+  1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400,
+  172_800, 604_800, 2_592_000,
+].map((seconds) => seconds * 1000);
 const MAX_BINS = 24;
+/** Fewer ended trials a bin on average and one bin's rate says more about chance than speed. */
+const TRIALS_PER_BIN = 3;
 
-/** Trials ended per hour, in time bins over the campaign: one line per study, and the total. */
-function throughputChart(report: CampaignReport): string {
+/** The throughput chart's lines: per bin of time, trials ended per hour, stacked by study. */
+export interface ThroughputSeries {
+  /** Bin edges (ms since the epoch), from the campaign's first trial start to its last end. */
+  edges: number[];
+  /** The round width of every bin but the last, which may be up to 1.5 times as long. */
+  widthMs: number;
+  /**
+   * One line per study that ended a trial, in the campaign's order, each the sum of its own rate
+   * and the lines' before it: the last one is all studies, and no study hides under another.
+   */
+  lines: { study: string; perHour: number[] }[];
+}
+
+/**
+ * Trials ended per hour in bins of the campaign's running time. The bins tile the time the table's
+ * rate is over (first start to last end) with no partial bin at either end, so the top line
+ * averages, weighted by bin length, to the table's TOTAL rate/h; undefined with fewer than two
+ * ended trials or no elapsed time.
+ */
+export function throughputSeries(report: CampaignReport): ThroughputSeries | undefined {
   const ends = report.studies.map((s) =>
     s.trials.filter((t) => isEnded(t) && t.finishedAt !== null).map((t) => t.finishedAt as number),
   );
   const all = ends.flat();
   const first = report.total.counts.firstStart ?? Math.min(...all);
   const last = Math.max(...all);
-  if (all.length < 2 || !(last > first))
+  if (all.length < 2 || !(last > first)) return undefined;
+  const span = last - first;
+  const wanted = Math.max(1, Math.min(MAX_BINS, Math.floor(all.length / TRIALS_PER_BIN)));
+  const widthMs = BIN_WIDTHS_MS.find((w) => span / w <= wanted) ?? span / wanted;
+  const edges = [first];
+  while ((edges.at(-1) ?? last) + widthMs < last) edges.push((edges.at(-1) ?? last) + widthMs);
+  // A sliver of a last bin would turn one trial into a spike: it joins the bin before.
+  if (edges.length > 1 && last - (edges.at(-1) ?? last) < widthMs / 2) edges.pop();
+  edges.push(last);
+  const bins = edges.length - 1;
+  const stacked = new Array<number>(bins).fill(0);
+  const lines: ThroughputSeries['lines'] = [];
+  report.studies.forEach((study, i) => {
+    const times = ends[i] ?? [];
+    if (times.length === 0) return; // a study with no ended trial adds nothing
+    for (const t of times) {
+      let bin = 0;
+      while (bin < bins - 1 && t >= (edges[bin + 1] ?? last)) bin++;
+      stacked[bin] = (stacked[bin] ?? 0) + 1;
+    }
+    lines.push({
+      study: study.key,
+      perHour: stacked.map(
+        (count, b) => count / (((edges[b + 1] ?? last) - (edges[b] ?? first)) / 3_600_000),
+      ),
+    });
+  });
+  return { edges, widthMs, lines };
+}
+
+/** Trials ended per hour over the campaign, stacked by study, beside the table's rate. */
+function throughputChart(report: CampaignReport): string {
+  const data = throughputSeries(report);
+  if (data === undefined)
     return noChart(
       'throughput',
       undefined,
       'No rate over time yet: it needs two ended trials at different times.',
     );
-  const width =
-    BIN_WIDTHS_MS.find((w) => (last - first) / w <= MAX_BINS) ?? BIN_WIDTHS_MS.at(-1) ?? 1;
-  const start = Math.floor(first / width) * width;
-  const bins = Math.max(1, Math.ceil((last - start) / width + 1e-9));
-  const stepLine = (times: readonly number[]): { x: number[]; y: number[] } => {
-    const counts = new Array<number>(bins).fill(0);
-    for (const t of times) {
-      const bin = Math.min(bins - 1, Math.floor((t - start) / width));
-      counts[bin] = (counts[bin] ?? 0) + 1;
-    }
+  const { edges, widthMs, lines } = data;
+  const series: LineSeries[] = lines.map((line, i) => {
     const x: number[] = [];
     const y: number[] = [];
-    counts.forEach((count, b) => {
-      const rate = count / (width / 3_600_000);
-      x.push(start + b * width, start + (b + 1) * width);
+    line.perHour.forEach((rate, b) => {
+      x.push(edges[b] ?? 0, edges[b + 1] ?? 0);
       y.push(rate, rate);
     });
-    return { x, y };
-  };
-  // A study with no ended trial would be a flat zero line, saying nothing.
-  const series: LineSeries[] = report.studies.flatMap((s, i) =>
-    (ends[i] ?? []).length === 0 ? [] : [{ name: s.key, ...stepLine(ends[i] ?? []) }],
-  );
-  if (series.length > 1)
-    series.push({ name: 'all studies', ...stepLine(all), color: '#8c8c8c', dash: '6 4' });
+    const top = lines.length > 1 && i === lines.length - 1;
+    return { name: `${i === 0 ? '' : '+ '}${line.study}${top ? ' = all studies' : ''}`, x, y };
+  });
+  const lastWidth = (edges.at(-1) ?? 0) - (edges.at(-2) ?? 0);
+  const bins =
+    edges.length === 2
+      ? `one bin of ${duration(lastWidth)}`
+      : `bins of ${duration(widthMs)}${Math.abs(lastWidth - widthMs) > 1 ? ` (the last one ${duration(lastWidth)})` : ''}`;
+  const rate = report.total.counts.perHour;
   return figure(
     'throughput',
     undefined,
@@ -229,7 +282,11 @@ function throughputChart(report: CampaignReport): string {
       yMin: 0,
       height: 280,
     }),
-    `Trials that ended (complete, pruned or failed) per hour, in bins of ${duration(width)}.`,
+    `Trials that ended (complete, pruned or failed) per hour, in ${bins} from the first trial's start to the last one's end${
+      lines.length > 1
+        ? ', stacked: each line adds one study to the ones below it, and the top line is all studies'
+        : ''
+    }.${rate === null ? '' : ` Over the whole campaign: ${rate.toFixed(1)} trials/hour, the table's TOTAL rate/h.`}`,
   );
 }
 
@@ -345,10 +402,11 @@ const STATE_COLORS = {
 } as const;
 
 function statesChart(study: ReportStudy): string {
-  const c = study.counts;
+  const c = { ...study.counts, waiting: stillWaiting(study) };
   const bars: Bar[] = (['complete', 'pruned', 'failed', 'running', 'waiting'] as const).map(
     (state) => ({ label: state, value: c[state], color: STATE_COLORS[state] }),
   );
+  const unneeded = study.counts.waiting - c.waiting;
   if (bars.every((b) => b.value === 0))
     return noChart(
       'states',
@@ -361,8 +419,20 @@ function statesChart(study: ReportStudy): string {
     'states',
     study.key,
     renderBarChart({ bars }),
-    'Failed trials that were retried count once, as their retry.',
+    `Failed trials that were retried count once, as their retry.${
+      unneeded === 0
+        ? ''
+        : ` ${unneeded === 1 ? 'One enqueued trial' : `${unneeded} enqueued trials`} never ran: the study reached its target first.`
+    }`,
   );
+}
+
+/**
+ * The study's trials that will still run: none once it is done. A fine-tuning study enqueues its
+ * source's best trials, and those its target did not need stay stored as waiting.
+ */
+function stillWaiting(study: ReportStudy): number {
+  return study.state === 'done' ? 0 : study.counts.waiting;
 }
 
 function importanceChart(study: ReportStudy): string {
@@ -472,6 +542,15 @@ function figure(
 
 function noChart(kind: CampaignChartKind, study: string | undefined, sentence: string): string {
   return `<p class="no-chart" data-chart="${kind}"${studyAttribute(study)}>${escapeHtml(sentence)}</p>`;
+}
+
+/**
+ * Escaped text that may wrap after an underscore (and does at a line break): the presets' names
+ * (`ensemble_conservative`) are the table's widest words, and would otherwise widen it past its
+ * column.
+ */
+function breakable(text: string): string {
+  return escapeHtml(text).replaceAll('_', '_<wbr>').replaceAll('\n', '<br>');
 }
 
 function studyAttribute(study: string | undefined): string {
