@@ -43,16 +43,33 @@ export function parseDatasetKey(text: string): DatasetKey {
 }
 
 /**
- * Parses `SYM[,SYM…]:TF` (several symbols at one timeframe, e.g. `BTCUSDT,ETHUSDT:1h`).
+ * Parses `SYM[,SYM…]:TF` (several symbols at one timeframe, e.g. `BTCUSDT,ETHUSDT:1h`). A symbol
+ * named twice is an error: it would be loaded as two assets that move as one.
  */
 export function parseDatasetKeys(text: string): DatasetKey[] {
   const colon = text.lastIndexOf(':');
   if (colon < 0) return [parseDatasetKey(text)];
   const timeframe = text.slice(colon + 1);
-  return text
-    .slice(0, colon)
-    .split(',')
-    .map((symbol) => parseDatasetKey(`${symbol}:${timeframe}`));
+  const written = text.slice(0, colon).split(',');
+  const keys = written.map((symbol) => parseDatasetKey(`${symbol}:${timeframe}`));
+  const seen = new Map<string, number>();
+  for (const [i, key] of keys.entries()) {
+    const first = seen.get(key.symbol);
+    if (first === undefined) {
+      seen.set(key.symbol, i);
+      continue;
+    }
+    const unique = [...new Set(keys.map((k) => k.symbol))].join(',');
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `"${text}" names ${key.symbol} twice (symbols ${first + 1} and ${i + 1}: "${written[first] ?? ''}" and "${written[i] ?? ''}"); each symbol is one asset`,
+      {
+        hint: `name each symbol once, e.g. ${unique}:${timeframe}`,
+        details: { spec: text, symbol: key.symbol },
+      },
+    );
+  }
+  return keys;
 }
 
 /** `SYM:TF`. */
