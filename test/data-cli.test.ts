@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bars } from '../src/data/bars.js';
+import { writeParquetFile, type ParquetColumnInput } from '../src/data/parquet/index.js';
 import type { DatasetKey } from '../src/data/store/dataset-key.js';
 import { openDatasetStore } from '../src/data/store/dataset-store.js';
 import { jsonLines, runCli, runCliInProcess, tempDir, type CliResult } from './support/run-cli.js';
@@ -75,6 +77,28 @@ function rows(start: number, n: number, stepMs = MIN, base = 100): string[] {
   });
 }
 const csv = (lines: readonly string[]): string => `${HEADER}\n${lines.join('\n')}\n`;
+
+/** The bytes of a Parquet file of bars: `timestamps` in a column of `timeType`, flat prices. */
+async function parquetBars(
+  timestamps: readonly number[],
+  timeType: ParquetColumnInput['type'],
+): Promise<Uint8Array> {
+  const path = join(tempDir('tradelab-parquet-'), 'bars.parquet');
+  const flat = (value: number): Float64Array => new Float64Array(timestamps.length).fill(value);
+  await writeParquetFile(path, {
+    columns: [
+      { name: 'timestamp', type: timeType, values: Float64Array.from(timestamps) },
+      { name: 'open', type: 'double', values: flat(100) },
+      { name: 'high', type: 'double', values: flat(101) },
+      { name: 'low', type: 'double', values: flat(99) },
+      { name: 'close', type: 'double', values: flat(100.5) },
+      { name: 'volume', type: 'double', values: flat(7) },
+    ],
+  });
+  return readFileSync(path);
+}
+/** Epoch ms no date can hold (year 318,857): it imported, then broke `data list` and `data show`. */
+const BEYOND_DATES = await parquetBars([1e16, 1e16 + MIN, 1e16 + 2 * MIN], 'timestamp-ms');
 
 /** Every file under the project's store, with its bytes; undefined when there is no store. */
 function storeSnapshot(dir: string): Map<string, Buffer> | undefined {
@@ -241,6 +265,9 @@ describe('malformed files: exit 1 (bad data, not bad usage), the specified messa
       row(DAY2 + 2 * MIN, 101, 101.5, 100.2, 100.8, 9),
     ]);
   const at = new Date(DAY2 + MIN).toISOString();
+  /** A file as a spreadsheet in Western Europe saves it: "café" in Latin-1 (byte 0xe9). */
+  const LATIN1 = `${HEADER},note\n${row(DAY2, 100, 101, 99, 100.5, 10)},caf\u00e9\n`;
+  const NUL_ROW = `${at},100.5,102,100,101,12`;
 
   const cases: {
     name: string;
@@ -433,8 +460,52 @@ describe('malformed files: exit 1 (bad data, not bad usage), the specified messa
       file: 'btc.csv.gz',
       content: Uint8Array.from({ length: 300 }, (_, i) => (i * 37 + 11) % 256),
       messages: (p) => [
-        `error [FORMAT_UNSUPPORTED]: ${p} is named .gz but is not gzip-compressed, and it is not text (it starts with bytes 0b 30 55 7a 9f c4 e9 0e)`,
+        `error [FORMAT_UNSUPPORTED]: ${p} is named .gz but is not gzip-compressed, and it is not text: control byte 0x0b at offset 0 (line 1)`,
         `hint: the download may be damaged; fetch it again (\`file ${p}\` says what it holds)`,
+      ],
+    },
+    {
+      name: 'a Latin-1 file',
+      file: 'latin1.csv',
+      content: Buffer.from(LATIN1, 'latin1'),
+      messages: (p) => [
+        `error [FORMAT_UNSUPPORTED]: ${p} is not UTF-8 text: byte 0xe9 at offset ${LATIN1.indexOf('\u00e9')} (line 2) is not valid UTF-8; the file looks like Latin-1 or Windows-1252 text`,
+        `hint: convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8 ${p} > ${p.replace(/\.csv$/, '-utf8.csv')}`,
+      ],
+    },
+    {
+      name: 'a NUL byte in a row',
+      file: 'nul.csv',
+      content: withRow(`${NUL_ROW}\u0000`),
+      messages: (p) => [
+        `error [FORMAT_UNSUPPORTED]: ${p} is not text: NUL byte 0x00 at offset ${withRow(NUL_ROW).indexOf(NUL_ROW) + NUL_ROW.length} (line 3)`,
+      ],
+    },
+    {
+      name: 'a byte-order mark inside a row (files joined with cat)',
+      file: 'joined.csv',
+      content: withRow(`\ufeff${at},100.5,102,100,101,12`),
+      messages: (p) => [
+        `${p}:3:1 (timestamp): timestamp "<U+FEFF>${at}" is not an ISO-8601 date-time or an epoch number: it holds U+FEFF (a byte-order mark), which does not show on screen`,
+        `hint: remove the byte-order marks inside the file (\`sed -i 's/\\xEF\\xBB\\xBF//g' ${p}\`), then import again.`,
+      ],
+    },
+    {
+      name: 'two close columns',
+      file: 'two-closes.csv',
+      content: `${HEADER},Close\n${row(DAY2, 100, 101, 99, 100.5, 10)},100.7\n`,
+      messages: (p) => [
+        `error [DATA_INVALID]: ${p}:1: the header has 2 close columns: "close" (column 5), "Close" (column 7); tradelab cannot tell which one holds the close`,
+        'hint: rename or remove all but one of them (e.g. `cut -d, --complement -f7` drops column 7), then import again',
+      ],
+    },
+    {
+      name: 'a Parquet timestamp outside the dates tradelab handles',
+      file: 'far.parquet',
+      content: BEYOND_DATES,
+      messages: (p) => [
+        'error [DATA_INVALID]: 3 bad values in the input:',
+        `${p}:1:1 (timestamp): timestamp "10000000000000000 ms" is outside the dates tradelab handles (years 0000 to 9999)`,
       ],
     },
     {
@@ -464,8 +535,9 @@ describe('malformed files: exit 1 (bad data, not bad usage), the specified messa
     );
     expect(result.code).toBe(1);
     for (const message of messages(path)) expect(result.stderr).toContain(message);
-    // Never raw bytes of a file on the terminal: no control characters, no replacement characters.
-    const raw = Array.from(result.stderr.matchAll(/\p{Cc}|\ufffd/gu), (m) => m[0]).filter(
+    // Never raw bytes of a file on the terminal: no control or invisible format characters, no
+    // replacement characters.
+    const raw = Array.from(result.stderr.matchAll(/\p{Cc}|\p{Cf}|\ufffd/gu), (m) => m[0]).filter(
       (c) => c !== '\n',
     );
     expect(raw).toEqual([]);
@@ -612,7 +684,90 @@ describe('inputs: directories, globs, gzip', () => {
   });
 });
 
+describe('inputs that are not regular files, or not there', () => {
+  it('refuses a device or a named pipe instead of reading it forever (exit 2)', async () => {
+    const dir = project();
+    execFileSync('mkfifo', [join(dir, 'pipe.csv')]);
+    for (const [input, kind] of [
+      ['/dev/zero', 'a character device'],
+      ['pipe.csv', 'a named pipe (FIFO)'],
+    ] as const) {
+      // A real process: the import it replaces never ended, and a test must not hang with it.
+      const result = await cli(dir, 'data', 'import', input, '--symbol', 'Z', '--timeframe', '1m');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `error [INVALID_ARGUMENT]: ${input.startsWith('/') ? input : join(dir, input)} is ${kind}, not a regular file`,
+      );
+      expect(result.stderr).toContain('hint: save the data to a file first');
+    }
+    expect(existsSync(join(dir, '.tradelab'))).toBe(false);
+  });
+
+  it('says where a relative path that is not there was looked for', async () => {
+    const dir = project();
+    const result = await cliInProcess(
+      dir,
+      'data',
+      'import',
+      'missing.csv',
+      '--symbol',
+      'BTCUSDT',
+      '--timeframe',
+      '1m',
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`no such file or directory: ${join(dir, 'missing.csv')}`);
+    expect(result.stderr).toContain(
+      `hint: check the path: relative paths start from the working directory, ${dir}`,
+    );
+  });
+});
+
+describe('a data spec naming one symbol twice', () => {
+  it('is a usage error naming the symbol, for every command that takes one', async () => {
+    const dir = project();
+    expect((await cliInProcess(dir, 'data', 'synth', '--symbols', '1', '--bars', '300')).code).toBe(
+      0,
+    );
+    const features = await cliInProcess(dir, 'data', 'features', 'SYN0,syn0:1h');
+    expect(features.code).toBe(2);
+    expect(features.stderr).toContain(
+      'error [INVALID_ARGUMENT]: "SYN0,syn0:1h" names SYN0 twice (symbols 1 and 2: "SYN0" and "syn0"); each symbol is one asset',
+    );
+    expect(features.stderr).toContain('hint: name each symbol once, e.g. SYN0:1h');
+    // It trained on one asset as two; a real process, as training needs one.
+    const train = await cli(
+      dir,
+      'train',
+      'ppo',
+      '--data',
+      'SYN0,SYN0:1h',
+      '--steps',
+      '64',
+      '--no-test',
+      '--out',
+      'run',
+    );
+    expect(train.code).toBe(2);
+    expect(train.stderr).toContain('names SYN0 twice');
+    expect(existsSync(join(dir, 'run'))).toBe(false);
+  });
+});
+
 describe('formats', () => {
+  it('reads epoch seconds in a Parquet file as seconds, as in a CSV', async () => {
+    const dir = project();
+    const seconds = [0, 1, 2].map((i) => (T0 + i * MIN) / 1000);
+    put(dir, 'seconds.parquet', await parquetBars(seconds, 'int64'));
+    const result = await importInProcess(dir, 'seconds.parquet', 'BTCUSDT', '1m');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      '3 rows; Parquet: positions are row numbers; timestamps: seconds since the epoch',
+    );
+    expect(result.stdout).toContain('Range: 2024-01-01T00:00Z → 2024-01-01T00:02Z');
+    expect([...(await readBars(dir, BTC_1M)).timestamps]).toEqual([T0, T0 + MIN, T0 + 2 * MIN]);
+  });
+
   it('imports Yahoo with --adjusted: close is the adjusted close, the raw bars are kept', async () => {
     const dir = project();
     put(
@@ -741,6 +896,23 @@ describe('formats', () => {
 });
 
 describe('gaps and resampling', () => {
+  it("says when bars are off the timeframe's UTC grid, and imports them as they are", async () => {
+    const dir = project();
+    put(dir, 'half-past.csv', csv(rows(T0 + 30 * MIN, 3, 60 * MIN)));
+    const result = await importInProcess(dir, 'half-past.csv', 'BTCUSDT', '1h');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'Grid: 3 of 3 bars do not start on a multiple of 1h in UTC (the first at 2024-01-01T00:30Z); they were imported as they are',
+    );
+    expect(result.stdout).toContain(
+      'If the times are bar closes or local times, re-export bar open times in UTC, or pass --tz.',
+    );
+    put(dir, 'on-the-hour.csv', csv(rows(T0, 3, 60 * MIN)));
+    const aligned = await importInProcess(dir, 'on-the-hour.csv', 'ETHUSDT', '1h');
+    expect(aligned.code).toBe(0);
+    expect(aligned.stdout).not.toContain('Grid:');
+  });
+
   it('says that closures are normal for us-equities, and counts missing bars apart', async () => {
     const dir = project();
     /** 30-minute bars of one NYSE session in January (09:30–15:30 New York = 14:30–20:30 UTC). */

@@ -114,6 +114,13 @@ export function printSummary(out: Output, name: string, result: ImportResult): v
     out.line(
       `Order: ${plural(report.outOfOrder, 'row')} came before an earlier one; sorted by time.`,
     );
+  if (report.offGrid !== undefined) {
+    const { offGrid } = report;
+    const tf = entry.timeframe;
+    out.line(
+      `Grid: ${count(offGrid.bars)} of ${plural(entry.rows, 'bar')} do not start on a multiple of ${tf} in UTC (the first at ${isoTime(offGrid.firstMs)}); they were imported as they are, but \`data resample\` buckets and symbols loaded together line up on that grid. If the times are bar closes or local times, re-export bar open times in UTC, or pass --tz.`,
+    );
+  }
   const { gaps } = report;
   const closures =
     gaps.closures > 0

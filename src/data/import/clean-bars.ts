@@ -1,8 +1,9 @@
-import { TradelabError } from '../../core/index.js';
+import { shellQuote, TradelabError } from '../../core/index.js';
 import { allocateBars, barCount, sliceBars, type Bars } from '../bars.js';
 import { missingBarsBetween, type Calendar } from '../calendar.js';
 import { timeframeMs, timeframeOfMs, type Timeframe } from '../timeframe.js';
 import { FIELD_BITS, type FieldProblemKind, type ParsedRows } from './parse-bars-csv.js';
+import { invisibleCharacters, visibleText } from './visible-text.js';
 
 /** What happens to rows with bad values: fail the import, drop them, or repair them. */
 export const BAD_ROW_POLICIES = ['error', 'drop', 'repair'] as const;
@@ -45,6 +46,12 @@ export interface CleanReport {
   /** The most common spacing between bars, and the share of gaps that have it. */
   spacing: { commonMs: number; share: number };
   gaps: GapReport;
+  /**
+   * Bars whose time is not a multiple of the timeframe in UTC (10:30 in 1h data), which resampling
+   * and aligning symbols assume: how many, and the first one's time. Undefined when every bar is
+   * on that grid. They are imported as they are; the summary says so.
+   */
+  offGrid?: { bars: number; firstMs: number };
   rows: number;
   firstMs: number;
   lastMs: number;
@@ -142,6 +149,7 @@ export function cleanBars(
     unparsable: 0,
     nan: 0,
     infinite: 0,
+    'timestamp out of range': 0,
   };
   const examples: string[] = [];
   for (const f of files) {
@@ -212,11 +220,13 @@ export function cleanBars(
       .flatMap((f) => f.problems)
       .find((p) => p.kind === 'unparsable' && /^\s*[-+]?\d+,\d+\s*$/.test(p.text))
       ?.text.trim();
+    // A byte-order mark inside the file (files joined with `cat`) spoils the row it starts.
+    const marked = files.find((f) => f.problems.some((p) => p.text.includes('\ufeff')))?.file;
     throw new TradelabError(
       'DATA_INVALID',
       `${problemCount} bad value${problemCount === 1 ? '' : 's'} in the input:\n  ${examples.join('\n  ')}${problemCount > examples.length ? `\n  … and ${problemCount - examples.length} more` : ''}`,
       {
-        hint: `${comma === undefined ? '' : `"${comma}" looks like a decimal comma: tradelab reads decimal points (${comma.replace(',', '.')}); convert the numbers, then import again. Otherwise `}fix the file, or rerun with --on-bad drop (skip bad rows) or --on-bad repair (forward-fill bad values, clamp high/low); nothing was imported`,
+        hint: `${comma === undefined ? '' : `"${comma}" looks like a decimal comma: tradelab reads decimal points (${comma.replace(',', '.')}); convert the numbers, then import again. Otherwise `}${marked === undefined ? '' : `remove the byte-order marks inside the file (\`sed -i 's/\\xEF\\xBB\\xBF//g' ${shellQuote(marked)}\`), then import again. Otherwise `}fix the file, or rerun with --on-bad drop (skip bad rows) or --on-bad repair (forward-fill bad values, clamp high/low); nothing was imported`,
         details: { fieldProblems, valueProblems },
       },
     );
@@ -372,6 +382,7 @@ function finish(
   const barMs = timeframeMs(options.timeframe);
   const spacing = checkSpacing(bars, barMs, options.timeframe);
   const gaps = findGaps(bars, barMs, options.calendar);
+  const offGrid = offGridBars(bars, barMs);
   return {
     bars,
     report: {
@@ -379,6 +390,7 @@ function finish(
       rowsRead: total - counts.existingRows,
       spacing,
       gaps,
+      ...(offGrid === undefined ? {} : { offGrid }),
       rows: m,
       firstMs: bars.timestamps[0] ?? Number.NaN,
       lastMs: bars.timestamps[m - 1] ?? Number.NaN,
@@ -387,18 +399,25 @@ function finish(
 }
 
 function describeField(kind: FieldProblemKind, text: string): string {
-  const shown = JSON.stringify(text.length > 30 ? `${text.slice(0, 27)}...` : text);
+  const shown = visibleText(text.length > 30 ? `${text.slice(0, 27)}...` : text);
+  const invisible = invisibleCharacters(text);
+  const why =
+    invisible.length === 0
+      ? ''
+      : `: it holds ${invisible.join(' and ')}, which does not show on screen`;
   switch (kind) {
     case 'timestamp':
-      return `timestamp ${shown} is not an ISO-8601 date-time or an epoch number`;
+      return `timestamp ${shown} is not an ISO-8601 date-time or an epoch number${why}`;
     case 'empty':
       return 'empty field';
     case 'unparsable':
-      return `${shown} is not a number`;
+      return `${shown} is not a number${why}`;
     case 'nan':
       return `${shown} (NaN) is not a value`;
     case 'infinite':
       return `${shown} is infinite`;
+    case 'timestamp out of range':
+      return `timestamp ${shown} is outside the dates tradelab handles (years 0000 to 9999)`;
   }
 }
 
@@ -511,6 +530,19 @@ function checkSpacing(
     );
   }
   return { commonMs, share };
+}
+
+/** How many bars are off the timeframe's UTC grid, and the first one's time (undefined: none). */
+function offGridBars(bars: Bars, barMs: number): { bars: number; firstMs: number } | undefined {
+  let count = 0;
+  let firstMs = Number.NaN;
+  for (const t of bars.timestamps) {
+    // t − floor(t / barMs) · barMs, not t % barMs: times before 1970 are negative.
+    if (t - Math.floor(t / barMs) * barMs === 0) continue;
+    if (count === 0) firstMs = t;
+    count++;
+  }
+  return count === 0 ? undefined : { bars: count, firstMs };
 }
 
 /** Gaps between consecutive bars, told apart by the calendar into missing data and closures. */

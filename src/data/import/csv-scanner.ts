@@ -157,7 +157,10 @@ export function isNanLiteral(bytes: Uint8Array, start: number, end: number): boo
   return /^\s*[+-]?nan\s*$/i.test(decoder.decode(bytes.subarray(start, end)));
 }
 
-/** A field's text (for messages and headers). */
+/** Keeps a leading U+FEFF: the default decoder drops it, and a message would then hide it. */
+const keepingDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** A field's text (for messages and headers), an invisible leading U+FEFF included. */
 export function fieldText(bytes: Uint8Array, start: number, end: number): string {
-  return decoder.decode(bytes.subarray(start, end));
+  return keepingDecoder.decode(bytes.subarray(start, end));
 }

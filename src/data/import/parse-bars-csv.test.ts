@@ -330,6 +330,7 @@ describe('parseBarsCsv: problems, located by file, line, column and name', () =>
       unparsable: 1,
       nan: 1,
       infinite: 3,
+      'timestamp out of range': 0,
     });
   });
 

@@ -9,7 +9,14 @@ import {
   scanLine,
   type CsvRow,
 } from './csv-scanner.js';
-import { epochToMs, parseIsoTimestamp, UTC_OFFSET, type ZoneOffset } from './parse-timestamp.js';
+import {
+  epochToMs,
+  epochUnitBit,
+  parseIsoTimestamp,
+  timestampUnitsNote,
+  UTC_OFFSET,
+  type ZoneOffset,
+} from './parse-timestamp.js';
 
 /** The file formats import reads. */
 export const IMPORT_FORMATS = ['auto', 'generic', 'binance', 'yahoo', 'parquet'] as const;
@@ -19,7 +26,14 @@ export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 export type CsvFormat = 'generic' | 'binance' | 'yahoo';
 
 /** What is wrong with one field. */
-export type FieldProblemKind = 'timestamp' | 'empty' | 'unparsable' | 'nan' | 'infinite';
+export type FieldProblemKind =
+  | 'timestamp'
+  | 'empty'
+  | 'unparsable'
+  | 'nan'
+  | 'infinite'
+  /** A time outside years 0000–9999 (a Parquet value in the wrong unit, a damaged one). */
+  | 'timestamp out of range';
 
 /** One bad field, located in its file. */
 export interface FieldProblem {
@@ -176,7 +190,14 @@ export function parseBarsCsv(
     lines: new Int32Array(capacity),
     badFields: new Uint8Array(capacity),
     problems: [],
-    problemCounts: { timestamp: 0, empty: 0, unparsable: 0, nan: 0, infinite: 0 },
+    problemCounts: {
+      timestamp: 0,
+      empty: 0,
+      unparsable: 0,
+      nan: 0,
+      infinite: 0,
+      'timestamp out of range': 0,
+    },
     notes: [],
     columns: {},
   };
@@ -384,16 +405,8 @@ export function parseBarsCsv(
     out.notes.push(
       `${shortRows} rows had fewer than ${needed} fields (missing fields read as empty)`,
     );
-  const units = [
-    epochUnits & 1 ? 'seconds' : '',
-    epochUnits & 2 ? 'milliseconds' : '',
-    epochUnits & 4 ? 'microseconds' : '',
-    epochUnits & 8 ? 'ISO-8601' : '',
-  ].filter(Boolean);
-  if (units.length > 0)
-    out.notes.push(
-      `timestamps: ${units.length > 1 ? 'mixed ' : ''}${units.join(' and ')}${epochUnits & 7 ? ' since the epoch' : ''}`,
-    );
+  const units = timestampUnitsNote(epochUnits);
+  if (units !== undefined) out.notes.push(units);
   return shrink(out, n);
 }
 
@@ -429,7 +442,7 @@ function readTimestamp(
     if (!Number.isFinite(value)) return;
     const abs = Math.abs(value);
     out.ms = Math.floor(epochToMs(value));
-    out.unit = abs < 1e11 ? 1 : abs < 1e14 ? 2 : 4;
+    out.unit = epochUnitBit(abs);
     return;
   }
   if (timeColumn >= 0) {
@@ -521,6 +534,7 @@ function readLayout(file: string, bytes: Uint8Array, format: CsvFormat): Layout 
   const columns = { ...none };
   for (const field of FIELDS)
     columns[field] = names.findIndex((n) => HEADER_NAMES[field].includes(n));
+  checkOneColumnEach(file, line, bytes, row, names);
   let timeColumn = -1;
   // "Date,Time,Open,…": date and time of day in two columns.
   const dateIndex = names.indexOf('date');
@@ -548,6 +562,37 @@ function readLayout(file: string, bytes: Uint8Array, format: CsvFormat): Layout 
     );
   }
   return { format, columns, timeColumn, names, dataOffset: next, dataLine: line + 1 };
+}
+
+/**
+ * Two header columns for one value field (`close` twice, or `close` and `Close`) would leave the
+ * parser to pick one silently: name both, by position, and let the user say which.
+ */
+function checkOneColumnEach(
+  file: string,
+  line: number,
+  bytes: Uint8Array,
+  row: CsvRow,
+  names: readonly string[],
+): void {
+  for (const field of FIELDS) {
+    // Several timestamp-like columns are common (open and close times); the preferred one is taken.
+    if (field === 'timestamp') continue;
+    const found = names.flatMap((n, i) => (HEADER_NAMES[field].includes(n) ? [i] : []));
+    const [first, second] = found;
+    if (first === undefined || second === undefined) continue;
+    const shown = (i: number): string =>
+      `${JSON.stringify(fieldText(bytes, row.starts[i] ?? 0, row.ends[i] ?? 0).trim())} (column ${i + 1})`;
+    const name = field === 'adjClose' ? 'adjusted close' : field;
+    throw new TradelabError(
+      'DATA_INVALID',
+      `${file}:${line}: the header has ${found.length} ${name} columns: ${found.map(shown).join(', ')}; tradelab cannot tell which one holds the ${name}`,
+      {
+        hint: `rename or remove all but one of them (e.g. \`cut -d, --complement -f${second + 1}\` drops column ${second + 1}), then import again`,
+        details: { file, line, field, columns: found.map((i) => i + 1) },
+      },
+    );
+  }
 }
 
 function shrink(rows: ParsedRows, n: number): ParsedRows {

@@ -34,6 +34,27 @@ export function epochToMs(value: number): number {
   return Number.NaN;
 }
 
+/**
+ * The unit an epoch number's magnitude says it is in, as a bit of {@link timestampUnitsNote}'s
+ * argument: 1 seconds, 2 milliseconds, 4 microseconds (8 is ISO-8601 text).
+ */
+export function epochUnitBit(value: number): number {
+  const magnitude = Math.abs(value);
+  return magnitude < SECONDS_BELOW ? 1 : magnitude < MILLIS_BELOW ? 2 : 4;
+}
+
+/** The import summary's note on the timestamps read ("timestamps: seconds since the epoch"). */
+export function timestampUnitsNote(bits: number): string | undefined {
+  const units = [
+    bits & 1 ? 'seconds' : '',
+    bits & 2 ? 'milliseconds' : '',
+    bits & 4 ? 'microseconds' : '',
+    bits & 8 ? 'ISO-8601' : '',
+  ].filter(Boolean);
+  if (units.length === 0) return undefined;
+  return `timestamps: ${units.length > 1 ? 'mixed ' : ''}${units.join(' and ')}${bits & 7 ? ' since the epoch' : ''}`;
+}
+
 /** The value of `n` decimal digits at `at`, or -1 if any byte is not a digit. */
 function digits(bytes: Uint8Array, at: number, n: number): number {
   let value = 0;

@@ -37,7 +37,9 @@ export function expandInputs(inputs: readonly string[], baseDir: string): string
     }
     if (!existsSync(path)) {
       throw new TradelabError('FILE_NOT_FOUND', `no such file or directory: ${path}`, {
-        hint: 'check the path (relative paths are relative to the project root)',
+        hint: isAbsolute(input)
+          ? 'check the path'
+          : `check the path: relative paths start from the working directory, ${baseDir}`,
       });
     }
     if (statSync(path).isDirectory()) {
@@ -55,7 +57,37 @@ export function expandInputs(inputs: readonly string[], baseDir: string): string
       files.push(...inside);
     } else files.push(path);
   }
-  return [...new Set(files)];
+  const unique = [...new Set(files)];
+  for (const file of unique) checkRegularFile(file);
+  return unique;
+}
+
+/**
+ * Refuses anything but a regular file (symlinks followed): a device such as /dev/zero or a FIFO
+ * never ends, so reading it whole would hang the import.
+ */
+function checkRegularFile(path: string): void {
+  const stats = statSync(path);
+  if (stats.isFile()) return;
+  const kind = stats.isFIFO()
+    ? 'a named pipe (FIFO)'
+    : stats.isCharacterDevice()
+      ? 'a character device'
+      : stats.isBlockDevice()
+        ? 'a block device'
+        : stats.isSocket()
+          ? 'a socket'
+          : stats.isDirectory()
+            ? 'a directory'
+            : 'not a regular file';
+  throw new TradelabError(
+    'INVALID_ARGUMENT',
+    `${path} is ${kind}, not a regular file: an import reads whole files, and this one may never end`,
+    {
+      hint: 'save the data to a file first (e.g. `your-command > bars.csv`), then import that file',
+      details: { file: path },
+    },
+  );
 }
 
 /** Files matching a glob pattern (absolute), sorted. */

@@ -60,9 +60,22 @@ export function checkCsvInput(source: SourceFile): void {
         hint: archive.hint,
       });
   }
-  if (!isText(sample)) {
+  const notText = firstNonText(sample);
+  if (notText !== undefined) {
     const named = /\.gz(ip)?$/i.test(path) && !source.gzip;
-    const what = `not text (it starts with bytes ${hex(bytes.subarray(0, 8))})`;
+    const at = `${notText.what} at offset ${notText.offset} (line ${notText.line})`;
+    if (notText.latin1 && !named) {
+      const out = sibling(path, '-utf8');
+      throw new TradelabError(
+        'FORMAT_UNSUPPORTED',
+        `${path} is not UTF-8 text: ${at} is not valid UTF-8; the file looks like Latin-1 or Windows-1252 text, as older spreadsheets export it`,
+        {
+          hint: `convert it, e.g. ${source.gzip ? `gunzip -c ${shellQuote(path)} | iconv -f WINDOWS-1252 -t UTF-8 > ${shellQuote(out)}` : `iconv -f WINDOWS-1252 -t UTF-8 ${shellQuote(path)} > ${shellQuote(out)}`}`,
+          details: { file: path, offset: notText.offset, byte: notText.byte },
+        },
+      );
+    }
+    const what = `not text: ${at}`;
     throw new TradelabError(
       'FORMAT_UNSUPPORTED',
       named
@@ -72,6 +85,7 @@ export function checkCsvInput(source: SourceFile): void {
         hint: named
           ? `the download may be damaged; fetch it again (\`file ${shellQuote(path)}\` says what it holds)`
           : `import a CSV or Parquet file (\`file ${shellQuote(path)}\` says what this one holds)`,
+        details: { file: path, offset: notText.offset, byte: notText.byte },
       },
     );
   }
@@ -148,21 +162,76 @@ function utf16Or32(b: Uint8Array): { name: string; iconv: string } | undefined {
   return undefined;
 }
 
-/** Valid UTF-8 without NUL or other control characters than tab, line feed, form feed and return. */
-function isText(sample: Uint8Array): boolean {
-  for (const b of sample) if (b < 0x20 && b !== 9 && b !== 10 && b !== 12 && b !== 13) return false;
-  try {
-    // stream: a character cut at the sample's end is not an error.
-    new TextDecoder('utf-8', { fatal: true }).decode(sample, { stream: true });
-    return true;
-  } catch {
-    return false;
-  }
+/** Where a sample stops being text, and what is there. */
+interface NonText {
+  offset: number;
+  /** 1-based line of the offset. */
+  line: number;
+  byte: number;
+  /** "NUL byte 0x00", "control byte 0x1b", "byte 0xe9". */
+  what: string;
+  /** The byte is not UTF-8 but a Latin-1 letter or sign, and the sample has no control bytes. */
+  latin1: boolean;
 }
 
-/** The first bytes as hex, for a message about a file that is not text. */
-function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(' ');
+/**
+ * The first byte that is not UTF-8 text, or a NUL or other control byte than tab, line feed, form
+ * feed and return; undefined for text. A character cut at the sample's end is not an error.
+ */
+function firstNonText(sample: Uint8Array): NonText | undefined {
+  const control = sample.findIndex((b) => b < 0x20 && b !== 9 && b !== 10 && b !== 12 && b !== 13);
+  const invalid = invalidUtf8At(sample);
+  const offset = control < 0 ? invalid : invalid < 0 ? control : Math.min(control, invalid);
+  if (offset < 0) return undefined;
+  const byte = sample[offset] ?? 0;
+  let line = 1;
+  for (let i = 0; i < offset; i++) if (sample[i] === 10) line++;
+  const hexByte = `0x${byte.toString(16).padStart(2, '0')}`;
+  return {
+    offset,
+    line,
+    byte,
+    what:
+      offset === control
+        ? byte === 0
+          ? 'NUL byte 0x00'
+          : `control byte ${hexByte}`
+        : `byte ${hexByte}`,
+    latin1: offset !== control && control < 0 && byte >= 0xa0,
+  };
+}
+
+/** The offset of the first byte that breaks UTF-8 in `b`, or -1; a sequence cut at the end is fine. */
+function invalidUtf8At(b: Uint8Array): number {
+  for (let i = 0; i < b.length;) {
+    const lead = b[i] ?? 0;
+    if (lead < 0x80) {
+      i++;
+      continue;
+    }
+    // Continuation bytes after a lead byte, and the range the first of them must fall in
+    // (no overlong forms, no surrogates, nothing above U+10FFFF).
+    let more: number;
+    let low = 0x80;
+    let high = 0xbf;
+    if (lead >= 0xc2 && lead <= 0xdf) more = 1;
+    else if (lead >= 0xe0 && lead <= 0xef) {
+      more = 2;
+      if (lead === 0xe0) low = 0xa0;
+      if (lead === 0xed) high = 0x9f;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      more = 3;
+      if (lead === 0xf0) low = 0x90;
+      if (lead === 0xf4) high = 0x8f;
+    } else return i;
+    for (let k = 1; k <= more; k++) {
+      if (i + k >= b.length) return -1;
+      const c = b[i + k] ?? 0;
+      if (c < (k === 1 ? low : 0x80) || c > (k === 1 ? high : 0xbf)) return i;
+    }
+    i += more + 1;
+  }
+  return -1;
 }
 
 /** `dir/name-suffix.ext` beside `path` (`.gz` dropped: the converted file is plain). */

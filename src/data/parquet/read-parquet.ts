@@ -39,6 +39,11 @@ export interface ReadParquetOptions {
 export interface ReadParquetResult extends ParquetTable {
   /** Non-numeric columns (strings, booleans, nested…) skipped because none were asked for. */
   skippedColumns: string[];
+  /**
+   * Columns the file types as TIMESTAMP or DATE (read as epoch ms): their unit is the file's word.
+   * A time in any other column is a plain number whose unit is not known.
+   */
+  timeColumns: string[];
 }
 
 /** How a column's decoded values become numbers. */
@@ -211,6 +216,7 @@ async function decode(
       (metadata.key_value_metadata ?? []).map((kv) => [kv.key, kv.value ?? '']),
     ),
     skippedColumns,
+    timeColumns: [...plans].filter(([, plan]) => plan.kind === 'time').map(([name]) => name),
   };
 }
 
