@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { clientError } from './api-error.js';
@@ -15,18 +16,57 @@ import type { TokenCheck } from './server-token.js';
 /** The cookie that carries the token for the dashboard (HttpOnly, SameSite=Strict). */
 export const TOKEN_COOKIE = 'tradelab_token';
 
-/** Hostnames of a loopback bind that the Host header may name. */
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+/** Names of a loopback bind that the Host header may give, besides literal loopback addresses. */
+const LOOPBACK_NAMES = new Set(['localhost']);
 
 /** Whether `host` (as given to --host) only listens on this machine. */
 export function isLoopback(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return (
+    LOOPBACK_NAMES.has(host.toLowerCase()) ||
+    isLoopbackIpv4(host) ||
+    isLoopbackAddressInBrackets(`[${host.replace(/^\[|\]$/g, '')}]`)
+  );
 }
 
-/** The hostname of a Host header (`localhost:8321` → `localhost`, `[::1]:80` → `[::1]`). */
-function hostnameOf(header: string): string {
-  const match = /^(\[[^\]]*\]|[^:]*)(:\d+)?$/.exec(header.trim().toLowerCase());
-  return match?.[1] ?? '';
+/** Whether `text` is a dotted-decimal IPv4 address in 127.0.0.0/8 (no other spelling). */
+function isLoopbackIpv4(text: string): boolean {
+  const parts = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text)?.slice(1);
+  return parts?.every((p) => Number(p) <= 255 && (p === '0' || !p.startsWith('0'))) === true;
+}
+
+/** Whether `text` is `[IPv6]` naming ::1 or an IPv4-mapped 127.x.y.z, in any spelling. */
+function isLoopbackAddressInBrackets(text: string): boolean {
+  const inner = /^\[([0-9a-f:.]+)\]$/i.exec(text)?.[1];
+  if (inner === undefined || isIP(inner) !== 6) return false;
+  // The URL parser writes an IPv6 address one way: ::1, and ::ffff:7f00:1 for ::ffff:127.0.0.1.
+  const canonical = new URL(`http://[${inner}]/`).hostname;
+  return canonical === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(canonical);
+}
+
+/**
+ * Whether a Host header names this machine's loopback: `localhost`, a literal 127.x.y.z or a
+ * bracketed loopback IPv6 address, each with an optional port. Nothing else: a DNS-rebinding page
+ * is served from a name its author controls (`127.0.0.1.evil.com`, `127.evil.com`,
+ * `localhost.evil.com`), which is never one of these; `localhost.` (the absolute form) is refused
+ * too, as is an empty or missing Host.
+ */
+export function isLoopbackHost(header: string | undefined): boolean {
+  const match = /^(\[[^\]]*\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(header ?? '');
+  const name = match?.[1]?.toLowerCase();
+  if (name === undefined) return false;
+  return LOOPBACK_NAMES.has(name) || isLoopbackIpv4(name) || isLoopbackAddressInBrackets(name);
+}
+
+/** Whether a write's Origin is the service's own page on a loopback bind: http, a loopback Host, the same host:port. */
+function isLoopbackOrigin(origin: string, host: string): boolean {
+  if (!URL.canParse(origin)) return false;
+  const url = new URL(origin);
+  return (
+    url.protocol === 'http:' &&
+    url.origin === origin.toLowerCase().replace(/\/$/, '') &&
+    isLoopbackHost(url.host) &&
+    url.host === host.toLowerCase()
+  );
 }
 
 /** Security headers on every response: no sniffing, no framing, scripts only from the service. */
@@ -41,11 +81,15 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
   );
 };
 
-/** Refuses DNS-rebinding Hosts on a loopback bind, and cross-origin writes everywhere. */
+/**
+ * Refuses DNS-rebinding Hosts on a loopback bind, and cross-origin writes everywhere: on a
+ * loopback bind a write's Origin must itself be a loopback origin of this service (an http
+ * origin whose host:port is the Host), elsewhere the Host it was sent to.
+ */
 export function originChecks(loopback: boolean): MiddlewareHandler {
   return async (c, next) => {
     const host = c.req.header('host') ?? '';
-    if (loopback && !LOOPBACK_HOSTS.has(hostnameOf(host)) && !/^127\./.test(hostnameOf(host))) {
+    if (loopback && !isLoopbackHost(host)) {
       return c.json(
         clientError(
           'FORBIDDEN_HOST',
@@ -58,7 +102,10 @@ export function originChecks(loopback: boolean): MiddlewareHandler {
     const method = c.req.method;
     const origin = c.req.header('origin');
     if (method !== 'GET' && method !== 'HEAD' && origin !== undefined) {
-      if (!URL.canParse(origin) || new URL(origin).host !== host.toLowerCase()) {
+      const allowed = loopback
+        ? isLoopbackOrigin(origin, host)
+        : URL.canParse(origin) && new URL(origin).host === host.toLowerCase();
+      if (!allowed) {
         return c.json(
           clientError(
             'FORBIDDEN_ORIGIN',
@@ -105,7 +152,8 @@ export function requireToken(check: TokenCheck): MiddlewareHandler {
       return c.html(loginPage(), 401);
     }
     const auth = c.req.header('authorization');
-    const bearer = auth?.startsWith('Bearer ') === true ? auth.slice('Bearer '.length) : undefined;
+    // The scheme's name is case-insensitive (RFC 7235 2.1): `bearer TOKEN` is the same.
+    const bearer = /^bearer +(\S+) *$/i.exec(auth ?? '')?.[1];
     const presented = bearer ?? getCookie(c, TOKEN_COOKIE);
     if (presented !== undefined && check.verify(presented)) {
       await next();

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { TradelabError } from '../../core/index.js';
+import { outsideProject, TradelabError } from '../../core/index.js';
 import { ErrorBodySchema } from '../api-error.js';
 import type { ServiceContext } from '../service-context.js';
 
@@ -10,7 +10,9 @@ import type { ServiceContext } from '../service-context.js';
  * manifest.json, `pretrain tcn` run.json, each a report.html when it ends. The names are theirs
  * (agents' MANIFEST_FILE, supervised's RUN_FILE, checked equal in run-routes.test.ts); they are not
  * imported, so the service never loads TensorFlow.js to list runs. A run is named by its folder,
- * which must be one the listing found: no request names a path.
+ * which must be one the listing found: no request names a path. A run file or report that is a
+ * symlink leading out of the runs directory is not read: the service serves what its runs wrote,
+ * not what a link in the project points to.
  */
 
 /** The file each kind of run writes, by kind. */
@@ -44,6 +46,11 @@ interface FoundRun {
   summary: z.infer<typeof RunSchema>;
 }
 
+/** Whether `file` exists and stays inside `runsDir` once its symlinks are followed. */
+function isRunFile(runsDir: string, file: string): boolean {
+  return existsSync(file) && outsideProject(runsDir, file) === undefined;
+}
+
 /** The runs in `runsDir`, by name. */
 function findRuns(runsDir: string): Map<string, FoundRun> {
   const runs = new Map<string, FoundRun>();
@@ -53,7 +60,7 @@ function findRuns(runsDir: string): Map<string, FoundRun> {
     const dir = join(runsDir, entry.name);
     for (const [kind, name] of Object.entries(RUN_FILES) as ['ppo' | 'tcn', string][]) {
       const file = join(dir, name);
-      if (!existsSync(file)) continue;
+      if (!isRunFile(runsDir, file)) continue;
       let parsed: { status?: unknown; data?: { spec?: unknown } } = {};
       try {
         parsed = JSON.parse(readFileSync(file, 'utf8')) as typeof parsed;
@@ -70,7 +77,7 @@ function findRuns(runsDir: string): Map<string, FoundRun> {
           status: typeof parsed.status === 'string' ? parsed.status : 'unknown',
           updatedAt: statSync(file).mtimeMs,
           data: typeof parsed.data?.spec === 'string' ? parsed.data.spec : null,
-          report: existsSync(join(dir, REPORT)),
+          report: isRunFile(runsDir, join(dir, REPORT)),
         },
       });
       break;
@@ -83,6 +90,40 @@ function runNotFound(name: string, runsDir: string): TradelabError {
   return new TradelabError('FILE_NOT_FOUND', `no run "${name}" in ${runsDir}`, {
     hint: 'list the runs: GET /api/runs',
   });
+}
+
+/**
+ * A run's run file as written. One that is not a JSON object (cut short, damaged, edited by hand)
+ * is MODEL_INVALID naming the file: it is a stored file the service cannot read, not a bug.
+ */
+function readRunFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (cause) {
+    throw new TradelabError('FILE_ACCESS', `cannot read ${file}: ${(cause as Error).message}`, {
+      hint: 'let the service read the runs directory (permissions)',
+      cause,
+      details: { file },
+    });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (cause) {
+    throw new TradelabError('MODEL_INVALID', `${file} is not complete JSON`, {
+      hint: 'a run writes this file whole (temp file + rename): one cut short was copied or edited by hand; restore it, or train again into a new --out',
+      cause,
+      details: { file },
+    });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new TradelabError('MODEL_INVALID', `${file} is not a run file (not a JSON object)`, {
+      hint: 'train again into a new --out',
+      details: { file },
+    });
+  }
+  return parsed as Record<string, unknown>;
 }
 
 /** `/api/runs/…`: training and pretraining runs, their run files and reports. */
@@ -128,10 +169,7 @@ export function runRoutes(ctx: ServiceContext): OpenAPIHono {
         ...notFound,
       },
     }),
-    (c) => {
-      const run = find(c.req.valid('param').name);
-      return c.json(JSON.parse(readFileSync(run.file, 'utf8')) as Record<string, unknown>, 200);
-    },
+    (c) => c.json(readRunFile(find(c.req.valid('param').name).file), 200),
   );
   app.openapi(
     createRoute({
@@ -147,7 +185,7 @@ export function runRoutes(ctx: ServiceContext): OpenAPIHono {
     (c) => {
       const run = find(c.req.valid('param').name);
       const report = join(run.dir, REPORT);
-      if (!existsSync(report)) throw runNotFound(`${run.summary.name}/${REPORT}`, runsDir);
+      if (!isRunFile(runsDir, report)) throw runNotFound(`${run.summary.name}/${REPORT}`, runsDir);
       return c.html(readFileSync(report, 'utf8'), 200);
     },
   );
