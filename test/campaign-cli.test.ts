@@ -405,5 +405,24 @@ describe('tradelab campaign', () => {
       /^STUDY +DONE +COMPLETE +PRUNED +FAILED +RUNNING +RATE\/H +BEST +ETA$/m,
     );
     expect(table.stdout).toMatch(/^ft +3\/3 /m);
+
+    // The dataset replaced under the campaign (a store with the same names and other bars): the
+    // run and the report say that the data changed, not that the file did.
+    const synth = await cliInProcess(
+      ...['data', 'synth', '--symbols', '2', '--bars', '1500', '--seed', '99'],
+      ...['--data-dir', 'changed'],
+    );
+    expect(synth.code, synth.stderr).toBe(0);
+    for (const args of [
+      ['campaign', 'run', 'tiny.yaml'],
+      ['campaign', 'report', 'tiny'],
+    ]) {
+      const changed = await cli(...args, '--data-dir', 'changed');
+      expect(changed.code, `${args.join(' ')}: ${changed.stdout}`).toBe(1);
+      expect(changed.stderr).toMatch(
+        /error \[DATA_MISMATCH\]: the dataset SYN0,SYN1:1h changed since study "tiny\.ensemble_balanced" was created on it/,
+      );
+      expect(changed.stderr).not.toContain('restore the file');
+    }
   }, 180_000);
 });

@@ -210,6 +210,40 @@ describe('a trading study from the command line', () => {
     expect(ran.stdout).toMatch(/Finished 1 trial in [\d.]+ s \([^)]+ s\/trial\)/);
   }, 120_000);
 
+  it('refuses to score the study on data other than its own: a dataset replaced since, or gone, is named with how to get it back', async () => {
+    // Other stores beside the study's own (--data-dir): the same names with other bars, and one
+    // that lacks SYN1:1h.
+    for (const [store, symbols] of [
+      ['changed', '2'],
+      ['partial', '1'],
+    ] as const) {
+      const made = await cliInProcess(
+        ...['data', 'synth', '--symbols', symbols, '--bars', '1500', '--seed', '99'],
+        ...['--data-dir', store],
+      );
+      expect(made.code, made.stderr).toBe(0);
+    }
+    const trial = String(show.best.number);
+    for (const args of [
+      ['study', 'show', 'syn'],
+      ['backtest', '--study', 'syn', '--trial', trial],
+    ]) {
+      const changed = await cli(...args, '--data-dir', 'changed');
+      expect(changed.code, `${args.join(' ')}: ${changed.stdout}`).toBe(1);
+      expect(changed.stderr).toMatch(
+        /error \[DATA_MISMATCH\]: the dataset SYN0,SYN1:1h changed since study "syn" was created on it: it now has 1,\d{3} bars, SHA-256 [0-9a-f]{12}… \(the study's: 1,\d{3} bars, SHA-256 [0-9a-f]{12}…\)/,
+      );
+      expect(changed.stderr).toMatch(/hint: .*start anew on the new data/);
+      const gone = await cli(...args, '--data-dir', 'partial');
+      expect(gone.code, `${args.join(' ')}: ${gone.stdout}`).toBe(2);
+      expect(gone.stderr).toMatch(
+        /error \[DATASET_NOT_FOUND\]: study "syn" needs dataset SYN1:1h, which is not in the data store .*partial \(it was created on SYN0,SYN1:1h: /,
+      );
+      expect(gone.stderr).not.toContain('did you mean');
+      expect(gone.stderr).toMatch(/hint: put the data it was created on back in that store/);
+    }
+  }, 60_000);
+
   it('says what is wrong with a bad study file or flag, and stores nothing', async () => {
     writeFileSync(join(dir, 'bad.yaml'), 'data: SYN0,SYN1:1h\nparams:\n  gama: 0.9\n');
     const bad = await cliInProcess('study', 'create', 'bad', '--file', 'bad.yaml');

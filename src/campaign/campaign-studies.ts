@@ -11,7 +11,7 @@ import { featureOptionsOf } from '../trading/feature-groups.js';
 import { bestTrials, fineTuneSpec } from '../trading/fine-tune.js';
 import { studySplits } from '../trading/cv-spec.js';
 import { loadPreset } from '../trading/presets.js';
-import { studyMarket } from '../trading/study-data.js';
+import { checkStudyData, studyMarket } from '../trading/study-data.js';
 import { resolveDrlStudy, type DrlStudySpec } from '../trading/study-spec.js';
 import { fitParamsToProfile, type DrlLimits } from '../trading/profile-limits.js';
 import { Study, type ComponentSpecs } from '../tune/index.js';
@@ -165,8 +165,7 @@ export async function openCampaignStudies(
   const entries: ScheduledStudy[] = [];
   for (const [i, entry] of plan.studies.entries()) {
     let record = existing.get(entry.study);
-    if (record !== undefined)
-      checkMember(record, plan, entry, entry.from === null ? specs[i] : undefined);
+    if (record !== undefined) checkMember(record, plan, entry, specs[i] as DrlStudySpec, market);
     else if (entry.from === null)
       record = (
         await Study.create(storage, {
@@ -240,12 +239,17 @@ export async function writeCampaignPlan(storage: StudyStorage, plan: CampaignPla
   }
 }
 
-/** Refuses a stored study that is not this campaign's study `entry`, or was made differently. */
+/**
+ * Refuses a stored study that is not this campaign's study `entry`, that was created on other bars
+ * of the file's dataset than `market`'s, or (a study that fine-tunes nothing) that was made with
+ * other settings than `spec`.
+ */
 function checkMember(
   record: StudyRecord,
   plan: CampaignPlan,
   entry: CampaignStudyPlan,
-  spec: DrlStudySpec | undefined,
+  spec: DrlStudySpec,
+  market: MarketData,
 ): void {
   const member = membershipOf(record);
   if (member?.name !== plan.name || member.key !== entry.key)
@@ -256,10 +260,17 @@ function checkMember(
         hint: `rename the campaign or the study in ${plan.file}, or remove it (tradelab study rm ${entry.study})`,
       },
     );
-  if (spec === undefined) return;
+  const was = record.systemAttrs.drl as DrlStudySpec;
+  // The file's dataset and indicators, other bars: the data changed, which no edit of the file undoes.
+  if (
+    was.data.spec === spec.data.spec &&
+    JSON.stringify(was.features) === JSON.stringify(spec.features)
+  )
+    checkStudyData(market, was, record.name);
+  // A fine-tuning study's spec is its source's, narrowed: what it was made with is checked there.
+  if (entry.from !== null) return;
   const stored = JSON.stringify(record.systemAttrs.drl);
   if (stored !== JSON.stringify(spec)) {
-    const was = record.systemAttrs.drl as DrlStudySpec;
     const changed = (Object.keys(spec) as (keyof DrlStudySpec)[]).filter(
       (k) => JSON.stringify(spec[k]) !== JSON.stringify(was[k]),
     );

@@ -23,6 +23,7 @@ export function loadCampaignReport(
     const evaluated = await holdoutOfBest(
       context.project(),
       storage,
+      record.name,
       record.systemAttrs.drl as DrlStudySpec,
       best,
     );

@@ -97,10 +97,14 @@ export function printSplits(out: Output, trial: TrialRecord, bars?: StudyBars): 
   out.line();
 }
 
-/** Evaluates the best trial's model on the holdout; undefined when there is none (or no model). */
+/**
+ * Evaluates the best trial's model of study `study` on the holdout; undefined when there is none
+ * (or no model).
+ */
 export async function holdoutOfBest(
   project: Project,
   storage: StudyStorage,
+  study: string,
   spec: DrlStudySpec,
   best: TrialRecord,
 ): Promise<({ evaluation: RangeEvaluation } & StudyBars) | undefined> {
@@ -109,7 +113,7 @@ export async function holdoutOfBest(
   if (!names.includes('model.json')) return undefined;
   await startBackend(project);
   const data = withStudyEncoder(
-    await loadStudyData(openDatasetStore(project.config.settings.dataDir), spec),
+    await loadStudyData(openDatasetStore(project.config.settings.dataDir), spec, study),
     spec,
   );
   return {

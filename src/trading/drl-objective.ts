@@ -7,7 +7,6 @@ import { evaluationEnvOptions, type RunEnvOptions } from '../agents/run-manifest
 import { memoryReport } from '../compute/memory-report.js';
 import { fitNormalizer, type Normalizer } from '../data/features/normalizer.js';
 import type { MarketData } from '../data/load-market-data.js';
-import { digestMarketData } from '../data/market-digest.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
 import { TradelabError } from '../core/index.js';
 import { makeOwnedTempDir, removeOwnedTempDir } from '../core/owned-temp-dir.js';
@@ -16,7 +15,7 @@ import { periodsPerYear } from '../eval/periods-per-year.js';
 import type { Objective } from '../tune/objective.js';
 import { TrialPruned, type Trial } from '../tune/trial.js';
 import { studySplits, type StudySplits } from './cv-spec.js';
-import { withStudyEncoder } from './study-data.js';
+import { checkStudyData, withStudyEncoder } from './study-data.js';
 import { aggregateSplits, barReturns, splitMetrics, type SplitResult } from './split-metrics.js';
 import { suggestParams, trialConfigs } from './search-space.js';
 import type { DrlStudySpec } from './study-spec.js';
@@ -106,15 +105,8 @@ export function createDrlObjective(host: DrlObjectiveHost): Objective {
 
 async function loadContext(spec: DrlStudySpec, host: DrlObjectiveHost): Promise<StudyContext> {
   const market = await host.loadMarket(spec);
-  const digest = digestMarketData(market);
-  if (digest !== spec.data.digest)
-    throw new TradelabError(
-      'DATA_MISMATCH',
-      `the market data of ${spec.data.spec} differs from what the study was created on (SHA-256 ${digest.slice(0, 12)}…, study ${spec.data.digest.slice(0, 12)}…)`,
-      {
-        hint: 'every worker must see the same dataset: re-import it as it was, or create a new study on the new data',
-      },
-    );
+  // A worker whose store holds other bars than the study's would score trials on them.
+  checkStudyData(market, spec);
   const data = withStudyEncoder(market, spec);
   const splits = studySplits(data.timestamps.length, spec.cv, spec);
   const shape = { assets: data.symbols.length, features: data.featureNames.length };

@@ -29,7 +29,13 @@ import type { CommandContext } from '../command-spec.js';
 import { projectPath } from '../project-path.js';
 import { intOption, numberOption } from '../option-values.js';
 import { readStudyStorage } from '../open-study-storage.js';
-import { drlSpecOf, holdoutRange, loadTrialModel } from '../../trading/index.js';
+import {
+  drlSpecOf,
+  holdoutRange,
+  loadStudyData,
+  loadTrialModel,
+  type DrlStudySpec,
+} from '../../trading/index.js';
 import { openStore } from '../open-store.js';
 import { printEvaluation } from '../print-evaluation.js';
 
@@ -52,7 +58,11 @@ export async function run(context: CommandContext): Promise<void> {
       throw new TradelabError('USAGE', 'this model does not say what data it was trained on', {
         hint: 'pass --data SYM[,SYM]:TF',
       });
-    const market = await loadMarketData(openStore(context), parseDatasetKeys(spec));
+    // A trial's study data unless --data says otherwise: checked against the study's digest.
+    const market =
+      source.study !== undefined && typeof options.data !== 'string'
+        ? await loadStudyData(openStore(context), source.study.spec, source.study.name)
+        : await loadMarketData(openStore(context), parseDatasetKeys(spec));
     const data = withRecordedEncoder(market, meta.data?.encoder ?? source.encoder);
     checkModelData(model, data, source.where);
     // Runs and studies digest the market, before any encoder's features.
@@ -154,6 +164,8 @@ interface ModelSource {
   holdout?: BarRange;
   /** A trial's study's pretrained encoder, when it has one. */
   encoder?: { run: string; weightsSha256: string };
+  /** A trial's study: its data is the default, and must be what the study was created on. */
+  study?: { name: string; spec: DrlStudySpec };
 }
 
 /** `--model DIR`, or `--study NAME --trial N` (the trial's kept model). */
@@ -181,6 +193,7 @@ async function modelSource(context: CommandContext): Promise<ModelSource> {
         where: `trial ${trialNumber}'s model`,
         ...(holdout === undefined ? {} : { holdout }),
         ...(spec.encoder === undefined ? {} : { encoder: spec.encoder }),
+        study: { name, spec },
       };
     });
   }

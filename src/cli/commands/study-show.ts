@@ -35,7 +35,7 @@ export async function run(context: CommandContext): Promise<void> {
     const holdout =
       drl === undefined || best === undefined || options['no-holdout'] === true
         ? undefined
-        : await holdoutOfBest(context.project(), storage, drl, best);
+        : await holdoutOfBest(context.project(), storage, study.name, drl, best);
     if (out.json) {
       out.record({
         name: study.name,
