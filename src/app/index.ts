@@ -7,6 +7,11 @@ export {
   type PlanHere,
   type PlanRequest,
 } from './plan-here.js';
+export {
+  forecastModelDefaults,
+  forecastPlanModel,
+  type ForecastModelShape,
+} from './forecast-plan-model.js';
 export { startBackend } from './start-backend.js';
 export { machineBudget, type MachineBudget } from './plan-here.js';
 export { registerBuiltinObjectives } from './builtin-objectives.js';

@@ -3,6 +3,7 @@ import type { BackendChoice } from '../config/index.js';
 import { nativeGemmStatus } from '../compute/index.js';
 import { TradelabError } from '../core/index.js';
 import {
+  computeDevice,
   planWorkers,
   SEED_TCN_SHAPE,
   type DatasetShape,
@@ -18,6 +19,11 @@ import {
   type Workload,
   type WorkerPlan,
 } from '../profiles/index.js';
+import {
+  forecastModelDefaults,
+  forecastPlanModel,
+  type ForecastModelShape,
+} from './forecast-plan-model.js';
 import type { Project } from './open-project.js';
 
 /** What to plan: the workload and its model; unset fields take the profile's or our defaults. */
@@ -47,6 +53,8 @@ export interface PlanRequest {
   sizedModel?: SizedModel;
   /** `tcn`: the network and chunk length; unset fields are seed 003's (SEED_TCN_SHAPE). */
   tcn?: Partial<TcnShape>;
+  /** `forecast`: the set's model; unset fields are `train forecast`'s defaults for its kind. */
+  forecast?: Partial<ForecastModelShape>;
 }
 
 /** Seed 000's 30m campaign data, and the env benchmark's asset and feature counts. */
@@ -101,19 +109,19 @@ export async function machineBudget(project: Project): Promise<MachineBudget> {
     profile,
     nativeGemmStatus().available,
   );
-  const onGpu = profile.vendor !== 'cpu' && backend === 'webgpu';
-  const memory: MemoryBudget = onGpu
-    ? {
-        kind: 'gpu',
-        totalBytes: profile.vramGb * 1024 ** 3,
-        ...(choice.freeBytes === undefined
-          ? {}
-          : {
-              freeBytes: choice.freeBytes,
-              freeSource: `${choice.gpu?.tool ?? 'detection'} GPU ${choice.gpu?.index ?? 0}`,
-            }),
-      }
-    : { kind: 'host', totalBytes: totalmem(), freeBytes: freemem(), freeSource: 'the OS' };
+  const memory: MemoryBudget =
+    computeDevice(profile, backend) === 'gpu'
+      ? {
+          kind: 'gpu',
+          totalBytes: profile.vramGb * 1024 ** 3,
+          ...(choice.freeBytes === undefined
+            ? {}
+            : {
+                freeBytes: choice.freeBytes,
+                freeSource: `${choice.gpu?.tool ?? 'detection'} GPU ${choice.gpu?.index ?? 0}`,
+              }),
+        }
+      : { kind: 'host', totalBytes: totalmem(), freeBytes: freemem(), freeSource: 'the OS' };
   return { choice, backend, memory, safetyFactor: project.config.settings.safetyFactor };
 }
 
@@ -135,6 +143,14 @@ export async function planHere(project: Project, request: PlanRequest = {}): Pro
     ...(workload === 'drl' || request.dataset !== undefined ? { dataset } : {}),
     ...(workload === 'tcn'
       ? { model: { kind: 'tcn' as const, ...SEED_TCN_SHAPE, ...request.tcn } }
+      : {}),
+    ...(workload === 'forecast'
+      ? {
+          model: forecastPlanModel({
+            ...forecastModelDefaults(request.forecast?.kind),
+            ...request.forecast,
+          }),
+        }
       : {}),
     nEnvs: request.nEnvs ?? 16,
     ...(workload === 'drl' && request.sizedModel !== undefined

@@ -7,7 +7,7 @@ import type { CampaignReport } from './campaign-report.js';
  * trials run their env steps and, with backend auto, their PPO updates on CPU cores (on an H100,
  * tfjs's WebGPU update ran no faster than one core: docs/compute.md § WebGPU), so a trial takes as
  * long there as here on a core as fast, and what changes is how many workers run at once: the
- * target's cores and memory, and the profile's cap.
+ * target's cores and memory (the profile's worker cap is its card's, which these trials do not use).
  */
 
 /** Where a factor comes from. */
@@ -133,7 +133,7 @@ export function projectCampaign(input: {
     value: plan.workers,
     unit: '',
     source: 'planner',
-    detail: `${host.cores} cores, ${(host.ramBytes / 2 ** 30).toFixed(0)} GiB RAM${host.given ? '' : ' (assumed as here: pass --cores and --ram-gb)'}, ${peakRss > 0 ? `${(peakRss / 2 ** 20).toFixed(0)} MiB per worker measured` : 'no measured worker memory'}, profile cap ${target.workloads.drl.maxWorkers}: limited by ${plan.limitedBy}`,
+    detail: `${host.cores} cores, ${(host.ramBytes / 2 ** 30).toFixed(0)} GiB RAM${host.given ? '' : ' (assumed as here: pass --cores and --ram-gb)'}, ${peakRss > 0 ? `${(peakRss / 2 ** 20).toFixed(0)} MiB per worker measured` : 'no measured worker memory'}: limited by ${plan.limitedBy}`,
   });
   const trialSeconds = trialSecondsHere / host.coreSpeed;
   const trialsPerHour = (plan.workers * 3600) / trialSeconds;

@@ -44,6 +44,7 @@ export {
   tcnTransientBytesPerParam,
   type TcnShape,
 } from './planner/tcn-size.js';
+export { computeDevice, type ComputeDevice, type PlanBackend } from './planner/compute-device.js';
 export {
   CONTEXT_BYTES,
   DTYPE_BYTES,
@@ -55,7 +56,6 @@ export {
   type MeasuredMemory,
   type MemoryBudget,
   type MlpModel,
-  type PlanBackend,
   type PlanDtype,
   type PlanInput,
   type SizedModel,

@@ -1,8 +1,7 @@
-import { availableParallelism } from 'node:os';
-import { machineBudget } from '../../app/index.js';
+import { forecastModelDefaults, planHere } from '../../app/index.js';
 import { TradelabError } from '../../core/index.js';
 import { parseDatasetKeys } from '../../data/index.js';
-import { forecastSettingsAt, planWorkers } from '../../profiles/index.js';
+import { forecastSettingsAt } from '../../profiles/index.js';
 import {
   FORECAST_MODELS,
   FORECAST_TARGETS,
@@ -30,10 +29,10 @@ export async function run(context: CommandContext): Promise<void> {
     });
   const keys = parseDatasetKeys(options.data);
   const timeframe = keys[0]?.timeframe ?? '1h';
-  const budget = await machineBudget(project);
-  const { profile } = budget.choice;
+  const { profile } = await project.chooseProfile();
   const at = forecastSettingsAt(profile, timeframe);
   const model = choiceOption(options, 'model', FORECAST_MODELS) ?? 'tcn';
+  const defaults = forecastModelDefaults(model);
   const target = choiceOption(options, 'target', FORECAST_TARGETS) ?? 'return';
   const models = intOption(options, 'models', 1) ?? 5;
   const settings: ForecastSettings = {
@@ -41,38 +40,43 @@ export async function run(context: CommandContext): Promise<void> {
     model,
     target,
     horizon: intOption(options, 'horizon', 1) ?? (target === 'rv' ? 22 : 1),
-    chunkLen: intOption(options, 'chunk-len', 2) ?? 64,
+    chunkLen: intOption(options, 'chunk-len', 2) ?? defaults.chunkLen,
     epochs: intOption(options, 'epochs', 1) ?? 10,
     stepsPerEpoch: intOption(options, 'steps-per-epoch', 1) ?? 100,
     batchSize: intOption(options, 'batch-size', 1) ?? at.batchSize,
     learningRate: numberOption(options, 'lr', 1e-8, 0.99, '1e-3') ?? 1e-3,
-    hidden: intOption(options, 'hidden', 1) ?? 32,
-    layers: intOption(options, 'layers', 1) ?? (model === 'tcn' ? 4 : 2),
+    hidden: intOption(options, 'hidden', 1) ?? defaults.hidden,
+    layers: intOption(options, 'layers', 1) ?? defaults.layers,
   };
   const asked =
     options.workers === undefined || options.workers === 'auto'
       ? undefined
       : intOption(options, 'workers', 1);
-  const plan = planWorkers({
-    profile,
+  // Planned for the backend that trains the set: on the host its models' own memory, cores and
+  // wasm heaps; on the card the profile's memory per model and cap.
+  const { plan } = await planHere(project, {
     workload: 'forecast',
-    backend: budget.backend,
-    memory: budget.memory,
-    cpuCores: availableParallelism(),
-    safetyFactor: budget.safetyFactor,
     timeframe,
     batchSize: settings.batchSize,
-    ...(asked === undefined ? {} : { requestedWorkers: asked }),
+    forecast: {
+      kind: model,
+      hidden: settings.hidden,
+      layers: settings.layers,
+      chunkLen: settings.chunkLen,
+    },
+    ...(asked === undefined ? {} : { workers: asked }),
   });
   if (!plan.fits)
     throw new TradelabError(
       'PLAN_DOES_NOT_FIT',
-      `${asked ?? 1} forecasting worker(s) do not fit on ${profile.name}: ${plan.workers} fit (limited by ${plan.limitedBy})`,
+      `${asked ?? 1} forecasting worker(s) do not fit on ${profile.name} (${plan.backend} backend): ${plan.workers} fit (limited by ${plan.limitedBy}: ${plan.limits.find((l) => l.by === plan.limitedBy)?.detail ?? ''})`,
       {
         hint:
           plan.workers > 0
             ? `use --workers ${plan.workers} or leave it out`
-            : 'use a smaller --batch-size, or another --profile',
+            : plan.device === 'gpu'
+              ? 'use a smaller --batch-size, or another --profile'
+              : 'use a smaller --batch-size, --hidden or --chunk-len',
       },
     );
   const workers = Math.min(plan.workers, models);
@@ -81,11 +85,9 @@ export async function run(context: CommandContext): Promise<void> {
   out.note(
     `${models} ${model} models forecasting ${target === 'rv' ? `log forward RV over ${settings.horizon} sessions` : `the ${settings.horizon}-bar forward return`} of ${options.data}; ${workers} at once (${plan.limitedBy}: ${binding?.detail ?? ''}); batch ${settings.batchSize} (${options['batch-size'] === undefined ? `profile ${profile.name}, ${at.timeframe}${at.derived ? ', derived from 1h' : ''}` : '--batch-size'}), ${settings.epochs} epochs of ${settings.stepsPerEpoch} steps`,
   );
-  const backend =
-    budget.backend === 'webgpu' ? 'webgpu' : budget.backend === 'cpu' ? 'cpu' : 'wasm';
   const result = await runForecastSet({
     dataDir: project.config.settings.dataDir,
-    backend,
+    backend: plan.backend,
     settings,
     models,
     workers,

@@ -178,6 +178,43 @@ describe('planWorkers', () => {
     expect(plan.limitedBy).toBe('memory');
   });
 
+  it("caps by the profile's max workers on its card only: on the host the cores and RAM decide", () => {
+    const host = { kind: 'host' as const, totalBytes: 64 * GIB };
+    // rtx_3070's drl.maxWorkers is 1: it counts workers on its 8 GB card.
+    const onCard = planWorkers({ ...base, cpuCores: 8 });
+    expect(onCard).toMatchObject({ device: 'gpu', workers: 1, limitedBy: 'maxWorkers' });
+    for (const backend of ['wasm', 'cpu'] as const) {
+      const onHost = planWorkers({ ...base, backend, memory: host, cpuCores: 8 });
+      expect(onHost).toMatchObject({ device: 'host', workers: 8, limitedBy: 'cpuCores' });
+      expect(onHost.limits.map((l) => l.by)).not.toContain('maxWorkers');
+      expect(onHost.limits.find((l) => l.by === 'cpuCores')?.detail).toContain(
+        `not on the card: profile rtx_3070's drl.maxWorkers 1 is for its card`,
+      );
+    }
+  });
+
+  it("plans forecasting on the host by the set's model, not the card's memory per model", () => {
+    const model = { kind: 'tcn' as const, ...SEED_TCN_SHAPE, hidden: 32, layers: 4, chunkLen: 64 };
+    const forecast = { profile: profile('rtx_4090'), workload: 'forecast' as const, cpuCores: 4 };
+    const host = { kind: 'host' as const, totalBytes: 64 * GIB };
+    const plan = planWorkers({ ...forecast, backend: 'wasm', memory: host, model });
+    expect(plan.perWorker.map((t) => t.label)).not.toContain('model (from profile)');
+    expect(plan.perWorkerBytes).toBeLessThan(GIB);
+    expect(plan).toMatchObject({ workers: 4, limitedBy: 'cpuCores', fits: true });
+    // On the card, seed 004's 12 GB a model, whatever model is given.
+    const card = planWorkers({
+      ...forecast,
+      backend: 'webgpu',
+      memory: { kind: 'gpu', totalBytes: 24 * GIB },
+      model,
+    });
+    expect(card.perWorker.map((t) => t.label)).toContain('model (from profile)');
+    // No model on the host: the card's figure is not taken for it.
+    expect(() => planWorkers({ ...forecast, backend: 'wasm', memory: host })).toThrow(
+      /needs its model: profile rtx_4090's memoryPerModelGb is for its card/,
+    );
+  });
+
   it("plans TCN pretraining with seed 003's model, checkpointed, that fits every profile's own chunks", () => {
     const plan = planWorkers({
       profile: profile('rtx_5080'),

@@ -1,6 +1,7 @@
 import { TradelabError } from '../../core/index.js';
 import { forecastSettingsAt } from '../forecast-settings.js';
 import type { ForecastTimeframe, GpuProfile, Workload } from '../profile-schema.js';
+import { computeDevice, type ComputeDevice, type PlanBackend } from './compute-device.js';
 import { formatBytes, formatCount, GIB, MIB } from './format-bytes.js';
 import {
   mlpParamCount,
@@ -16,8 +17,6 @@ import {
   type TcnShape,
 } from './tcn-size.js';
 
-/** A compute backend the planner can plan for (`auto` already resolved). */
-export type PlanBackend = 'wasm' | 'webgpu' | 'cpu';
 /** Element type of weights, gradients and activations. */
 export type PlanDtype = 'float32' | 'float16' | 'bfloat16';
 
@@ -72,7 +71,10 @@ export interface DatasetShape {
 export interface PlanInput {
   profile: GpuProfile;
   workload: Workload;
-  /** Required for `drl`; for `forecast` the profile's memory per model is used when absent. */
+  /**
+   * Required for `drl`, and for `forecast` on the host. `forecast` on the card is charged the
+   * profile's memory per model at the timeframe (seed 004's figures for the card) instead.
+   */
   model?: MlpModel | TcnModel | SizedModel;
   /** Minibatch size (chunks for `tcn`). Default: the profile's value for the workload. */
   batchSize?: number;
@@ -85,6 +87,7 @@ export interface PlanInput {
   /** Default `float32` (TensorFlow.js trains in float32). */
   dtype?: PlanDtype;
   backend: PlanBackend;
+  /** The memory of the device `backend` computes on ({@link computeDevice}). */
   memory: MemoryBudget;
   /** CPU cores available to workers (env stepping runs on the CPU). */
   cpuCores: number;
@@ -120,6 +123,8 @@ export interface WorkerPlan {
   profile: string;
   workload: Workload;
   backend: PlanBackend;
+  /** What the workers compute on, which decides the limits that apply. */
+  device: ComputeDevice;
   dtype: PlanDtype;
   batchSize: number;
   nEnvs: number;
@@ -164,12 +169,15 @@ const ADAM_BYTES_PER_PARAM = 8;
 const rolloutFloatsPerStep = (obsDim: number, actDim: number): number => 2 * obsDim + actDim + 3;
 
 /**
- * Plans trial workers for one card: sums what one worker needs (every term with its arithmetic),
- * takes the usable memory — min(total × safety factor, free memory when detected) — and caps the
- * count by the workload's max workers, CPU cores, the wasm32 heap and the requested count.
+ * Plans trial workers: sums what one worker needs (every term with its arithmetic), takes the
+ * usable memory — min(total × safety factor, free memory when detected) — and caps the count by
+ * CPU cores, the wasm32 heap and the requested count, and on the card by the profile's max workers
+ * for the workload ({@link computeDevice}).
  */
 export function planWorkers(input: PlanInput): WorkerPlan {
   const settings = input.profile.workloads[input.workload];
+  const device = computeDevice(input.profile, input.backend);
+  const forecastOnCard = input.workload === 'forecast' && device === 'gpu';
   const dtype = input.dtype ?? 'float32';
   const bytes = DTYPE_BYTES[dtype];
   const batchSize = input.batchSize ?? defaultBatch(input);
@@ -199,7 +207,7 @@ export function planWorkers(input: PlanInput): WorkerPlan {
             : `${input.backend} on ${input.memory.kind === 'gpu' ? 'GPU' : 'host'}, estimate per process`,
       });
     }
-    const model = input.model ?? defaultModel(input);
+    const model = forecastOnCard ? undefined : (input.model ?? defaultModel(input));
     if (model === undefined) {
       const at = forecastSettingsAt(input.profile, input.timeframe ?? '1h');
       terms.push({
@@ -331,15 +339,20 @@ export function planWorkers(input: PlanInput): WorkerPlan {
     workers: byMemory,
     detail: `floor(${formatBytes(usableBytes)} / ${formatBytes(perWorkerBytes)} per worker)`,
   });
-  limits.push({
-    by: 'maxWorkers',
-    workers: settings.maxWorkers,
-    detail: `profile ${input.profile.name}, ${input.workload}.maxWorkers; source: ${settings.source}`,
-  });
+  // The profile's cap counts workers on its card; workers on the host share cores and RAM.
+  if (device === 'gpu')
+    limits.push({
+      by: 'maxWorkers',
+      workers: settings.maxWorkers,
+      detail: `profile ${input.profile.name}, ${input.workload}.maxWorkers; source: ${settings.source}`,
+    });
   limits.push({
     by: 'cpuCores',
     workers: input.cpuCores,
-    detail: `${input.cpuCores} CPU cores (envs and data run on the CPU)`,
+    detail:
+      device === 'gpu'
+        ? `${input.cpuCores} CPU cores (envs and data run on the CPU)`
+        : `${input.cpuCores} CPU cores (the ${input.backend} backend computes on them${input.profile.vendor === 'cpu' ? '' : `, not on the card: profile ${input.profile.name}'s ${input.workload}.maxWorkers ${settings.maxWorkers} is for its card`})`,
   });
 
   const binding = limits.reduce((min, l) => (l.workers < min.workers ? l : min));
@@ -348,6 +361,7 @@ export function planWorkers(input: PlanInput): WorkerPlan {
     profile: input.profile.name,
     workload: input.workload,
     backend: input.backend,
+    device,
     dtype,
     batchSize,
     nEnvs,
@@ -380,15 +394,20 @@ function defaultBatch(input: PlanInput): number {
 /** Seed 003's TCN-12 with 512 channels, as tradelab builds and trains it (checkpointed). */
 export const SEED_TCN_MODEL: TcnModel = { kind: 'tcn', ...SEED_TCN_SHAPE };
 
-function defaultModel(input: PlanInput): MlpModel | TcnModel | SizedModel | undefined {
+/** The model of a workload that names none: seed 003's TCN; drl, and forecast on the host, need theirs. */
+function defaultModel(input: PlanInput): MlpModel | TcnModel | SizedModel {
   if (input.workload === 'tcn') return SEED_TCN_MODEL;
-  if (input.workload === 'drl') {
+  if (input.workload === 'drl')
     throw new TradelabError(
       'INVALID_ARGUMENT',
       'the drl workload needs a model: {kind: "mlp", obsDim, actDim, netDim, layers} or {kind: "params", paramCount}',
     );
-  }
-  return undefined;
+  // The profile's memory per forecasting model is the card's (seed 004's VRAM figures).
+  throw new TradelabError(
+    'INVALID_ARGUMENT',
+    `the forecast workload on the ${input.backend} backend needs its model: profile ${input.profile.name}'s memoryPerModelGb is for its card, and this backend computes on the host`,
+    { hint: 'pass model: {kind: "tcn", …} or {kind: "params", paramCount, activationsPerSample}' },
+  );
 }
 
 function assertPositive(values: Record<string, number>): void {
