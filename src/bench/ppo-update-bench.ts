@@ -39,7 +39,10 @@ export interface PpoUpdateBenchOptions {
   updates?: number;
   /** Runs per figure; the median is reported. Default 3. */
   repeat?: number;
-  /** Also measure the wasm backend's stock matmul kernels (slow: ~50 s at the defaults). Default true. */
+  /**
+   * Also measure the wasm backend's stock matmul kernels, on one update, once: at the defaults one
+   * takes about 20 s on a 2-core machine, where five, three times, took five minutes. Default true.
+   */
   stock?: boolean;
   /** Split each wasm row's time into products, element-wise, copies, optimizer and dispatch. Default true. */
   split?: boolean;
@@ -48,6 +51,8 @@ export interface PpoUpdateBenchOptions {
    * adapter (a software one is ~50× slower than wasm), `never`.
    */
   webgpu?: 'auto' | 'always' | 'never';
+  /** Called before each path is measured (`done` of `total` measured so far), and once at the end. */
+  onStep?: (name: string, done: number, total: number) => void;
 }
 
 /**
@@ -118,7 +123,11 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
   }
   const results: BenchResult[] = [];
   try {
-    for (const path of paths) {
+    for (const [done, path] of paths.entries()) {
+      options.onStep?.(path.name, done, paths.length);
+      // The stock kernels are ~100× slower: one update, once, is figure enough.
+      const stock = path.path === 'stock';
+      const pathUpdates = stock ? 1 : updates;
       await useBackend(path.backend);
       if (path.path !== undefined) setWasmMatMulPath(path.path);
       setNativeTrainingKernelsEnabled(path.fused !== false);
@@ -134,7 +143,7 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
       // The last step's statistics are read: on a GPU that waits for every queued step.
       const run = async (): Promise<void> => {
         let stats: ReturnType<typeof ppoGradientStep> | undefined;
-        for (let u = 0; u < updates; u++) {
+        for (let u = 0; u < pathUpdates; u++) {
           stats?.dispose();
           stats = ppoGradientStep(nets, optimizer, minibatch);
         }
@@ -142,19 +151,19 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
         stats?.dispose();
       };
       await run(); // warm-up: kernels set up, Adam's slots created
-      const runs = await timeRuns(repeat, run);
+      const runs = await timeRuns(stock ? 1 : repeat, run);
       const seconds = median(runs);
       const split =
-        options.split !== false && path.backend === 'wasm' && path.path !== 'stock'
+        options.split !== false && path.backend === 'wasm' && !stock
           ? await profilePpoUpdate(nets, optimizer, minibatch, updates)
           : undefined;
       results.push({
         bench: 'ppo-update',
         name: `PPO update${policy === 'mlp' ? '' : `, ${policy} actor`}, ${path.name} (state ${state}, netDim ${netDim}, actions ${actions}, batch ${batch})`,
-        items: batch * updates,
+        items: batch * pathUpdates,
         seconds,
         runs,
-        rate: (batch * updates) / seconds,
+        rate: (batch * pathUpdates) / seconds,
         unit: 'samples/s',
         ...(split === undefined ? {} : { split }),
         machine,
@@ -163,6 +172,7 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
       optimizer.dispose();
       disposePpoNetworks(nets);
     }
+    options.onStep?.('done', paths.length, paths.length);
   } finally {
     setNativeTrainingKernelsEnabled(true);
     await useBackend('wasm');

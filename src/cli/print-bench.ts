@@ -3,6 +3,15 @@ import { formatBytes } from '../profiles/index.js';
 import { count } from './format.js';
 import type { Output } from './output.js';
 import { renderTable } from './output.js';
+import { createProgress, type Progress } from './progress.js';
+
+/**
+ * A benchmark's progress on stderr as it measures: a bar with its rate and ETA on a terminal, else
+ * a plain `progress:` line at every step, since a benchmark's steps are few and each takes long.
+ */
+export function benchProgress(total: number, unit: string): Progress {
+  return createProgress({ total, unit, plainIntervalS: 0 });
+}
 
 /** The seconds of an update's parts, summed. */
 function splitTotal(split: NonNullable<BenchResult['split']>): number {
@@ -126,8 +135,16 @@ export function printBench(out: Output, results: readonly BenchResult[]): void {
       out.line(line);
   }
   const m = results[0]?.machine;
+  const runs = results.map((r) => r.runs.length);
+  const most = Math.max(...runs);
   if (m !== undefined)
     out.line(
-      `\n${m.cpus} CPUs, Node ${m.node}, load average ${m.loadAverage.toFixed(2)} at the start; medians of ${results[0]?.runs.length ?? 0} runs.`,
+      `\n${m.cpus} CPUs, Node ${m.node}, load average ${m.loadAverage.toFixed(2)} at the start; ${
+        most === 1
+          ? 'one run each'
+          : runs.every((n) => n === most)
+            ? `medians of ${most} runs`
+            : `medians of up to ${most} runs (RUNS lists each row's)`
+      }.`,
     );
 }

@@ -111,11 +111,11 @@ export function createProgress(options: ProgressOptions): Progress {
         lastPlain = at;
         const { fraction, rate, eta } = figures(done, at);
         const amount = Number.isFinite(total)
-          ? `${Math.round(fraction * 100)}% (${count(done)}/${count(total)} ${options.unit}), `
-          : `${count(done)} ${options.unit}, `;
-        stream.write(
-          `progress: ${amount}${rate}${Number.isFinite(total) ? `, ETA ${eta}` : ''}${label === '' ? '' : `, ${label}`}\n`,
-        );
+          ? `${Math.round(fraction * 100)}% (${count(done)}/${count(total)} ${options.unit})`
+          : `${count(done)} ${options.unit}`;
+        // Before the first item is done there is no rate to tell, and so no ETA: say nothing.
+        const speed = done > 0 ? `, ${rate}${Number.isFinite(total) ? `, ETA ${eta}` : ''}` : '';
+        stream.write(`progress: ${amount}${speed}${label === '' ? '' : `, ${label}`}\n`);
         return;
       }
       if (at - last < 100 && done < total) return;

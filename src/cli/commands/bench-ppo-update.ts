@@ -2,7 +2,7 @@ import { POLICY_NETWORKS } from '../../agents/index.js';
 import { benchPpoUpdate } from '../../bench/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { choiceOption, intOption } from '../option-values.js';
-import { printBench } from '../print-bench.js';
+import { benchProgress, printBench } from '../print-bench.js';
 
 /** `tradelab bench ppo-update`: samples/s of one PPO minibatch update per matmul path. */
 export async function run(context: CommandContext): Promise<void> {
@@ -16,6 +16,7 @@ export async function run(context: CommandContext): Promise<void> {
   const webgpu = choiceOption(options, 'webgpu', ['auto', 'always', 'never'] as const);
   const preset = choiceOption(options, 'preset', ['finrl'] as const);
   const policy = choiceOption(options, 'policy', POLICY_NETWORKS);
+  const progress = benchProgress(1, 'paths');
   const results = await benchPpoUpdate({
     ...(state === undefined ? {} : { state }),
     ...(netDim === undefined ? {} : { netDim }),
@@ -28,6 +29,10 @@ export async function run(context: CommandContext): Promise<void> {
     ...(policy === undefined ? {} : { policy }),
     split: options['no-split'] !== true,
     stock: options['no-stock'] !== true,
+    onStep: (name, done, total) => {
+      progress.update(done, done < total ? `measuring ${name.replace(/:.*$/, '')}` : 'done', total);
+    },
   });
+  progress.done();
   printBench(out, results);
 }
