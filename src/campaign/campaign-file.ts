@@ -15,8 +15,10 @@ import {
   checkParams,
   paramSchema,
   PolicySettingSchema,
+  PrunerSettingSchema,
   readCheckedFile,
   resolvePolicySetting,
+  SamplerSettingSchema,
   StudyFileSchema,
   type PresetFile,
   type StudyFile,
@@ -36,7 +38,6 @@ const nameSchema = z
   .string()
   .regex(NAME, 'use letters, digits, _ and - (starting with a letter or digit)')
   .max(60);
-const componentSchema = z.record(z.string(), z.unknown());
 const aggregateSchema = z.union([
   z.enum(AGGREGATES),
   z.strictObject({ method: z.enum(AGGREGATES), lambda: z.number().min(0).optional() }),
@@ -44,8 +45,8 @@ const aggregateSchema = z.union([
 
 /** What a study sets, or the campaign sets for all of its studies. */
 const STUDY_SETTINGS = {
-  sampler: componentSchema.optional(),
-  pruner: componentSchema.optional(),
+  sampler: SamplerSettingSchema.optional(),
+  pruner: PrunerSettingSchema.optional(),
   budgetScale: z.number().positive().optional(),
   policy: PolicySettingSchema.optional(),
   aggregate: aggregateSchema.optional(),

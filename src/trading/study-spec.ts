@@ -27,6 +27,7 @@ import {
   type ParamSpec,
 } from './search-space.js';
 import { checkFeatureGroups } from './feature-groups.js';
+import { PRUNER_TYPES, SAMPLER_TYPES } from '../tune/index.js';
 
 /*
  * A trading study: the data, the cross-validation, the preset's parameters with the study's
@@ -124,6 +125,29 @@ export const PolicySettingSchema = z.union([
   z.string().regex(/^tcn:.+/, 'tcn:DIR (a `pretrain tcn` run)'),
 ]);
 
+/**
+ * A sampler's or pruner's options in a file, whose `type` (when it names one) must be one of
+ * `types`: checked with the file, so a misspelt type is refused at its file:line:col. The options
+ * are checked when the study is made, once the command line's --sampler / --pruner are known.
+ */
+function componentSettingSchema(types: readonly string[]) {
+  return z.record(z.string(), z.unknown()).superRefine((spec, context) => {
+    const type = spec.type;
+    if (type === undefined || (typeof type === 'string' && types.includes(type))) return;
+    const guess = typeof type === 'string' ? closestMatch(type, types) : undefined;
+    context.addIssue({
+      code: 'custom',
+      path: ['type'],
+      message: `expected one of ${types.join(', ')}${guess === undefined ? '' : ` (did you mean ${guess}?)`}`,
+    });
+  });
+}
+
+/** A study's or campaign's `sampler:` (tpe, random, grid and their options). */
+export const SamplerSettingSchema = componentSettingSchema(SAMPLER_TYPES);
+/** A study's or campaign's `pruner:` (median, hyperband, … and their options). */
+export const PrunerSettingSchema = componentSettingSchema(PRUNER_TYPES);
+
 /** `tcn:DIR` with DIR made absolute against `base` (the directory of the file that says it). */
 export function resolvePolicySetting<T extends string | undefined>(policy: T, base: string): T {
   if (policy?.startsWith('tcn:') !== true) return policy;
@@ -150,8 +174,8 @@ export const StudyFileSchema = z.strictObject({
   budgetScale: z.number().positive().optional(),
   seed: z.number().int().min(0).optional(),
   from: z.string().optional(),
-  sampler: z.record(z.string(), z.unknown()).optional(),
-  pruner: z.record(z.string(), z.unknown()).optional(),
+  sampler: SamplerSettingSchema.optional(),
+  pruner: PrunerSettingSchema.optional(),
   params: z.record(z.string(), paramSchema).optional(),
 });
 export type StudyFile = z.infer<typeof StudyFileSchema>;
