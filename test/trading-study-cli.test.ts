@@ -1,5 +1,6 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonLines, runCli, runCliInProcess, tempDir, type CliResult } from './support/run-cli.js';
 
@@ -242,6 +243,58 @@ describe('a trading study from the command line', () => {
       expect(gone.stderr).not.toContain('did you mean');
       expect(gone.stderr).toMatch(/hint: put the data it was created on back in that store/);
     }
+  }, 60_000);
+
+  it("refuses a trial's stored model that changed after it was saved, naming the trial and its artifact: study export copies nothing, backtest names no temp dir", async () => {
+    const trial = show.best.number;
+    // Copies of the study's storage, each with one artifact of the best trial damaged.
+    const damaged = (file: string, artifact: string, damage: (bytes: Buffer) => Buffer): void => {
+      const source = new Database(join(dir, 'tradelab.db'), { readonly: true });
+      source.exec(`VACUUM INTO '${join(dir, file)}'`);
+      source.close();
+      const db = new Database(join(dir, file));
+      const row = db
+        .prepare(
+          `SELECT a.trial_id AS id, a.bytes FROM artifacts a JOIN trials t ON a.trial_id = t.id
+           JOIN studies s ON t.study_id = s.id WHERE s.name = 'syn' AND t.number = ? AND a.name = ?`,
+        )
+        .get(trial, artifact) as { id: number; bytes: Buffer };
+      db.prepare('UPDATE artifacts SET bytes = ? WHERE trial_id = ? AND name = ?').run(
+        damage(Buffer.from(row.bytes)),
+        row.id,
+        artifact,
+      );
+      db.close();
+    };
+    damaged('flipped.db', 'weights.bin', (bytes) => {
+      const middle = Math.floor(bytes.length / 2);
+      bytes[middle] = (bytes[middle] ?? 0) ^ 1;
+      return bytes;
+    });
+    const exported = await cli(
+      ...['study', 'export', 'syn', '--storage', 'sqlite:flipped.db', '--to', 'sqlite:out.db'],
+    );
+    expect(exported.code, exported.stdout).toBe(1);
+    expect(exported.stderr).toMatch(
+      new RegExp(
+        `error \\[MODEL_INVALID\\]: study "syn", trial ${trial}: artifact weights\\.bin is corrupted: its SHA-256 is [0-9a-f]{12}…, model\\.json recorded [0-9a-f]{12}…`,
+      ),
+    );
+    const copied = await cliInProcess('study', 'list', '--storage', 'sqlite:out.db', '--json');
+    expect(jsonLines(copied.stdout).map((s) => s.name)).not.toContain('syn');
+
+    damaged('cut.db', 'model.json', (bytes) => bytes.subarray(0, 40));
+    const backtest = await cli(
+      ...['backtest', '--study', 'syn', '--trial', String(trial), '--storage', 'sqlite:cut.db'],
+    );
+    expect(backtest.code, backtest.stdout).toBe(1);
+    expect(backtest.stderr).toMatch(
+      new RegExp(
+        `error \\[MODEL_INVALID\\]: model\\.json of trial ${trial}'s kept model: is not valid JSON`,
+      ),
+    );
+    expect(backtest.stderr).not.toContain('tradelab-model-');
+    expect(backtest.stderr).toMatch(/hint: the trial's stored model changed after it was saved/);
   }, 60_000);
 
   it('says what is wrong with a bad study file or flag, and stores nothing', async () => {

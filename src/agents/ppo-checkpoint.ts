@@ -134,7 +134,7 @@ export async function savePpoModel(
 const DIVERGED_HINT =
   'train again with a lower learning rate (--lr) or a smaller --ratio-clip; a run keeps its last good checkpoint';
 
-function corrupt(path: string, message: string, hint?: string): TradelabError {
+function invalidModel(path: string, message: string, hint?: string): TradelabError {
   return new TradelabError('MODEL_INVALID', `${path}: ${message}`, {
     hint:
       hint ??
@@ -151,8 +151,13 @@ function damagedHint(checkpoint: boolean): string {
 
 /** Options of {@link loadPpoModel}. */
 export interface LoadPpoOptions {
-  /** How messages name the model's files (`weights.bin of LABEL`); default their paths. */
+  /**
+   * How messages name the model's files (`weights.bin of LABEL`); default their paths. For files
+   * copied out of somewhere else (a trial's artifacts in a temp dir), whose paths mean nothing.
+   */
   label?: string;
+  /** What to do about files that are damaged or inconsistent; default: restore or train again. */
+  damagedHint?: string;
 }
 
 /**
@@ -164,7 +169,11 @@ export async function loadPpoModel(
   dir: string,
   options: LoadPpoOptions = {},
 ): Promise<LoadedPpoModel> {
+  const label = options.label;
   const jsonPath = join(dir, 'model.json');
+  const jsonName = label === undefined ? jsonPath : `model.json of ${label}`;
+  const corrupt = (path: string, message: string, hint?: string): TradelabError =>
+    invalidModel(path, message, hint ?? options.damagedHint);
   if (!existsSync(jsonPath))
     throw new TradelabError('MODEL_NOT_FOUND', `no model at ${dir}: ${jsonPath} does not exist`, {
       hint: 'train one with `tradelab train ppo --out DIR`, then pass DIR (or DIR/model)',
@@ -173,29 +182,28 @@ export async function loadPpoModel(
   try {
     raw = JSON.parse(readFileSync(jsonPath, 'utf8')) as Record<string, unknown>;
   } catch (error) {
-    throw corrupt(jsonPath, `is not valid JSON (${(error as Error).message})`);
+    throw corrupt(jsonName, `is not valid JSON (${(error as Error).message})`);
   }
   if (raw.format !== FORMAT)
-    throw corrupt(jsonPath, `format is ${JSON.stringify(raw.format)}, not "${FORMAT}"`);
+    throw corrupt(jsonName, `format is ${JSON.stringify(raw.format)}, not "${FORMAT}"`);
   if (raw.version !== VERSION)
     throw corrupt(
-      jsonPath,
+      jsonName,
       `version ${JSON.stringify(raw.version)}; this tradelab reads version ${VERSION}`,
     );
   const json = raw as unknown as PpoModelJson;
   const ppo = resolveSavedPpoConfig(json.ppo);
-  const label = options.label;
   const files: WeightsFiles = {
     dir,
     name: (file) => (label === undefined ? join(dir, file) : `${file} of ${label}`),
     corrupt,
-    damagedHint: damagedHint(json.training !== undefined),
+    damagedHint: options.damagedHint ?? damagedHint(json.training !== undefined),
     warnings: [],
   };
   const nets = createPpoNetworks(json.network);
   try {
     const saved = readWeights(files, json.weightsManifest, 'weights', json.weightsSha256);
-    assignNamed(networkTensors(nets), saved, (message) => corrupt(jsonPath, message));
+    assignNamed(networkTensors(nets), saved, (message) => corrupt(jsonName, message));
     const normalizer = json.normalizer === null ? undefined : Normalizer.fromJSON(json.normalizer);
     const loaded: LoadedPpoModel = {
       nets,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { backtestModel, disposeModel } from '../agents/backtest.js';
 import { loadPpoModel, type LoadedPpoModel } from '../agents/ppo-checkpoint.js';
 import type { MarketData } from '../data/load-market-data.js';
+import { sha256 } from '../models/index.js';
 import type { EnvRange } from '../env/env-config.js';
 import { TradelabError } from '../core/index.js';
 import { makeOwnedTempDir, removeOwnedTempDir } from '../core/owned-temp-dir.js';
@@ -34,10 +35,50 @@ export async function loadTrialModel(
   try {
     for (const name of [DRL_ARTIFACTS.modelJson, DRL_ARTIFACTS.modelWeights])
       writeFileSync(join(dir, name), await storage.getArtifact(trial.id, name));
-    return await loadPpoModel(dir, { label: `trial ${trial.number}'s kept model` });
+    // Named as the trial's artifacts: the temp dir they were copied to is gone after this.
+    return await loadPpoModel(dir, {
+      label: `trial ${trial.number}'s kept model`,
+      damagedHint: `the trial's stored model changed after it was saved (a disk or copy error, or an edit): restore the study storage (and its artifact directory) from a backup, or pick another trial`,
+    });
   } finally {
     removeOwnedTempDir(dir);
   }
+}
+
+/**
+ * Checks trial `trial`'s kept model as stored, without loading it: model.json must parse, and
+ * weights.bin must have the SHA-256 model.json recorded when both were saved (a model of an older
+ * tradelab recorded none and passes). `study export` runs it on every trial it copies, so a
+ * damaged model is never copied on as if it were whole.
+ * @throws TradelabError MODEL_INVALID naming the study, the trial and the artifact.
+ */
+export function checkKeptModel(
+  study: string,
+  trial: number,
+  json: Uint8Array,
+  weights: Uint8Array,
+): void {
+  const where = `study "${study}", trial ${trial}`;
+  const hint = `the stored model changed after it was saved (a disk or copy error, or an edit): restore the study storage (and its artifact directory) from a backup`;
+  let recorded: unknown;
+  try {
+    recorded = (JSON.parse(Buffer.from(json).toString('utf8')) as { weightsSha256?: unknown })
+      .weightsSha256;
+  } catch (error) {
+    throw new TradelabError(
+      'MODEL_INVALID',
+      `${where}: artifact ${DRL_ARTIFACTS.modelJson} is not valid JSON (${(error as Error).message})`,
+      { hint, cause: error },
+    );
+  }
+  if (typeof recorded !== 'string') return;
+  const actual = sha256(weights);
+  if (actual !== recorded)
+    throw new TradelabError(
+      'MODEL_INVALID',
+      `${where}: artifact ${DRL_ARTIFACTS.modelWeights} is corrupted: its SHA-256 is ${actual.slice(0, 12)}…, ${DRL_ARTIFACTS.modelJson} recorded ${recorded.slice(0, 12)}… when it was saved`,
+      { hint, details: { study, trial, artifact: DRL_ARTIFACTS.modelWeights } },
+    );
 }
 
 /** The study's holdout range on its data, or undefined when it has none. */

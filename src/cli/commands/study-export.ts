@@ -4,6 +4,7 @@ import type { CommandContext } from '../command-spec.js';
 import { plural } from '../format.js';
 import { openStorageAt, readStudyStorage } from '../open-study-storage.js';
 import { countStates, TRIAL_STATES } from '../study-summary.js';
+import { checkKeptModel, DRL_ARTIFACTS } from '../../trading/index.js';
 
 /** `tradelab study export NAME --to URL`: copies a study with its trials into another storage. */
 export async function run(context: CommandContext): Promise<void> {
@@ -35,7 +36,7 @@ export async function run(context: CommandContext): Promise<void> {
       }
       let artifacts;
       try {
-        artifacts = await copyArtifacts(source, target, trials, imported.id);
+        artifacts = await copyArtifacts(source, target, study.name, trials, imported.id);
       } catch (error) {
         // No half copy: without its artifacts the copy goes, so the export can simply be rerun.
         await target.deleteStudy(name);
@@ -88,10 +89,14 @@ function takenError(target: StudyStorage, name: string, cause?: unknown): Tradel
   });
 }
 
-/** Copies each trial's artifacts onto its copy (matched by number); returns how many. */
+/**
+ * Copies each trial's artifacts onto its copy (matched by number), a trading trial's kept model
+ * checked against the SHA-256 it recorded first; returns how many.
+ */
 async function copyArtifacts(
   source: StudyStorage,
   target: StudyStorage,
+  study: string,
   trials: readonly TrialRecord[],
   studyId: number,
 ): Promise<number> {
@@ -101,8 +106,15 @@ async function copyArtifacts(
     const names = await source.listArtifacts(trial.id);
     const copyId = copies.get(trial.number);
     if (names.length === 0 || copyId === undefined) continue;
-    for (const artifact of names) {
-      await target.putArtifact(copyId, artifact, await source.getArtifact(trial.id, artifact));
+    const artifacts = new Map<string, Uint8Array>();
+    for (const artifact of names)
+      artifacts.set(artifact, await source.getArtifact(trial.id, artifact));
+    const json = artifacts.get(DRL_ARTIFACTS.modelJson);
+    const weights = artifacts.get(DRL_ARTIFACTS.modelWeights);
+    if (json !== undefined && weights !== undefined)
+      checkKeptModel(study, trial.number, json, weights);
+    for (const [artifact, bytes] of artifacts) {
+      await target.putArtifact(copyId, artifact, bytes);
       copied++;
     }
   }
