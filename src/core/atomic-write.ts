@@ -1,7 +1,21 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { fileSystemError } from './file-system-error.js';
 
-/** Writes `content` to `path` atomically: a temp file in the same directory, fsync, rename. */
+/**
+ * Writes `content` to `path` atomically: a temp file in the same directory, fsync, rename. A
+ * failure leaves `path` as it was and no temp file; an ordinary one (a full disk, no permission)
+ * is a FILE_ACCESS error naming `path`, not the temp file nor nothing (a write to an open file
+ * reports no path).
+ */
 export function writeFileAtomic(path: string, content: string | Uint8Array): void {
+  try {
+    writeThenRename(path, content);
+  } catch (error) {
+    throw fileSystemError(error, path) ?? error;
+  }
+}
+
+function writeThenRename(path: string, content: string | Uint8Array): void {
   const temp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
   const fd = openSync(temp, 'w');
   try {

@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type * as Arrow from 'apache-arrow';
-import { TradelabError } from '../../core/index.js';
+import { fileSystemError, TradelabError } from '../../core/index.js';
 import {
   PARQUET_COLUMN_TYPES,
   type ParquetColumnType,
@@ -287,7 +287,9 @@ async function writeFileAtomically(path: string, bytes: Uint8Array, fsync: boole
     dirname(path),
     `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`,
   );
-  const handle = await open(tempPath, 'wx');
+  const handle = await open(tempPath, 'wx').catch((error: unknown) => {
+    throw fileSystemError(error, path) ?? error;
+  });
   try {
     try {
       await handle.writeFile(bytes);
@@ -299,7 +301,15 @@ async function writeFileAtomically(path: string, bytes: Uint8Array, fsync: boole
     if (fsync) await syncDirectory(dirname(path));
   } catch (error) {
     await removeTemp(path, tempPath, error);
-    throw error;
+    // A full disk or a permission: FILE_ACCESS naming the file asked for, not the temp (or, for
+    // a write to the open file, nothing at all), and the bytes it needed.
+    const access = fileSystemError(error, path);
+    if (access === undefined) throw error;
+    throw new TradelabError('FILE_ACCESS', access.message, {
+      ...(access.hint === undefined ? {} : { hint: access.hint }),
+      cause: error,
+      details: { ...access.details, bytes: bytes.byteLength },
+    });
   }
 }
 

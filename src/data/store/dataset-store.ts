@@ -10,9 +10,10 @@ import {
   renameSync,
   rmdirSync,
   rmSync,
+  statfsSync,
 } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { closestMatch, isTradelabError, TradelabError } from '../../core/index.js';
+import { closestMatch, fileSystemError, isTradelabError, TradelabError } from '../../core/index.js';
 import { adjustedBars, BAR_FIELDS, barCount, type Bars } from '../bars.js';
 import type { ParquetColumnInput } from '../parquet/parquet-table.js';
 import { readParquetFile } from '../parquet/read-parquet.js';
@@ -244,11 +245,68 @@ async function writeLocked(
     rmSync(staged, { force: true });
     // Renamed, but the catalog could not be written: the catalog still names the old file.
     rmSync(path, { force: true });
-    throw error;
+    throw storeWriteError(dir, name, error) ?? error;
   }
   if (previous !== undefined && previous !== file) removeDatasetFile(dir, previous);
   if (entry === undefined) throw new Error('catalog update did not run');
   return entry;
+}
+
+/**
+ * A write that failed for an ordinary reason (a full disk, no permission) as a FILE_ACCESS error
+ * naming the dataset, the store and, for a full disk, the room left on it; the store is as it was
+ * (the write's files are gone). Undefined for any other failure.
+ */
+function storeWriteError(dir: string, name: string, error: unknown): TradelabError | undefined {
+  const access = isTradelabError(error, 'FILE_ACCESS') ? error : fileSystemError(error, dir);
+  if (access === undefined) return undefined;
+  const code = access.details?.['code'];
+  const full = code === 'ENOSPC' || code === 'EDQUOT';
+  const free = full ? freeSpace(dir) : undefined;
+  const needed = access.details?.['bytes'];
+  const room =
+    free === undefined
+      ? undefined
+      : typeof needed === 'number'
+        ? `it needs ${size(needed)}; the disk holding the store has ${size(free)} free`
+        : `the disk holding the store has ${size(free)} free`;
+  // The reason alone ("no space left on device"): the file that failed is a temp of ours.
+  const reason = access.details?.['reason'];
+  return new TradelabError(
+    'FILE_ACCESS',
+    `cannot write ${name} into the data store ${dir}: ${typeof reason === 'string' ? reason : access.message}${room === undefined ? '' : ` (${room})`}; the store is as it was`,
+    {
+      cause: error,
+      hint: full
+        ? `free some space on the disk holding ${dir}, or move the store to a disk with room (paths.data in the config, or --data-dir), then run the command again`
+        : (access.hint ?? 'check the store directory'),
+      details: { ...access.details, dataset: name, store: dir },
+    },
+  );
+}
+
+/** Bytes left for this user on the disk holding `dir`; undefined when unknown. */
+function freeSpace(dir: string): number | undefined {
+  try {
+    const stats = statfsSync(dir);
+    return stats.bavail * stats.bsize;
+  } catch (error) {
+    // Only a figure for the message: a store whose disk cannot be asked goes without it.
+    if (error instanceof Error) return undefined;
+    throw error;
+  }
+}
+
+/** Bytes as "2.7 MB". */
+function size(bytes: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit] ?? ''}`;
 }
 
 /** Reads a dataset's bars as its entry says, with errors that say how to get the dataset back. */

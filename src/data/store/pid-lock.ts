@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TradelabError } from '../../core/index.js';
+import { fileSystemError, TradelabError } from '../../core/index.js';
 
 /** Options for {@link withPidLock}. */
 export interface PidLockOptions {
@@ -44,7 +44,7 @@ export async function withPidLock<T>(
         mkdirSync(dirname(path), { recursive: true });
         continue;
       }
-      if (code !== 'EEXIST') throw error;
+      if (code !== 'EEXIST') throw fileSystemError(error, path) ?? error;
       if (!ownerAlive(path)) {
         takeOverStaleLock(path);
         continue;
@@ -79,13 +79,14 @@ function createWithPid(path: string): void {
   const temp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
   const fd = openSync(temp, 'wx');
   try {
-    writeSync(fd, String(process.pid));
-  } finally {
-    closeSync(fd);
-  }
-  try {
+    try {
+      writeSync(fd, String(process.pid));
+    } finally {
+      closeSync(fd);
+    }
     linkSync(temp, path);
   } finally {
+    // Also when the write failed (a full disk): no temp is left behind.
     rmSync(temp, { force: true });
   }
 }
