@@ -106,8 +106,14 @@ describe('SQLite storage', () => {
             (e: unknown) => e as TradelabError,
           );
         await storage.close();
-        expect(error?.code).toBe('STORAGE_UNAVAILABLE');
-        expect(error?.message).toContain('is full (ENOSPC');
+        // The artifact file is what did not fit: named, as every failed file write is.
+        expect(error?.code).toBe('FILE_ACCESS');
+        expect(error?.message).toMatch(
+          new RegExp(
+            `^cannot write ${artifactDir}/${study.id}/0/[0-9a-f-]+-model\\.bin: no space left on device`,
+          ),
+        );
+        expect(error?.hint).toContain('the disk is full');
         expect(readdirSync(join(artifactDir, String(study.id), '0'))).toEqual([]);
       } finally {
         spawnSync('umount', [artifactDir]);
