@@ -95,6 +95,40 @@ export function describeStorageConformance(label: string, open: () => Promise<St
       expect(claims.filter((t) => 'i' in t.params).length).toBe(10);
     });
 
+    it('claims against a target never pass it, however many claim at once; a retry takes the place of the trial it retries', async () => {
+      const study = await storage.createStudy({ name: 's', direction: 'minimize' });
+      const other = await storage.createStudy({ name: 'o', direction: 'minimize' });
+      await storage.claimTrial(other.id, 'w'); // another study's trials count for that one only
+      await storage.enqueueTrial(study.id, { params: { x: 1 } });
+      const claims = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          storage.claimTrial(study.id, `w${i}`, { maxTrials: 5 }),
+        ),
+      );
+      const claimed = claims.filter((t) => t !== undefined);
+      expect(claimed.map((t) => t.number).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4]);
+      // The waiting trial went first and counted once claimed.
+      expect(claimed.filter((t) => 'x' in t.params)).toHaveLength(1);
+      expect(await storage.claimTrial(study.id, 'late', { maxTrials: 5 })).toBeUndefined();
+      expect((await storage.getTrials(study.id)).length).toBe(5);
+      // Ended trials still count; a failed one retried does not, its retry does once claimed.
+      const [a, b, c] = claimed;
+      if (a === undefined || b === undefined || c === undefined) throw new Error('no claims');
+      await storage.finishTrial(a.id, { state: 'complete', value: 1 });
+      await storage.finishTrial(b.id, { state: 'fail', value: null, failReason: 'objective' });
+      expect(await storage.claimTrial(study.id, 'late', { maxTrials: 5 })).toBeUndefined();
+      const stale = await storage.failStale(study.id, -1000, {
+        maxRetries: 1,
+        workerId: c.workerId ?? '',
+      });
+      expect(stale.retries).toHaveLength(1);
+      const retry = await storage.claimTrial(study.id, 'late', { maxTrials: 5 });
+      expect(retry).toMatchObject({ retryOf: c.number, state: 'running' });
+      expect(await storage.claimTrial(study.id, 'later', { maxTrials: 5 })).toBeUndefined();
+      // Without a target, a claim is as before.
+      expect((await storage.claimTrial(study.id, 'free')).number).toBe(6);
+    });
+
     it('keeps parameters exactly and refuses to change one', async () => {
       const study = await storage.createStudy({ name: 's', direction: 'minimize' });
       const trial = await storage.claimTrial(study.id, 'w');

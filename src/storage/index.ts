@@ -12,6 +12,7 @@ export type {
 } from './records.js';
 export { FINISHED_STATES, trialRecord } from './records.js';
 export type {
+  ClaimTarget,
   NewStudy,
   NewWaitingTrial,
   RetryPolicy,

@@ -17,7 +17,9 @@ import type {
   TrialRecord,
   TrialState,
 } from './records.js';
+import { countTowardTarget } from './target-count.js';
 import type {
+  ClaimTarget,
   NewStudy,
   NewWaitingTrial,
   RetryPolicy,
@@ -167,9 +169,21 @@ class MemoryStorage implements StudyStorage {
     );
   }
 
-  claimTrial(studyId: number, workerId: string): Promise<TrialRecord> {
+  claimTrial(studyId: number, workerId: string): Promise<TrialRecord>;
+  claimTrial(
+    studyId: number,
+    workerId: string,
+    target: ClaimTarget,
+  ): Promise<TrialRecord | undefined>;
+  claimTrial(
+    studyId: number,
+    workerId: string,
+    target?: ClaimTarget,
+  ): Promise<TrialRecord | undefined> {
     return attempt(() => {
       const study = this.studyById(studyId);
+      if (target !== undefined && countTowardTarget(study.trials) >= target.maxTrials)
+        return undefined;
       const waiting = study.waiting.shift();
       if (waiting === undefined)
         return structuredClone(this.insertTrial(study, 'running', { params: {} }, workerId));

@@ -121,6 +121,36 @@ describe.skipIf(ADMIN_URL === '')('PostgreSQL storage', () => {
         expect(stored.find((t) => t.id === claim.id)?.workerId).toBe(claim.workerId);
     });
 
+    it('stops 8 processes claiming against one target exactly at it, while trials end meanwhile', async () => {
+      const { url } = await freshSchemaUrl();
+      // Eight pools stand in for `campaign run` on eight machines sharing the database.
+      const workers = await Promise.all(Array.from({ length: 8 }, () => open(url)));
+      const first = workers[0] as StudyStorage;
+      const study = await first.createStudy({ name: 's', direction: 'minimize' });
+      for (let i = 0; i < 4; i++) await first.enqueueTrial(study.id, { params: { i } });
+      const claims = (
+        await Promise.all(
+          workers.map((worker, w) =>
+            Promise.all(
+              Array.from({ length: 6 }, async () => {
+                const trial = await worker.claimTrial(study.id, `w${w}`, { maxTrials: 18 });
+                // Ending a trial changes nothing of the count: a claim racing it still stops.
+                if (trial !== undefined)
+                  await worker.finishTrial(trial.id, { state: 'complete', value: trial.number });
+                return trial;
+              }),
+            ),
+          ),
+        )
+      ).flat();
+      const claimed = claims.filter((t) => t !== undefined);
+      expect(claimed.map((t) => t.number).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 18 }, (_, i) => i),
+      );
+      expect(claimed.filter((t) => 'i' in t.params)).toHaveLength(4);
+      expect(await first.getTrials(study.id)).toHaveLength(18);
+    });
+
     it('retries a stale trial once when two processes fail stale trials at once', async () => {
       const { url, schema } = await freshSchemaUrl();
       const [a, b] = [await open(url), await open(url)];

@@ -36,7 +36,9 @@ import type {
   TrialState,
 } from './records.js';
 import type { StorageOptions } from './storage-options.js';
+import { countTowardTargetSql } from './target-count.js';
 import type {
+  ClaimTarget,
   NewStudy,
   NewWaitingTrial,
   RetryPolicy,
@@ -405,8 +407,27 @@ class PostgresStorage implements StudyStorage {
     return this.transaction((c) => this.insertTrial(c, studyId, 'waiting', trial, null));
   }
 
-  claimTrial(studyId: number, workerId: string): Promise<TrialRecord> {
+  claimTrial(studyId: number, workerId: string): Promise<TrialRecord>;
+  claimTrial(
+    studyId: number,
+    workerId: string,
+    target: ClaimTarget,
+  ): Promise<TrialRecord | undefined>;
+  claimTrial(
+    studyId: number,
+    workerId: string,
+    target?: ClaimTarget,
+  ): Promise<TrialRecord | undefined> {
     return this.transaction(async (c) => {
+      if (target !== undefined) {
+        // The study row locked first: claims against a target queue here, on every machine, so
+        // each counts what the one before it committed (READ COMMITTED reads afresh per statement).
+        const locked = await c.query('SELECT 1 FROM studies WHERE id = $1 FOR UPDATE', [studyId]);
+        if (locked.rowCount === 0) throw studyNotFound(`#${studyId}`, []);
+        const counted = (await c.query<{ n: number }>(countTowardTargetSql('$1'), [studyId]))
+          .rows[0];
+        if ((counted?.n ?? 0) >= target.maxTrials) return undefined;
+      }
       // SKIP LOCKED: a waiting trial another worker is claiming right now is theirs.
       const waiting = (
         await c.query<{ id: number }>(

@@ -32,7 +32,9 @@ import type {
   TrialState,
 } from './records.js';
 import type { StorageOptions } from './storage-options.js';
+import { countTowardTargetSql } from './target-count.js';
 import type {
+  ClaimTarget,
   NewStudy,
   NewWaitingTrial,
   RetryPolicy,
@@ -323,6 +325,7 @@ class SqliteStorage implements StudyStorage {
            user_attrs, created_at, started_at, heartbeat_at, worker_id, retry_of)
          VALUES (?, ?, ?, ?, ?, NULL, '{}', ?, ?, ?, ?, ?, ?) RETURNING *`,
       ),
+      towardTarget: p(countTowardTargetSql('?')),
       oldestWaiting: p(
         "SELECT * FROM trials WHERE study_id = ? AND state = 'waiting' ORDER BY number LIMIT 1",
       ),
@@ -486,9 +489,24 @@ class SqliteStorage implements StudyStorage {
     return this.settle(() => this.write(() => this.insertTrial(studyId, 'waiting', trial, null)));
   }
 
-  claimTrial(studyId: number, workerId: string): Promise<TrialRecord> {
+  claimTrial(studyId: number, workerId: string): Promise<TrialRecord>;
+  claimTrial(
+    studyId: number,
+    workerId: string,
+    target: ClaimTarget,
+  ): Promise<TrialRecord | undefined>;
+  claimTrial(
+    studyId: number,
+    workerId: string,
+    target?: ClaimTarget,
+  ): Promise<TrialRecord | undefined> {
     return this.settle(() =>
       this.write(() => {
+        // Inside the write lock: no other claim can count or claim in between.
+        if (target !== undefined) {
+          const { n } = this.statements.towardTarget.get(studyId) as { n: number };
+          if (n >= target.maxTrials) return undefined;
+        }
         const waiting = this.statements.oldestWaiting.get(studyId) as TrialRow | undefined;
         if (waiting === undefined)
           return this.insertTrial(studyId, 'running', { params: {} }, workerId);

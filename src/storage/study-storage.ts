@@ -34,6 +34,17 @@ export interface NewWaitingTrial {
   retryOf?: number | null;
 }
 
+/**
+ * A target for {@link StudyStorage.claimTrial}: the study's trials that count toward it never pass
+ * it, however many processes and machines claim at once. A trial counts once it has started:
+ * running, complete, pruned, or failed and not retried (a retry takes its place). Waiting trials
+ * do not count until claimed.
+ */
+export interface ClaimTarget {
+  /** Claim nothing once this many of the study's trials count. */
+  maxTrials: number;
+}
+
 /** How a running trial ends. */
 export interface TrialOutcome {
   state: Extract<TrialState, 'complete' | 'pruned' | 'fail'>;
@@ -67,7 +78,7 @@ export interface RetryPolicy {
  *   happens completely or not at all, and a reader never sees half of it.
  * - **Process safety.** Any number of processes (and, for PostgreSQL, machines) may use one storage
  *   at once. Trial numbers stay dense and unique; {@link claimTrial} gives each waiting trial to
- *   exactly one caller.
+ *   exactly one caller, and claims against a target ({@link ClaimTarget}) never pass it.
  * - **Immutability.** A finished trial (complete, pruned, fail) never changes again, and a
  *   parameter, once set on a trial, never changes; a study's name and direction never change.
  *   Writes that would break this throw `STORAGE_CONFLICT`.
@@ -110,6 +121,16 @@ export interface StudyStorage {
    * first), else a new trial with the next number, in state running with a fresh heartbeat.
    */
   claimTrial(studyId: number, workerId: string): Promise<TrialRecord>;
+  /**
+   * The same, unless the study already counts `target.maxTrials` trials toward its target (see
+   * {@link ClaimTarget}): then undefined and nothing changes. The count and the claim are one
+   * transaction, so concurrent claims stop exactly at the target.
+   */
+  claimTrial(
+    studyId: number,
+    workerId: string,
+    target: ClaimTarget,
+  ): Promise<TrialRecord | undefined>;
   /** Records a suggested parameter of a running trial; the same value again is a no-op. */
   setTrialParam(
     trialId: number,
