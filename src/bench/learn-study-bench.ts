@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useBackend } from '../compute/backends.js';
+import { plural } from '../core/plural.js';
 import { loadMarketData, openDatasetStore, parseDatasetKeys } from '../data/index.js';
 import type { RangeEvaluation } from '../eval/evaluate.js';
 import { openSqliteStorage } from '../storage/sqlite-storage.js';
@@ -152,7 +153,7 @@ export async function benchLearnStudy(
       const rows: BenchResult[] = [
         {
           bench: 'learn-study',
-          name: `trading study, market seed ${marketSeed}, ${workers} workers, walk-forward:3, ${steps.toLocaleString('en-US')} steps a split: ${summary.complete} complete, ${summary.pruned} pruned by fold, ${summary.failed} failed`,
+          name: `trading study, market seed ${marketSeed}, ${plural(workers, 'worker')}, walk-forward:3, ${steps.toLocaleString('en-US')} steps a split: ${summary.complete} complete, ${summary.pruned} pruned by fold, ${summary.failed} failed`,
           items: summary.trials.length,
           seconds: summary.seconds,
           runs: [summary.seconds],

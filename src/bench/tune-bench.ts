@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { plural } from '../core/plural.js';
 import { Rng } from '../core/random.js';
 import { openMemoryStorage } from '../storage/memory-storage.js';
 import { trialRecord, type TrialRecord } from '../storage/records.js';
@@ -105,12 +106,12 @@ export async function benchTune(options: TuneBenchOptions = {}): Promise<BenchRe
   };
 
   await inProcess(
-    `optimize, memory:, TPE, ${trials} trials`,
+    `optimize, memory:, TPE, ${plural(trials, 'trial')}`,
     () => ({ storage: openMemoryStorage(), done: () => undefined }),
     TARGETS.memory,
   );
   await inProcess(
-    `optimize, sqlite:, 1 process, TPE, ${trials} trials`,
+    `optimize, sqlite:, 1 process, TPE, ${plural(trials, 'trial')}`,
     () => {
       const db = freshDb('sqlite');
       return { storage: openSqliteStorage(db.path), done: db.remove };
@@ -119,7 +120,7 @@ export async function benchTune(options: TuneBenchOptions = {}): Promise<BenchRe
   );
 
   for (const n of processes) {
-    const name = `workers, sqlite:, ${n} processes, TPE, ${trials} trials`;
+    const name = `workers, sqlite:, ${plural(n, 'process', 'processes')}, TPE, ${plural(trials, 'trial')}`;
     options.onStep?.(name);
     const total: number[] = [];
     const active: number[] = [];

@@ -1,3 +1,4 @@
+import { plural } from '../core/plural.js';
 import { renderBarChart, type Bar } from '../report/bar-chart.js';
 import { escapeHtml } from '../report/escape-html.js';
 import { htmlPage } from '../report/html-report.js';
@@ -159,7 +160,7 @@ function facts(report: CampaignReport): string {
     [
       'trial time',
       phases.trials > 0 && time > 0
-        ? `rollout ${ratio(phases.rollout, time)}, update ${ratio(phases.update, time)}, evaluation and setup ${ratio(phases.other, time)} (${phases.trials} trials)`
+        ? `rollout ${ratio(phases.rollout, time)}, update ${ratio(phases.update, time)}, evaluation and setup ${ratio(phases.other, time)} (${plural(phases.trials, 'trial')})`
         : 'no trial recorded its phases yet',
     ],
   ];
@@ -175,7 +176,7 @@ function facts(report: CampaignReport): string {
   if (run !== undefined)
     items.push([
       'last run',
-      `${run.workers} workers on ${run.cores} cores, profile ${run.profile} (${run.why})`,
+      `${plural(run.workers, 'worker')} on ${plural(run.cores, 'core')}, profile ${run.profile} (${run.why})`,
     ]);
   return `<dl class="facts">\n${items.map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`).join('\n')}\n</dl>`;
 }
@@ -321,8 +322,8 @@ function studySection(study: ReportStudy, index: number): string {
     `preset ${study.preset}`,
     `stored as ${study.study}`,
     study.state,
-    `${study.counts.done} of ${study.target} trials done`,
-    study.splits > 0 ? `${study.splits} splits a trial` : undefined,
+    `${study.counts.done} of ${plural(study.target, 'trial')} done`,
+    study.splits > 0 ? `${plural(study.splits, 'split')} a trial` : undefined,
   ].filter((s) => s !== undefined);
   return [
     `<section class="study" id="study-${index}"${data}>`,

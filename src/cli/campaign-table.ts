@@ -8,7 +8,7 @@ import {
 } from '../campaign/index.js';
 import type { StudyStorage } from '../storage/index.js';
 import { renderTable } from './output.js';
-import { formatDuration } from './progress.js';
+import { formatDuration, formatRate } from './progress.js';
 import { formatNumber } from './study-summary.js';
 
 /*
@@ -97,6 +97,23 @@ export function campaignTableLines(rows: readonly CampaignRow[]): string[] {
     },
     { header: 'ETA', value: (l) => eta(l.counts, l.target, l.state), right: true },
   ]);
+}
+
+/**
+ * The table's TOTAL row as one line, for logs and a service's job progress: `progress: 43% (6/14
+ * trials), 1 min 10 s/trial, ETA 9 min 20 s` (`done` at the end). Its rate and ETA are the row's:
+ * where the row says `-` (no trial ended yet), the line names neither, not `ETA ?` beside ETAs.
+ */
+export function campaignProgressLine(rows: readonly CampaignRow[]): string {
+  const done = rows.reduce((n, r) => n + Math.min(r.counts.done, r.target), 0);
+  const target = rows.reduce((n, r) => n + r.target, 0);
+  const { counts } = totalOf(rows);
+  const left = eta(counts, target, 'total');
+  const figures =
+    counts.perHour === null || left === '-'
+      ? ''
+      : `, ${formatRate(counts.perHour / 3600, 'trials', 'trial')}, ${left === 'done' ? left : `ETA ${left}`}`;
+  return `progress: ${target > 0 ? Math.round((100 * done) / target) : 0}% (${done}/${target} trials)${figures}`;
 }
 
 /** A row as JSON (`--json`). */

@@ -27,11 +27,6 @@ export function count(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
-/** `n thing` or `n things`. */
-export function plural(n: number, thing: string, things = `${thing}s`): string {
-  return `${count(n)} ${n === 1 ? thing : things}`;
-}
-
 /** A number with `digits` significant decimals, for prices and statistics. */
 export function num(x: number, digits = 6): string {
   if (!Number.isFinite(x)) return String(x);
@@ -41,3 +36,5 @@ export function num(x: number, digits = 6): string {
 
 /** Hints in every layer quote paths and names the same way (`data/` and `cli/` both print them). */
 export { shellQuote } from '../core/index.js';
+/** Counts in sentences read the same in every layer (`bench/` and `campaign/` write them too). */
+export { plural } from '../core/index.js';

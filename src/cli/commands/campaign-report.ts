@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { renderCampaignHtml, type CampaignReport, type ReportStudy } from '../../campaign/index.js';
 import { TradelabError, writeFileAtomic } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
+import { plural } from '../format.js';
 import { loadCampaignReport } from '../load-campaign-report.js';
 import { readStudyStorage } from '../open-study-storage.js';
 import { projectPath } from '../project-path.js';
@@ -123,11 +124,11 @@ function factLines(report: CampaignReport): string[] {
   ];
   if (report.phases.trials > 0 && time > 0)
     lines.push(
-      `trial time: rollout ${ratio(report.phases.rollout, time)}, update ${ratio(report.phases.update, time)}, evaluation and setup ${ratio(report.phases.other, time)} (${report.phases.trials} trials)`,
+      `trial time: rollout ${ratio(report.phases.rollout, time)}, update ${ratio(report.phases.update, time)}, evaluation and setup ${ratio(report.phases.other, time)} (${plural(report.phases.trials, 'trial')})`,
     );
   if (report.plan.run !== undefined)
     lines.push(
-      `last run: ${report.plan.run.workers} workers on ${report.plan.run.cores} cores, profile ${report.plan.run.profile} (${report.plan.run.why})`,
+      `last run: ${plural(report.plan.run.workers, 'worker')} on ${plural(report.plan.run.cores, 'core')}, profile ${report.plan.run.profile} (${report.plan.run.why})`,
     );
   return lines;
 }

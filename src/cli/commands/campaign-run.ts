@@ -19,10 +19,10 @@ import { drlLimitsOf } from '../../trading/index.js';
 import type { StudyStorage } from '../../storage/index.js';
 import { resolveObjective, runStudyPool, type WorkerPoolSummary } from '../../tune/index.js';
 import {
+  campaignProgressLine,
   campaignRowRecord,
   campaignRows,
   campaignTableLines,
-  type CampaignRow,
 } from '../campaign-table.js';
 import type { CommandContext } from '../command-spec.js';
 import { plural } from '../format.js';
@@ -30,7 +30,7 @@ import { openStorageAt, storageUrl } from '../open-study-storage.js';
 import { openStore } from '../open-store.js';
 import type { Output } from '../output.js';
 import { logProfileBanner } from '../profile-banner.js';
-import { formatDuration, formatRate, progressIntervalOption } from '../progress.js';
+import { progressIntervalOption } from '../progress.js';
 import { projectPath } from '../project-path.js';
 import { handleInterrupts, setExitCode } from '../run-interrupts.js';
 import { suggestCommand } from '../suggest-command.js';
@@ -224,9 +224,6 @@ class CampaignDisplay {
   private timer: NodeJS.Timeout | undefined;
   private drawing = false;
   private stopped = false;
-  private readonly started = performance.now();
-  /** Trials done at the first draw (before this run, near enough). */
-  private doneBefore: number | undefined;
 
   constructor(
     private readonly out: Output,
@@ -276,14 +273,12 @@ class CampaignDisplay {
       // stop() may have run while the rows were read.
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
       if (this.stopped) return;
-      const elapsed = ((performance.now() - this.started) / 1000).toFixed(0);
       if (this.tty) {
         const up = this.drawn > 0 ? `\x1b[${this.drawn}A\x1b[J` : '';
         process.stderr.write(`${up}${lines.join('\n')}\n`);
         this.drawn = lines.length;
       } else {
-        this.doneBefore ??= rows.reduce((n, r) => n + Math.min(r.counts.done, r.target), 0);
-        this.out.note(progressLine(rows, Number(elapsed), this.doneBefore));
+        this.out.note(campaignProgressLine(rows));
         if (this.out.json) return;
         for (const line of lines) this.out.note(`  ${line}`);
       }
@@ -293,18 +288,6 @@ class CampaignDisplay {
       this.drawing = false;
     }
   }
-}
-
-/**
- * `progress: 43% (6/14 trials), 1.2 trials/s, ETA 8 s`: the campaign's rows after `seconds`, of
- * which `doneBefore` trials had ended before this run (a resumed campaign: they add no speed).
- */
-function progressLine(rows: readonly CampaignRow[], seconds: number, doneBefore: number): string {
-  const done = rows.reduce((n, r) => n + Math.min(r.counts.done, r.target), 0);
-  const target = rows.reduce((n, r) => n + r.target, 0);
-  const perSecond = seconds > 0 ? (done - doneBefore) / seconds : 0;
-  const eta = perSecond > 0 ? (target - done) / perSecond : Number.NaN;
-  return `progress: ${target > 0 ? Math.round((100 * done) / target) : 0}% (${done}/${target} trials), ${formatRate(perSecond, 'trials', 'trial')}, ETA ${formatDuration(eta)}`;
 }
 
 /**

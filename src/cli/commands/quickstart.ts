@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { planHere } from '../../app/index.js';
 import type { Project } from '../../app/index.js';
 import type { CommandContext } from '../command-spec.js';
+import { plural } from '../format.js';
 import { intOption } from '../option-values.js';
 import { createOutput } from '../output.js';
 import { printPlan } from '../print-plan.js';
@@ -128,7 +129,7 @@ export async function run(context: CommandContext): Promise<void> {
   const file = join(dir, 'campaign.yaml');
   writeFileSync(file, campaignFile(trials, steps));
   out.line(
-    `Campaign: ${file} (${trials} trials a study, ${steps.toLocaleString('en-US')} env steps a split).`,
+    `Campaign: ${file} (${plural(trials, 'trial')} a study, ${steps.toLocaleString('en-US')} env steps a split).`,
   );
   out.line();
   const workers = typeof options.workers === 'string' ? options.workers : 'auto';

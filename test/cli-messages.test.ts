@@ -1,0 +1,62 @@
+/**
+ * What the CLI says, read as a user reads it: counts with the right plural, progress lines that
+ * agree with the tables beside them, and no figure that contradicts another. Each test runs real
+ * commands on small data.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempDir } from './support/run-cli.js';
+
+/** A campaign of two tiny studies on two synthetic assets, small enough for seconds. */
+const CAMPAIGN = `name: tiny
+data: T0,T1:1h
+cv: walk-forward:2
+holdout: 20%
+sampler: { type: random, seed: 1 }
+pruner: { type: nop }
+studies:
+  - preset: ensemble_balanced
+    trials: 2
+    params: { netDim: 32, nEnvs: 4, targetStep: 512, batchSize: 256, breakStep: 4096, repeatTimes: 1, episodeLength: 128 }
+  - preset: ensemble_aggressive
+    trials: 1
+    params: { netDim: 32, nEnvs: 4, targetStep: 512, batchSize: 256, breakStep: 4096, repeatTimes: 1, episodeLength: 128 }
+`;
+
+describe('CLI messages', () => {
+  it('one synthetic dataset is one, not "1 synthetic datasets"', async () => {
+    const cwd = tempDir();
+    const one = await runCli(['data', 'synth', '--symbols', 'T0', '--bars', '500'], { cwd });
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toMatch(/^Wrote 1 synthetic dataset \(T0:1h\), 500 bars each/m);
+  });
+
+  it("a campaign's progress lines say the TOTAL row's rate and ETA, never `ETA ?`; one worker is one", async () => {
+    const cwd = tempDir();
+    const synth = await runCli(['data', 'synth', '--symbols', 'T0,T1', '--bars', '3000'], { cwd });
+    expect(synth.code, synth.stderr).toBe(0);
+    writeFileSync(join(cwd, 'tiny.yaml'), CAMPAIGN);
+    const run = await runCli(
+      ['campaign', 'run', 'tiny.yaml', '--workers', '1', '--progress-interval', '1'],
+      { cwd },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stderr.split('\n');
+    const progress = lines.filter((line) => line.startsWith('progress: '));
+    expect(progress.length).toBeGreaterThan(0);
+    for (const line of progress) expect(line).not.toContain('?');
+    // Each plain copy of the table follows its progress line: the two say the same ETA.
+    lines.forEach((line, i) => {
+      if (!line.startsWith('progress: ')) return;
+      const total = lines.slice(i).find((l) => l.startsWith('  TOTAL'));
+      const eta = total?.trim().split(/ {2,}/).at(-1);
+      if (eta === '-') expect(line).toMatch(/^progress: \d+% \(\d+\/3 trials\)$/);
+      else if (eta === 'done') expect(line).toMatch(/, done$/);
+      else expect(line).toContain(`, ETA ${eta ?? 'no table'}`);
+    });
+    const report = await runCli(['campaign', 'report', 'tiny', '--no-holdout'], { cwd });
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toMatch(/^last run: 1 worker on \d+ cores?, profile cpu/m);
+  });
+});
