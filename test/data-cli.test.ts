@@ -754,6 +754,124 @@ describe('a data spec naming one symbol twice', () => {
   });
 });
 
+describe('writing over a dataset of another origin', () => {
+  /** `n` hourly bars from T0 as a CSV. */
+  const hourly = (n: number): string => csv(rows(T0, n, 60 * MIN));
+
+  it('data synth refuses to replace an imported dataset without --force, saying what is there', async () => {
+    const dir = project();
+    const file = put(dir, 'syn0.csv', hourly(30));
+    expect((await importInProcess(dir, 'syn0.csv', 'SYN0', '1h')).code).toBe(0);
+    const before = storeSnapshot(dir);
+    // A real process: the service runs data synth as a job, through the same command.
+    const refused = await cli(dir, 'data', 'synth', '--symbols', '1', '--bars', '300');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `error [DATASET_EXISTS]: SYN0:1h already exists: imported from 1 file (${file}), 30 bars from 2024-01-01 to 2024-01-02; writing synthetic bars (synth --seed 1 --signal 0 --bars 300 --calendar 24/7) would replace it`,
+    );
+    expect(refused.stderr).toContain(
+      'hint: pass --force to replace it (the record of its files goes too), or remove it first with `tradelab data rm SYN0:1h`',
+    );
+    expect(storeSnapshot(dir)).toEqual(before);
+
+    const forced = await cliInProcess(
+      dir,
+      'data',
+      'synth',
+      '--symbols',
+      '1',
+      '--bars',
+      '300',
+      '--force',
+    );
+    expect(forced.code).toBe(0);
+    const entry = openDatasetStore(join(dir, '.tradelab', 'data')).require({
+      symbol: 'SYN0',
+      timeframe: '1h',
+    });
+    expect(entry).toMatchObject({
+      rows: 300,
+      sources: [],
+      derivedFrom: 'synth --seed 1 --signal 0 --bars 300 --calendar 24/7',
+    });
+    // Synthetic over synthetic stays allowed, whatever the options.
+    const again = await cliInProcess(
+      dir,
+      'data',
+      'synth',
+      '--symbols',
+      '1',
+      '--bars',
+      '200',
+      '--seed',
+      '2',
+    );
+    expect(again.code).toBe(0);
+  });
+
+  it('data synth writes none of its symbols when one of them is refused', async () => {
+    const dir = project();
+    put(dir, 'syn1.csv', hourly(30));
+    expect((await importInProcess(dir, 'syn1.csv', 'SYN1', '1h')).code).toBe(0);
+    const refused = await cliInProcess(dir, 'data', 'synth', '--symbols', '2', '--bars', '300');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('error [DATASET_EXISTS]: SYN1:1h already exists');
+    const list = jsonLines((await cliInProcess(dir, 'data', 'list', '--json')).stdout);
+    expect(list.map((r) => r.dataset)).toEqual(['SYN1:1h']);
+  });
+
+  it('data resample refuses to replace an imported timeframe, writes no target then, and may redo its own', async () => {
+    const dir = project();
+    put(dir, 'btc.csv', csv(rows(T0, 180)));
+    const hours = put(dir, 'btc-1h.csv', hourly(5));
+    expect((await importInProcess(dir, 'btc.csv', 'BTCUSDT', '1m')).code).toBe(0);
+    expect((await importInProcess(dir, 'btc-1h.csv', 'BTCUSDT', '1h')).code).toBe(0);
+    const before = storeSnapshot(dir);
+    const refused = await cliInProcess(dir, 'data', 'resample', 'BTCUSDT:1m', '--to', '5m,1h');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `error [DATASET_EXISTS]: BTCUSDT:1h already exists: imported from 1 file (${hours}), 5 bars from 2024-01-01 to 2024-01-01; writing bars resampled from BTCUSDT:1m would replace it`,
+    );
+    expect(storeSnapshot(dir)).toEqual(before);
+
+    const forced = await cliInProcess(
+      dir,
+      'data',
+      'resample',
+      'BTCUSDT:1m',
+      '--to',
+      '5m,1h',
+      '--force',
+    );
+    expect(forced.code).toBe(0);
+    const store = openDatasetStore(join(dir, '.tradelab', 'data'));
+    expect(store.require({ symbol: 'BTCUSDT', timeframe: '1h' })).toMatchObject({
+      rows: 3,
+      derivedFrom: 'BTCUSDT:1m',
+    });
+    // The same resample again replaces its own datasets, as before.
+    expect((await cliInProcess(dir, 'data', 'resample', 'BTCUSDT:1m', '--to', '5m')).code).toBe(0);
+  });
+
+  it('data import refuses to mix files into a synthetic dataset', async () => {
+    const dir = project();
+    expect((await cliInProcess(dir, 'data', 'synth', '--symbols', '1', '--bars', '300')).code).toBe(
+      0,
+    );
+    const before = storeSnapshot(dir);
+    put(dir, 'later.csv', csv(rows(Date.UTC(2021, 0, 1), 3, 60 * MIN)));
+    const refused = await importInProcess(dir, 'later.csv', 'SYN0', '1h');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'error [DATASET_EXISTS]: SYN0:1h already exists: synthetic (synth --seed 1 --signal 0 --bars 300 --calendar 24/7), 300 bars from 2020-01-01 to 2020-01-13; importing files into it would mix their bars with these',
+    );
+    expect(refused.stderr).toContain(
+      'hint: remove it first with `tradelab data rm SYN0:1h`, or import under another --symbol',
+    );
+    expect(storeSnapshot(dir)).toEqual(before);
+  });
+});
+
 describe('formats', () => {
   it('reads epoch seconds in a Parquet file as seconds, as in a CSV', async () => {
     const dir = project();

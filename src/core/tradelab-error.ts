@@ -47,6 +47,8 @@ export const ERROR_CODES = {
   // Something named on the command line is not there, or is already there.
   FILE_NOT_FOUND: 'usage',
   DATASET_NOT_FOUND: 'usage',
+  // A write would replace a dataset of another origin (imported files, synth, another parent).
+  DATASET_EXISTS: 'usage',
   RUN_EXISTS: 'usage',
   // A module the user wrote to set up the work (an objective) is wrong.
   OBJECTIVE_INVALID: 'config',

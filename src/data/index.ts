@@ -82,7 +82,9 @@ export {
   type DatasetStore,
   type DatasetWrite,
   type LockedWrite,
+  type WriteOptions,
 } from './store/dataset-store.js';
+export { checkReplace } from './store/dataset-origin.js';
 export {
   DAY_MS,
   isTimeframe,

@@ -138,6 +138,12 @@ export const DATA_COMMANDS: readonly CommandSpec[] = [
         description:
           'daily bars end at utc midnight or the session close (default: session, utc for 24/7)',
       },
+      {
+        name: 'force',
+        type: 'boolean',
+        description:
+          'replace a target dataset of another origin (imported, synthetic, resampled from another)',
+      },
     ],
     settings: ['dataDir'],
     examples: ['tradelab data resample BTCUSDT:1m --to 5m,15m,30m,1h,4h,1d'],
@@ -233,6 +239,11 @@ export const DATA_COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         value: 'DATE',
         description: 'first bar (default 2020-01-01)',
+      },
+      {
+        name: 'force',
+        type: 'boolean',
+        description: 'replace datasets of another origin (imported or resampled) of the same names',
       },
     ],
     settings: ['dataDir'],

@@ -1,5 +1,6 @@
 import {
   calendarFor,
+  checkReplace,
   findGaps,
   formatDatasetKey,
   parseDatasetKey,
@@ -28,9 +29,11 @@ export async function run(context: CommandContext): Promise<void> {
     'session',
   ] as const);
   const store = openStore(context);
+  const force = context.options.force === true;
+  const from = formatDatasetKey(key);
   const { entry, bars } = await store.read(key, { raw: true });
   const calendar = calendarFor(entry.calendar);
-  for (const target of targets) {
+  const done = targets.map((target) => {
     const started = performance.now();
     const result = resampleBars(bars, {
       from: key.timeframe,
@@ -39,17 +42,27 @@ export async function run(context: CommandContext): Promise<void> {
       ...(daily === undefined ? {} : { daily }),
     });
     const seconds = (performance.now() - started) / 1000;
-    const targetKey = { symbol: key.symbol, timeframe: target };
-    const written = await store.write(targetKey, result.bars, {
-      calendar: entry.calendar,
-      gaps: findGaps(result.bars, timeframeMs(target), calendar),
-      adjusted: entry.adjusted,
-      sources: [],
-      derivedFrom: formatDatasetKey(key),
-    });
+    return { key: { symbol: key.symbol, timeframe: target }, result, seconds };
+  });
+  // Every target is checked before the first is written: a refusal leaves none of them half done.
+  for (const { key: target } of done)
+    checkReplace(target, store.get(target), { sources: [], derivedFrom: from }, force);
+  for (const { key: targetKey, result, seconds } of done) {
+    const written = await store.write(
+      targetKey,
+      result.bars,
+      {
+        calendar: entry.calendar,
+        gaps: findGaps(result.bars, timeframeMs(targetKey.timeframe), calendar),
+        adjusted: entry.adjusted,
+        sources: [],
+        derivedFrom: from,
+      },
+      { force },
+    );
     out.record({
       type: 'resampled',
-      from: formatDatasetKey(key),
+      from,
       dataset: formatDatasetKey(targetKey),
       rows: written.rows,
       droppedIncomplete: result.droppedIncomplete,

@@ -1,5 +1,6 @@
 import {
   calendarFor,
+  checkReplace,
   digestBars,
   findGaps,
   formatDatasetKey,
@@ -11,7 +12,7 @@ import {
 } from '../../data/index.js';
 import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
-import { count, isoTime } from '../format.js';
+import { count, isoTime, plural } from '../format.js';
 import { intOption } from '../option-values.js';
 import { openStore } from '../open-store.js';
 
@@ -50,25 +51,35 @@ export async function run(context: CommandContext): Promise<void> {
   const store = openStore(context);
   const describe = `synth --seed ${seed} --signal ${signal} --bars ${bars} --calendar ${calendar}`;
   const barMs = timeframeMs(timeframe);
-  for (const [i, symbol] of market.symbols.entries()) {
+  const force = options.force === true;
+  const keys = market.symbols.map((symbol) => ({ symbol: parseSymbol(symbol), timeframe }));
+  // Every symbol is checked before the first is written: a refusal leaves none of them half done.
+  for (const key of keys)
+    checkReplace(key, store.get(key), { sources: [], derivedFrom: describe }, force);
+  for (const [i, key] of keys.entries()) {
     const series = market.bars[i];
     if (series === undefined) continue;
-    await store.write({ symbol: parseSymbol(symbol), timeframe }, series, {
-      calendar,
-      gaps: findGaps(series, barMs, calendarFor(calendar)),
-      adjusted: false,
-      sources: [],
-      derivedFrom: describe,
-    });
+    await store.write(
+      key,
+      series,
+      {
+        calendar,
+        gaps: findGaps(series, barMs, calendarFor(calendar)),
+        adjusted: false,
+        sources: [],
+        derivedFrom: describe,
+      },
+      { force },
+    );
   }
   const seconds = (performance.now() - started) / 1000;
   const digest = digestBars(market.symbols, market.bars);
   const first = market.bars[0]?.timestamps;
-  const keys = market.symbols.map((s) => formatDatasetKey({ symbol: s, timeframe }));
+  const names = keys.map(formatDatasetKey);
   if (out.json) {
     out.record({
       type: 'synth',
-      datasets: keys,
+      datasets: names,
       bars,
       seed,
       signal,
@@ -80,7 +91,7 @@ export async function run(context: CommandContext): Promise<void> {
     return;
   }
   out.line(
-    `Wrote ${keys.length} synthetic datasets (${keys.join(', ')}), ${count(bars)} bars each, in ${seconds.toFixed(2)} s.`,
+    `Wrote ${plural(names.length, 'synthetic dataset')} (${names.join(', ')}), ${count(bars)} bars each, in ${seconds.toFixed(2)} s.`,
   );
   out.line(
     `Range: ${isoTime(first?.[0] ?? Number.NaN)} → ${isoTime(first?.[(first.length || 1) - 1] ?? Number.NaN)}, calendar ${calendar}, seed ${seed}; sha256 ${digest}`,

@@ -4,6 +4,7 @@ import type { Bars } from '../bars.js';
 import { calendarFor, type CalendarName } from '../calendar.js';
 import type { DatasetEntry, DatasetSource } from '../store/catalog.js';
 import { formatDatasetKey, type DatasetKey } from '../store/dataset-key.js';
+import { checkReplace } from '../store/dataset-origin.js';
 import { repairHint, type DatasetStore } from '../store/dataset-store.js';
 import { cleanBars, type BadRowPolicy, type CleanReport } from './clean-bars.js';
 import {
@@ -99,7 +100,10 @@ export async function importFiles(
   const started = performance.now();
   const paths = expandInputs(options.inputs, options.baseDir);
   const zone = options.timeZone === undefined ? UTC_OFFSET : checkedZone(options.timeZone);
-  const known = new Set(store.get(options.key)?.sources.map((s) => s.sha256) ?? []);
+  const current = store.get(options.key);
+  // Refused before the files are read (again under the lock, against the dataset as it is then).
+  checkReplace(options.key, current, { sources: [] });
+  const known = new Set(current?.sources.map((s) => s.sha256) ?? []);
   const sizes = paths.map((p) => statSync(p).size);
   const bytesTotal = sizes.reduce((a, b) => a + b, 0);
   let bytesDone = 0;
@@ -128,6 +132,8 @@ export async function importFiles(
         throw cannotMerge(options.key, entry, stored.problem, absent);
       rebuilt = stored.problem.message;
     }
+    // Imported bars never go into a synthetic or resampled dataset: they would mix with its own.
+    checkReplace(options.key, entry, { sources: [] });
     const already = new Set(
       rebuilt === undefined ? (entry?.sources.map((s) => s.sha256) ?? []) : [],
     );

@@ -228,6 +228,33 @@ describe('DatasetStore: write and read', () => {
   });
 });
 
+describe('DatasetStore: a write of another origin', () => {
+  it('is refused without force, saying what is there, and leaves the dataset as it was', async () => {
+    const store = freshStore();
+    const key = { symbol: 'BTCUSDT', timeframe: '1m' } as const;
+    const imported = await store.write(key, randomBars(5, 1), info());
+    const synth = {
+      sources: [],
+      derivedFrom: 'synth --seed 1 --signal 0 --bars 8 --calendar 24/7',
+    };
+    const refused = await store.write(key, randomBars(8, 2), info(synth)).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TradelabError);
+    expect((refused as TradelabError).code).toBe('DATASET_EXISTS');
+    expect((refused as TradelabError).message).toBe(
+      'BTCUSDT:1m already exists: imported from 1 file (/data/btc.csv), 5 bars from 2024-01-02 to 2024-01-02; writing synthetic bars (synth --seed 1 --signal 0 --bars 8 --calendar 24/7) would replace it',
+    );
+    expect(store.require(key)).toEqual(imported);
+    expect((await store.read(key)).bars.close.length).toBe(5);
+    // Of the same origin (an import again), and with force, it goes on.
+    expect((await store.write(key, randomBars(6, 3), info())).rows).toBe(6);
+    expect((await store.write(key, randomBars(8, 2), info(synth), { force: true })).rows).toBe(8);
+    const resampled = { sources: [], derivedFrom: 'ETHUSDT:1m' };
+    await expect(store.write(key, randomBars(3, 4), info(resampled))).rejects.toThrow(
+      'writing bars resampled from ETHUSDT:1m would replace it',
+    );
+  });
+});
+
 describe('DatasetStore: missing datasets', () => {
   it('suggests a close key when the one asked for is missing', async () => {
     const store = freshStore();
@@ -517,9 +544,14 @@ describe('DatasetStore: a store written by earlier versions (test/fixtures/store
   it('rewrites a dataset in the new format and leaves the others as they are', async () => {
     const { store, expected } = oldStore();
     const key = { symbol: 'SYN1', timeframe: '1h' } as const;
-    const before = store.require(key).file;
+    const { file: before, derivedFrom } = store.require(key);
     const { bars } = await store.read(key);
-    const entry = await store.write(key, bars, info());
+    // Written as what it is (a synthetic dataset), as `data synth` would write it again.
+    const entry = await store.write(
+      key,
+      bars,
+      info({ sources: [], ...(derivedFrom === undefined ? {} : { derivedFrom }) }),
+    );
     expect(entry.file).not.toBe(before);
     expect(existsSync(join(store.dir, before))).toBe(false);
     const again = await store.read(key);

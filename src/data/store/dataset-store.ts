@@ -20,6 +20,7 @@ import { readParquetFile } from '../parquet/read-parquet.js';
 import { writeParquetFile } from '../parquet/write-parquet.js';
 import { readCatalog, updateCatalog, type DatasetEntry } from './catalog.js';
 import { formatDatasetKey, type DatasetKey } from './dataset-key.js';
+import { checkReplace } from './dataset-origin.js';
 import { withPidLock } from './pid-lock.js';
 import { sweepStaleTemps } from './stale-files.js';
 
@@ -40,8 +41,21 @@ export type DatasetWrite = Omit<
 /** What a cheap look at a dataset's Parquet file finds. */
 export type DatasetFileStatus = 'ok' | 'missing' | 'damaged';
 
+/** Options for a write. */
+export interface WriteOptions {
+  /**
+   * Replace a dataset of another origin too (imported files, synth, another parent: see
+   * dataset-origin.ts). Default false: such a write is refused with DATASET_EXISTS.
+   */
+  force?: boolean;
+}
+
 /** Writes a dataset's bars while its lock is held (see {@link DatasetStore.withLock}). */
-export type LockedWrite = (bars: Bars, info: DatasetWrite) => Promise<DatasetEntry>;
+export type LockedWrite = (
+  bars: Bars,
+  info: DatasetWrite,
+  options?: WriteOptions,
+) => Promise<DatasetEntry>;
 
 /**
  * The dataset store: one Parquet file per (symbol, timeframe) and a JSON catalog beside them. Files
@@ -68,11 +82,17 @@ export interface DatasetStore {
    */
   read(key: DatasetKey, options?: { raw?: boolean }): Promise<{ entry: DatasetEntry; bars: Bars }>;
   /**
-   * Writes a dataset's bars (replacing any earlier version) and its catalog entry. Atomic: the new
-   * Parquet file gets a new name, the catalog switches to it in one rename, then the old file goes.
-   * A crash at any point leaves the previous version readable.
+   * Writes a dataset's bars (replacing any earlier version of the same origin; another origin
+   * only with `force`) and its catalog entry. Atomic: the new Parquet file gets a new name, the
+   * catalog switches to it in one rename, then the old file goes. A crash at any point leaves the
+   * previous version readable.
    */
-  write(key: DatasetKey, bars: Bars, info: DatasetWrite): Promise<DatasetEntry>;
+  write(
+    key: DatasetKey,
+    bars: Bars,
+    info: DatasetWrite,
+    options?: WriteOptions,
+  ): Promise<DatasetEntry>;
   /**
    * Runs `work` holding the dataset's lock, waiting while another process holds it: what `work`
    * reads of the dataset (`get`, `read`) stays true until it returns, and `write` replaces the
@@ -135,8 +155,8 @@ export function openDatasetStore(dir: string): DatasetStore {
         }
       }
     },
-    write(key, bars, info) {
-      return withLock(key, (write) => write(bars, info));
+    write(key, bars, info, options) {
+      return withLock(key, (write) => write(bars, info, options));
     },
     withLock,
     async remove(key) {
@@ -176,7 +196,7 @@ export function openDatasetStore(dir: string): DatasetStore {
         () => {
           sweepStaleTemps(dir);
           sweepUnlisted(dir, key);
-          return work((bars, info) => writeLocked(dir, key, bars, info));
+          return work((bars, info, options) => writeLocked(dir, key, bars, info, options));
         },
       );
     } finally {
@@ -192,8 +212,11 @@ async function writeLocked(
   key: DatasetKey,
   bars: Bars,
   info: DatasetWrite,
+  options: WriteOptions = {},
 ): Promise<DatasetEntry> {
   const name = formatDatasetKey(key);
+  // Before any byte is written; the dataset's lock keeps the entry as read until the switch.
+  checkReplace(key, readCatalog(dir).datasets[name], info, options.force);
   const id = randomBytes(4).toString('hex');
   const file = join(key.symbol, `${key.timeframe}.${id}.parquet`);
   const path = join(dir, file);
