@@ -148,6 +148,32 @@ describe('tradelab campaign', () => {
     expect(leftInTemp()).toEqual([]);
   }, 120_000);
 
+  it('two runs of one campaign at once share its targets: every study ends exactly at its target, the fine-tuning one made once', async () => {
+    writeFileSync(join(dir, 'twin.yaml'), CAMPAIGN.replace('name: tiny', 'name: twin'));
+    const [a, b] = await Promise.all([
+      cli('campaign', 'run', 'twin.yaml', '--json'),
+      cli('campaign', 'run', 'twin.yaml', '--json'),
+    ]);
+    for (const run of [a, b]) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).not.toContain('STUDY_EXISTS');
+    }
+    const ran = [a, b].map(
+      (run) =>
+        (jsonLines(run.stdout).find((r) => r.type === 'summary') as { trials: number }).trials,
+    );
+    expect(ran.reduce((sum, n) => sum + n, 0)).toBe(12);
+    for (const [key, target] of Object.entries(TARGETS)) {
+      const trials = jsonLines((await cli('study', 'trials', `twin.${key}`, '--json')).stdout);
+      expect(trials.length, key).toBe(target);
+      expect(trials.filter((t) => t.state === 'complete' || t.state === 'pruned').length).toBe(
+        target,
+      );
+    }
+    const status = await cli('campaign', 'status', 'twin');
+    expect(status.stdout).toMatch(/^TOTAL +12\/12 /m);
+  }, 120_000);
+
   it("samples within a custom profile's DRL limits and says so", async () => {
     writeFileSync(
       join(dir, 'small-gpu.yaml'),

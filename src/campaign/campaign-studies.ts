@@ -22,7 +22,7 @@ import {
   type CampaignStudyPlan,
 } from './campaign-file.js';
 import { countTrials } from './study-counts.js';
-import type { ScheduledStudy } from './campaign-scheduler.js';
+import type { ScheduledStudy, SchedulerStudies, StoredCounts } from './campaign-scheduler.js';
 
 /*
  * A campaign's studies in the storage. Each is an ordinary trading study (`study show` works on
@@ -151,7 +151,8 @@ export async function openCampaignStudies(
   limits: DrlLimits,
 ): Promise<{
   entries: ScheduledStudy[];
-  createFineTuning: (entry: ScheduledStudy) => Promise<void>;
+  /** The studies as the scheduler reaches them: fine-tuning ones made when ready, counts read again. */
+  studies: SchedulerStudies;
   /** What the profile's limits narrowed, one line per study and parameter. */
   notes: string[];
 }> {
@@ -165,20 +166,25 @@ export async function openCampaignStudies(
   const entries: ScheduledStudy[] = [];
   for (const [i, entry] of plan.studies.entries()) {
     let record = existing.get(entry.study);
-    if (record !== undefined) checkMember(record, plan, entry, specs[i] as DrlStudySpec, market);
-    else if (entry.from === null)
-      record = (
-        await Study.create(storage, {
-          name: entry.study,
-          direction: 'maximize',
-          ...(components[i] as ComponentSpecs),
-          systemAttrs: {
-            drl: specs[i],
-            objective: 'drl',
-            [CAMPAIGN_ATTR]: { name: plan.name, key: entry.key } satisfies CampaignMembership,
-          },
-        })
-      ).record;
+    let made = false;
+    if (record === undefined && entry.from === null) {
+      const study = await Study.create(storage, {
+        name: entry.study,
+        direction: 'maximize',
+        ...(components[i] as ComponentSpecs),
+        systemAttrs: {
+          drl: specs[i],
+          objective: 'drl',
+          [CAMPAIGN_ATTR]: { name: plan.name, key: entry.key } satisfies CampaignMembership,
+        },
+        // Another run of the campaign (another terminal, another machine) may make it first.
+        loadIfExists: true,
+      });
+      record = study.record;
+      made = study.created;
+    }
+    if (record !== undefined && !made)
+      checkMember(record, plan, entry, specs[i] as DrlStudySpec, market);
     const counts =
       record === undefined
         ? undefined
@@ -189,6 +195,7 @@ export async function openCampaignStudies(
       complete: counts?.complete ?? 0,
       inFlight: 0,
       created: record !== undefined,
+      atTarget: false,
     });
   }
   await writeCampaignPlan(storage, plan);
@@ -216,13 +223,24 @@ export async function openCampaignStudies(
         objective: 'drl',
         [CAMPAIGN_ATTR]: { name: plan.name, key: scheduled.plan.key } satisfies CampaignMembership,
       },
+      // Another run of the campaign may have made it first (with its seeds): this one joins it.
+      loadIfExists: true,
     });
+    if (!study.created) {
+      checkMember(study.record, plan, scheduled.plan, spec, market);
+      return;
+    }
     for (const params of tuned.enqueue) await storage.enqueueTrial(study.record.id, { params });
     await storage.setStudyUserAttrs(study.record.id, {
       [CAMPAIGN_PLAN_ATTR]: { ...plan, at: Date.now() },
     });
   };
-  return { entries, createFineTuning, notes };
+  const recount = async (scheduled: ScheduledStudy): Promise<StoredCounts> => {
+    const { id } = await storage.getStudy(scheduled.plan.study);
+    const { done, complete } = countTrials(await storage.getTrials(id), 'maximize');
+    return { done, complete };
+  };
+  return { entries, studies: { create: createFineTuning, recount }, notes };
 }
 
 /** Writes the plan to each of the campaign's stored studies. */

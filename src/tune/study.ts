@@ -162,7 +162,25 @@ export class Study {
    * `onProgress` receives what the objective says with `trial.progress()`.
    */
   async ask(workerId: string = newWorkerId(), onProgress?: TrialProgressListener): Promise<Trial> {
-    const record = await this.storage.claimTrial(this.id, workerId);
+    return this.trialOf(await this.storage.claimTrial(this.id, workerId), onProgress);
+  }
+
+  /**
+   * {@link ask}, unless the study already counts `maxTrials` trials (see ClaimTarget in
+   * storage/study-storage.ts): then undefined. Any number of processes and machines asking at
+   * once stop exactly at the target.
+   */
+  async askWithin(
+    maxTrials: number,
+    workerId: string = newWorkerId(),
+    onProgress?: TrialProgressListener,
+  ): Promise<Trial | undefined> {
+    const record = await this.storage.claimTrial(this.id, workerId, { maxTrials });
+    return record === undefined ? undefined : this.trialOf(record, onProgress);
+  }
+
+  /** The Trial of a claimed record, its history caught up. */
+  private async trialOf(record: TrialRecord, onProgress?: TrialProgressListener): Promise<Trial> {
     const all = await this.history.refresh();
     return new Trial(record, {
       storage: this.storage,

@@ -4,6 +4,7 @@ import { Heartbeater } from './heartbeat.js';
 import { loadObjective } from './objective-module.js';
 import { runTrial } from './optimize.js';
 import { Study } from './study.js';
+import type { TrialProgressListener } from './trial-progress.js';
 import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protocol.js';
 
 /*
@@ -121,16 +122,26 @@ async function main(): Promise<void> {
       // The parent may have gone during the awaits above; checked and claimed in one synchronous
       // step, so the disconnect handler either sees no claim or waits for this one.
       if (stopping()) return;
-      const asked = study.ask(config.workerId, (progress) => {
+      const onProgress: TrialProgressListener = (progress) => {
         // At most PROGRESS_EVERY_MS apart: an objective may report in a tight loop.
         const now = performance.now();
         if (now - lastProgress < PROGRESS_EVERY_MS) return;
         lastProgress = now;
         send({ type: 'progress', trialId, ...progress });
-      });
+      };
+      const asked =
+        message.maxTrials === undefined
+          ? study.ask(config.workerId, onProgress)
+          : study.askWithin(message.maxTrials, config.workerId, onProgress);
       claiming = asked;
       const trial = await asked;
       if (stopping()) return; // orphaned while claiming: the disconnect handler fails it
+      if (trial === undefined) {
+        // Other runs took the study to its target meanwhile: another ticket, maybe of another study.
+        send({ type: 'reached' });
+        send({ type: 'want' });
+        return;
+      }
       trialId = trial.id;
       heartbeater.beat(trial.id);
       send({ type: 'started', trialId: trial.id, number: trial.number });

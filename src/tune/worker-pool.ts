@@ -64,6 +64,17 @@ export interface TicketPolicy {
   /** A ticket of `study` ended: with its trial when it finished, undefined when it was lost. */
   settled(study: string, trial: TrialRecord | undefined): void;
   /**
+   * The most trials `study` may count in the storage, whoever runs them (other runs, other
+   * machines): its workers claim against it (see ClaimTarget), so together they stop exactly
+   * there. Undefined, or no method: no target.
+   */
+  maxTrials?(study: string): number | undefined;
+  /**
+   * A worker found `study` at its target (other runs' trials count too) and claimed nothing; the
+   * ticket is settled as lost first. The policy should hand out no more tickets of it.
+   */
+  reached?(study: string): void;
+  /**
    * Whether a trial could start now, so that a pool below its size starts a worker for it (a
    * study that became ready). Without it, a pool replaces only workers that died.
    */
@@ -236,7 +247,12 @@ export async function runStudyPool(
                 return;
               }
               worker.study = study;
-              tell(worker, { type: 'go', study });
+              const maxTrials = policy.maxTrials?.(study);
+              tell(worker, {
+                type: 'go',
+                study,
+                ...(maxTrials === undefined ? {} : { maxTrials }),
+              });
             },
             (error: unknown) => {
               worker.trialId = null;
@@ -289,6 +305,15 @@ export async function runStudyPool(
           worker.study = null;
           summary.lost++;
           return;
+        case 'reached': {
+          const study = worker.study;
+          worker.trialId = null;
+          worker.study = null;
+          if (study === null) return;
+          policy.settled(study, undefined);
+          policy.reached?.(study);
+          return;
+        }
         case 'error':
           // The worker's own error (its code, so a usage error stays one), once for the run.
           fatal ??= new TradelabError(

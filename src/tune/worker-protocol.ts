@@ -33,8 +33,15 @@ export type WorkerMessage =
   | { type: 'ended'; trial: TrialRecord }
   /** The trial was ended elsewhere (failed as stale) while this worker ran it. */
   | { type: 'lost'; trialId: number }
+  /** The ticket's study had reached its `maxTrials` (with other runs' trials): none was claimed. */
+  | { type: 'reached' }
   | { type: 'error'; message: string; code?: string; hint?: string };
 
-/** Parent → worker: `start` first, then a `go` per trial ticket (naming its study), and `stop`. */
+/**
+ * Parent → worker: `start` first, then a `go` per trial ticket (naming its study, and the most
+ * trials the study may count when it has a target), and `stop`.
+ */
 export type ParentMessage =
-  { type: 'start'; config: WorkerConfig } | { type: 'go'; study: string } | { type: 'stop' };
+  | { type: 'start'; config: WorkerConfig }
+  | { type: 'go'; study: string; maxTrials?: number }
+  | { type: 'stop' };

@@ -51,7 +51,7 @@ export async function run(given: CommandContext): Promise<void> {
   try {
     const project = context.project();
     const choice = await project.chooseProfile();
-    const { entries, createFineTuning, notes } = await openCampaignStudies(
+    const { entries, studies, notes } = await openCampaignStudies(
       storage,
       openStore(context),
       content,
@@ -59,7 +59,7 @@ export async function run(given: CommandContext): Promise<void> {
       drlLimitsOf(choice.profile),
     );
     for (const note of notes) out.note(`note: within the profile's limits: ${note}`);
-    const scheduler = new CampaignScheduler(entries, createFineTuning);
+    const scheduler = new CampaignScheduler(entries, studies);
     const left = entries.reduce((s, e) => s + Math.max(0, e.plan.trials - e.done), 0);
     const { workers, why, limitedBy } = await chooseWorkers(context, storage, plan, left);
     plan.run = {
