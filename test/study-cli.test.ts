@@ -536,6 +536,40 @@ describe('study trials --csv', () => {
     expect(run.stdout).toContain('0 complete, 0 pruned, 2 failed, 0 lost.');
   });
 
+  it('says what an objective threw and where when it threw no message: in a trial, in createObjective, as it loaded', async () => {
+    const dir = project();
+    await createStudy(dir, 'mute', { sampler: { type: 'random' } });
+    writeFileSync(
+      join(dir, 'trial-throws.mjs'),
+      "export function objective(trial) {\n  trial.suggestFloat('x', 0, 1);\n  throw new Error();\n}\n",
+    );
+    writeFileSync(
+      join(dir, 'setup-throws.mjs'),
+      "export function createObjective() {\n  throw new Error('');\n}\n",
+    );
+    writeFileSync(join(dir, 'load-throws.mjs'), 'throw new Error();\n');
+    const run = (module: string): Promise<CliResult> =>
+      cli(dir, 'study', 'run', 'mute', '--objective', module, '--trials', '2', '--workers', '2');
+    // A trial's error without a message fails that trial, not the run.
+    const trial = await run('trial-throws.mjs');
+    expect(trial.code, trial.stderr).toBe(1);
+    expect(trial.stderr).toMatch(
+      /trial \d failed: Error with no message, thrown at objective \(file:.*trial-throws\.mjs:3:9\)/,
+    );
+    expect(trial.stderr).toContain('error [TRIALS_FAILED]: no trial of this run completed');
+    const setup = await run('setup-throws.mjs');
+    expect(setup.code).toBe(2);
+    expect(setup.stderr).toMatch(
+      /error \[OBJECTIVE_INVALID\]: a trial worker failed: objective module .*setup-throws\.mjs: createObjective\(\) threw: Error with no message, thrown at .*setup-throws\.mjs:2:9/,
+    );
+    const load = await run('load-throws.mjs');
+    expect(load.code).toBe(2);
+    expect(load.stderr).toMatch(
+      /error \[OBJECTIVE_INVALID\]: .*load-throws\.mjs failed to load: Error with no message, thrown at .*load-throws\.mjs:1:7/,
+    );
+    for (const result of [trial, setup, load]) expect(result.stderr).not.toMatch(/: ?\n/);
+  });
+
   it('quotes fields with commas, quotes and line breaks', async () => {
     const dir = project();
     await createStudy(dir, 'mixed', { sampler: { type: 'random', seed: 1 } });

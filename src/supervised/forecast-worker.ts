@@ -1,4 +1,5 @@
 import { useBackend, type BackendName } from '../compute/index.js';
+import { errorText } from '../core/error-text.js';
 import {
   loadForecastDataset,
   trainForecastModel,
@@ -65,7 +66,7 @@ process.once('message', (message: ForecastJob) => {
       await send({
         type: 'error',
         index: message.index,
-        message: e.message,
+        message: errorText(error),
         ...(e.code === undefined ? {} : { code: e.code }),
         ...(e.hint === undefined ? {} : { hint: e.hint }),
       });

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { closestMatch, compiledPath, TradelabError } from '../core/index.js';
+import { errorText } from '../core/error-text.js';
+import { closestMatch, compiledPath, isTradelabError, TradelabError } from '../core/index.js';
 import type { Objective } from './objective.js';
 
 /*
@@ -95,17 +96,31 @@ export async function loadObjective(
   } catch (error) {
     throw new TradelabError(
       'OBJECTIVE_INVALID',
-      `objective module ${path} failed to load: ${(error as Error).message}`,
+      `objective module ${path} failed to load: ${errorText(error)}`,
       {
-        hint: 'it must be JavaScript Node can import (compile TypeScript first)',
+        hint: 'it must be JavaScript Node can import (compile TypeScript first) that does not throw as it loads',
         cause: error,
       },
     );
   }
   if (typeof module.createObjective === 'function') {
-    const created: unknown = await (
-      module.createObjective as (setup: ObjectiveSetup) => Promise<unknown>
-    )(setup);
+    let created: unknown;
+    try {
+      created = await (module.createObjective as (setup: ObjectiveSetup) => Promise<unknown>)(
+        setup,
+      );
+    } catch (error) {
+      // Ours (a built-in objective's settings) say what to do; a user's module is named.
+      if (isTradelabError(error)) throw error;
+      throw new TradelabError(
+        'OBJECTIVE_INVALID',
+        `objective module ${path}: createObjective() threw: ${errorText(error)}`,
+        {
+          hint: 'fix the module, or run its createObjective(setup) alone to see why',
+          cause: error,
+        },
+      );
+    }
     if (typeof created !== 'function')
       throw new TradelabError(
         'OBJECTIVE_INVALID',

@@ -1,4 +1,5 @@
 import { isTradelabError, TradelabError } from '../core/index.js';
+import { errorText } from '../core/error-text.js';
 import type { TrialRecord } from '../storage/records.js';
 import { Heartbeater } from './heartbeat.js';
 import { loadObjective } from './objective-module.js';
@@ -179,7 +180,7 @@ export async function runTrial(
       result = 'pruned';
     else {
       result = 'fail';
-      reason = error instanceof Error ? error.message : String(error);
+      reason = errorText(error);
     }
   }
   try {

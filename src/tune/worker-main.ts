@@ -1,3 +1,4 @@
+import { errorText } from '../core/error-text.js';
 import { isTradelabError } from '../core/index.js';
 import { openStorage } from '../storage/open-storage.js';
 import { Heartbeater } from './heartbeat.js';
@@ -160,7 +161,7 @@ async function main(): Promise<void> {
 function fail(error: unknown): void {
   const message: WorkerMessage = {
     type: 'error',
-    message: error instanceof Error ? error.message : String(error),
+    message: errorText(error),
     ...(isTradelabError(error) ? { code: error.code } : {}),
     ...(isTradelabError(error) && error.hint !== undefined ? { hint: error.hint } : {}),
   };
