@@ -8,6 +8,7 @@ import { renderCampaignHtml, throughputSeries } from '../src/campaign/campaign-h
 import { buildCampaignReport, type CampaignReport } from '../src/campaign/campaign-report.js';
 import { Rng } from '../src/core/index.js';
 import { trialRecord, type StudyRecord, type TrialRecord } from '../src/storage/records.js';
+import { PRUNED_VALUE_MEANING } from '../src/tune/index.js';
 import { launchChromium, skipWithoutChromium } from './support/chromium.js';
 import { measureCharts, type PageElement } from './support/page-charts.js';
 import { tempDir } from './support/temp-dir.js';
@@ -495,6 +496,13 @@ describe.skipIf(skip)("a short campaign's HTML report in Chromium", () => {
     );
     const hours = ((edges.at(-1) ?? 0) - (edges[0] ?? 0)) / HOUR;
     expect(trials / hours).toBeCloseTo(rate, 6);
+  });
+
+  it("says why the history leaves pruned trials out, in the CLI's words", async () => {
+    const caption = await page.textContent(
+      'figure[data-chart="history"][data-study="ensemble_balanced"] figcaption',
+    );
+    expect(caption).toContain(`The pruned trial is not drawn: ${PRUNED_VALUE_MEANING}.`);
   });
 
   it('counts no waiting trial in a fine-tuning study that is done', async () => {

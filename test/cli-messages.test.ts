@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PRUNED_VALUE_MEANING } from '../src/tune/index.js';
 import { runCli, tempDir } from './support/run-cli.js';
 
 /** A campaign of two tiny studies on two synthetic assets, small enough for seconds. */
@@ -24,7 +25,41 @@ studies:
     params: { netDim: 32, nEnvs: 4, targetStep: 512, batchSize: 256, breakStep: 4096, repeatTimes: 1, episodeLength: 128 }
 `;
 
+/**
+ * An objective whose every fourth trial is pruned after a first report of 10, above any complete
+ * trial's value (each is under 1): the case where a pruned value looks better than the best.
+ */
+const PRUNING_OBJECTIVE = `export async function objective(trial) {
+  const x = trial.suggestFloat('x', 0, 1);
+  await trial.report(trial.number % 4 === 3 ? 10 : x, 0);
+  if (trial.number % 4 === 3) throw Object.assign(new Error('pruned'), { name: 'TrialPruned' });
+  await trial.report(x / 2, 1);
+  return x;
+}
+`;
+
 describe('CLI messages', () => {
+  it("a pruned trial's value says it is intermediate, and the best is a complete trial", async () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'prunes.mjs'), PRUNING_OBJECTIVE);
+    const made = await runCli(['study', 'create', 'p', '--direction', 'max', '--seed', '1'], {
+      cwd,
+    });
+    expect(made.code, made.stderr).toBe(0);
+    const ran = await runCli(['study', 'run', 'p', '--objective', 'prunes.mjs', '--trials', '8'], {
+      cwd,
+    });
+    expect(ran.code, ran.stderr).toBe(0);
+    const trials = await runCli(['study', 'trials', 'p'], { cwd });
+    expect(trials.code, trials.stderr).toBe(0);
+    const pruned = trials.stdout.split('\n').filter((l) => /^ +\d+ +pruned /.test(l));
+    expect(pruned).toHaveLength(2);
+    for (const line of pruned) expect(line).toContain(' 10 (intermediate, step 0) ');
+    expect(trials.stdout).toContain(`\nintermediate: ${PRUNED_VALUE_MEANING}.\n`);
+    const show = await runCli(['study', 'show', 'p'], { cwd });
+    expect(show.stdout).toMatch(/^ {2}best +trial \d+: 0\.\d+$/m);
+  });
+
   it('one synthetic dataset is one, not "1 synthetic datasets"', async () => {
     const cwd = tempDir();
     const one = await runCli(['data', 'synth', '--symbols', 'T0', '--bars', '500'], { cwd });

@@ -1,11 +1,19 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../src/server/index.js';
+import { PRUNED_VALUE_MEANING } from '../src/tune/index.js';
 import { launchChromium, skipWithoutChromium } from './support/chromium.js';
-import { post, serviceProject, startTestService, waitForJob } from './support/service-project.js';
+import { runCli } from './support/run-cli.js';
+import {
+  post,
+  SERVICE_ENV,
+  serviceProject,
+  startTestService,
+  waitForJob,
+} from './support/service-project.js';
 
 /*
  * The dashboard in a real Chromium, served by a real service whose jobs are real tradelab
@@ -20,6 +28,7 @@ const skip = skipWithoutChromium('dashboard-browser.test.ts');
 const OUT = resolve(dirname(fileURLToPath(import.meta.url)), '../test-output');
 
 let service: RunningService;
+let projectDir: string;
 let browser: Browser;
 let page: Page;
 const problems: string[] = [];
@@ -27,8 +36,8 @@ const problems: string[] = [];
 beforeAll(async () => {
   if (skip) return;
   mkdirSync(OUT, { recursive: true });
-  const dir = await serviceProject([10, 6]);
-  service = await startTestService(dir);
+  projectDir = await serviceProject([10, 6]);
+  service = await startTestService(projectDir);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const origin = new URL(service.url).origin;
@@ -136,7 +145,17 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
     await open(`#/jobs/${id}`);
     await page.waitForSelector('[data-testid=job-state] .state-succeeded', { timeout: 120_000 });
     expect(await page.locator('[data-testid=result-rows] tbody tr').count()).toBeGreaterThan(10);
-    expect(await page.textContent('[data-testid=job-log]')).toContain('"type":"trial"');
+    // Its log reads as lines, not JSON: the records the command printed as their type and fields.
+    const log = (await page.textContent('[data-testid=job-log]')) ?? '';
+    expect(log).toMatch(/^trial: study=\S+ number=\d+ state=(complete|pruned|fail) /m);
+    expect(log).not.toMatch(/^\{/m);
+    // Its progress ends at 100%, whatever the last progress line said.
+    expect(await page.textContent('[data-testid=job-progress]')).toContain('100%');
+    expect(
+      await page.evaluate(
+        "document.querySelector('[data-testid=job-progress] .bar > div')?.style.width",
+      ),
+    ).toBe('100%');
     await page.screenshot({ path: `${OUT}/dashboard-job.png`, fullPage: true });
     await open('#/campaigns/tiny');
     await textComes('[data-testid=campaign-totals]', /16 \/ 16/);
@@ -161,11 +180,15 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
     expect(await page.getAttribute('[data-testid=trials] th[data-key=value]', 'aria-sort')).toBe(
       'descending',
     );
-    const sorted = (await column(3)).map((t) =>
-      t === '–' ? -Infinity : Number(t.replace(/,/g, '')),
-    );
-    expect(sorted.length).toBe(10);
+    // Complete trials by value, then the pruned ones, whose values are intermediate (and say so).
+    const cells = await column(3);
+    const complete = cells.filter((t) => !t.includes('intermediate'));
+    const sorted = complete.map((t) => (t === '–' ? -Infinity : Number(t.replace(/,/g, ''))));
+    expect(cells.length).toBe(10);
     expect(sorted).toEqual([...sorted].sort((a, b) => b - a));
+    expect(cells.slice(complete.length).every((t) => / \(intermediate, split \d\)$/.test(t))).toBe(
+      true,
+    );
     await page.selectOption('[data-testid=state-filter]', 'complete');
     const states = await column(2);
     expect(states.length).toBeGreaterThan(0);
@@ -185,6 +208,96 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
     expect(await page.textContent('[data-chart=equity]')).toContain('buy and hold');
     await page.screenshot({ path: `${OUT}/dashboard-trial.png`, fullPage: true });
   }, 60_000);
+
+  it('shows a study as it is: exact and log axes, labels apart, pruned values for what they are, a filter that says what it ignores', async () => {
+    // A study of an objective of our own: netDim in the thousands, a log-scale learning rate, and
+    // every fourth trial pruned after a first report higher than any complete trial's value.
+    const cwd = projectDir;
+    writeFileSync(
+      join(cwd, 'wide.mjs'),
+      `export async function objective(trial) {
+  const netDim = trial.suggestInt('netDim', 1000, 5000);
+  const learningRate = trial.suggestFloat('learningRate', 1e-5, 1e-2, { log: true });
+  const activation = trial.suggestCategorical('activation', ['tanh', 'relu']);
+  const first = netDim / 5000 - Math.abs(Math.log10(learningRate) + 3.5) / 3;
+  await trial.report(trial.number % 4 === 3 ? 10 : first, 0);
+  if (trial.number % 4 === 3) throw Object.assign(new Error('pruned'), { name: 'TrialPruned' });
+  await trial.report(first - 0.1, 1);
+  return first - 0.05 + (activation === 'relu' ? 0.01 : 0);
+}
+`,
+    );
+    const made = await runCli(
+      ['study', 'create', 'wide', '--direction', 'max', '--sampler', 'random', '--seed', '3'],
+      { cwd, env: SERVICE_ENV },
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const ran = await runCli(
+      ['study', 'run', 'wide', '--objective', 'wide.mjs', '--trials', '12', '--workers', '1'],
+      { cwd, env: SERVICE_ENV },
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    await open('#/studies/wide');
+    await page.waitForSelector('[data-testid=trials] tbody tr[data-key]');
+    expect(await drawnPoints('parallel')).toBe(9);
+
+    // Parallel coordinates: whole numbers exactly, the learning rate on a log axis, no label on
+    // another.
+    const trials = (await (await fetch(`${service.url}/api/studies/wide/trials`)).json()) as {
+      state: string;
+      params: { netDim: number };
+    }[];
+    const netDims = trials.filter((t) => t.state === 'complete').map((t) => t.params.netDim);
+    /** A text of the chart, where it was drawn. */
+    interface Label {
+      text: string;
+      value: string | null;
+      left: number;
+      right: number;
+      top: number;
+      bottom: number;
+    }
+    const labels = await page.evaluate<Label[]>(`Array.from(
+      document.querySelectorAll('[data-chart=parallel] svg text'),
+      (t) => { const r = t.getBoundingClientRect();
+        return { text: t.textContent, value: t.getAttribute('data-value'), left: r.left, right: r.right, top: r.top, bottom: r.bottom }; })`);
+    const values = labels.map((l) => l.value);
+    expect(values).toContain(String(Math.max(...netDims)));
+    expect(values).toContain(String(Math.min(...netDims)));
+    expect(labels.map((l) => l.text)).toContain('learningRate (log)');
+    for (const [i, a] of labels.entries())
+      for (const b of labels.slice(i + 1))
+        expect(
+          a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top,
+          `"${a.text}" overlaps "${b.text}"`,
+        ).toBe(true);
+
+    // Pruned trials: their values say they are intermediate, and the history leaves them out,
+    // saying why in the words the CLI and the campaign report use.
+    expect(await page.textContent('[data-testid=pruned-note]')).toBe(
+      `The 3 pruned trials are not drawn: ${PRUNED_VALUE_MEANING}.`,
+    );
+    const values3 = await page
+      .locator('[data-testid=trials] tbody tr[data-key] td:nth-child(3)')
+      .allTextContents();
+    expect(values3.filter((t) => t === '10 (intermediate, step 0)')).toHaveLength(3);
+
+    // The filter's example is made of this study's names and matches; a name it does not have is
+    // said, and left out, rather than hiding every row.
+    const placeholder =
+      (await page.getAttribute('[data-testid=param-filter]', 'placeholder')) ?? '';
+    expect(placeholder).toMatch(/^filter: e\.g\. (activation|learningRate|netDim)[=<]/);
+    await page.fill('[data-testid=param-filter]', placeholder.replace('filter: e.g. ', ''));
+    expect(await page.textContent('[data-testid=trial-count]')).toMatch(/^[1-9]\d* of 12 trials$/);
+    expect(await page.textContent('[data-testid=filter-problem]')).toBe('');
+    await page.fill('[data-testid=param-filter]', 'net_dim>0');
+    expect(await page.textContent('[data-testid=trial-count]')).toBe('12 of 12 trials');
+    expect(await page.textContent('[data-testid=filter-problem]')).toContain(
+      'no parameter "net_dim": did you mean netDim?',
+    );
+    await page.fill('[data-testid=param-filter]', '');
+    await page.screenshot({ path: `${OUT}/dashboard-study-wide.png`, fullPage: true });
+  }, 120_000);
 
   it('cancels a running job from its page', async () => {
     const { body } = await post(service.url, '/api/jobs', {

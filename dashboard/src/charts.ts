@@ -148,11 +148,32 @@ export function barChart(
 export interface Dimension {
   name: string;
   values: (number | string | boolean | null)[];
+  /** Spread the axis by ratio (a parameter searched on a log scale). Default false. */
+  log?: boolean;
+}
+
+/**
+ * A value as an axis label: whole numbers exactly (a netDim of 2048 is 2048, not "2050"), others to
+ * four significant digits, tiny and huge ones in exponent form.
+ */
+export function axisLabel(v: number): string {
+  if (Number.isInteger(v) && Math.abs(v) < 1e9) return String(v);
+  if (v !== 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e6)) {
+    return v.toExponential(2).replace(/\.?0+e/, 'e');
+  }
+  return String(Number(v.toPrecision(4)));
+}
+
+/** A text cut to `chars` characters with an ellipsis, so neighbouring axes' labels never meet. */
+function fit(text: string, chars: number): string {
+  return text.length <= chars ? text : `${text.slice(0, Math.max(1, chars - 1))}…`;
 }
 
 /**
  * Parallel coordinates: one vertical axis per dimension, one polyline per trial, colored from low
- * (grey) to high (blue) by `color` (the objective value). Categorical axes space their choices evenly.
+ * (grey) to high (blue) by `color` (the objective value). Categorical axes space their choices
+ * evenly, log axes by ratio. Each axis's name sits above it and its top and bottom values at its
+ * ends, all centred and cut to the space between axes, so no label runs into the next axis's.
  */
 export function parallelCoordinates(
   container: HTMLElement,
@@ -167,24 +188,29 @@ export function parallelCoordinates(
     return;
   }
   const width = Math.max(360, container.clientWidth || 700);
-  const height = 280;
-  const top = 24;
-  const bottom = 24;
-  const left = 40;
+  const height = 300;
+  const top = 40;
+  const bottom = 30;
+  const left = 44;
   const gap = (width - 2 * left) / Math.max(1, dimensions.length - 1);
+  // About 6.5 px a character at 11 px: what fits between two axes.
+  const chars = Math.max(4, Math.floor((gap - 6) / 6.5));
   const scales = dimensions.map((d) => {
     const numeric = d.values.every((v) => v === null || typeof v === 'number');
     if (numeric) {
       const vs = d.values.filter((v): v is number => typeof v === 'number');
+      const log = d.log === true && vs.every((v) => v > 0);
+      const t = (v: number): number => (log ? Math.log10(v) : v);
       const lo = Math.min(...vs);
       const hi = Math.max(...vs);
       return {
         at: (v: unknown) =>
-          typeof v === 'number' ? (hi === lo ? 0.5 : (v - lo) / (hi - lo)) : null,
+          typeof v === 'number' ? (hi === lo ? 0.5 : (t(v) - t(lo)) / (t(hi) - t(lo))) : null,
         ticks: [
-          [1, Number(hi.toPrecision(3)).toString()],
-          [0, Number(lo.toPrecision(3)).toString()],
+          [1, axisLabel(hi)],
+          [0, axisLabel(lo)],
         ] as [number, string][],
+        log,
       };
     }
     const choices = [...new Set(d.values.filter((v) => v !== null).map(String))].sort();
@@ -198,13 +224,14 @@ export function parallelCoordinates(
       ticks: choices.map(
         (c, i) => [choices.length === 1 ? 0.5 : i / (choices.length - 1), c] as [number, string],
       ),
+      log: false,
     };
   });
   const finite = color.filter((c): c is number => c !== null && Number.isFinite(c));
   const cLo = Math.min(...finite);
   const cHi = Math.max(...finite);
   const y = (f: number): number => top + (1 - f) * (height - top - bottom);
-  const root = svg('svg', { width, height, role: 'img' });
+  const root = svg('svg', { width, height, role: 'img', 'font-size': 11 });
   for (let t = 0; t < n; t++) {
     const points: string[] = [];
     dimensions.forEach((d, i) => {
@@ -226,10 +253,28 @@ export function parallelCoordinates(
   }
   dimensions.forEach((d, i) => {
     const x = left + i * gap;
+    const scale = scales[i];
     root.append(svg('line', { x1: x, x2: x, y1: top, y2: height - bottom, stroke: '#98a2b3' }));
-    root.append(svg('text', { x, y: 14, 'text-anchor': 'middle' }, d.name));
-    for (const [f, label] of scales[i]?.ticks ?? []) {
-      root.append(svg('text', { x: x + 4, y: y(f) + 4 }, label));
+    const name = `${d.name}${scale?.log === true ? ' (log)' : ''}`;
+    // The whole name in a tooltip, when it had to be cut.
+    const heading = svg('g', {});
+    heading.append(
+      svg('title', {}, name),
+      svg('text', { x, y: 13, 'text-anchor': 'middle', 'font-weight': 600 }, fit(name, chars)),
+    );
+    root.append(heading);
+    for (const [f, label] of scale?.ticks ?? []) {
+      // The ends above and below the axis; a categorical axis's inner choices beside it.
+      const end = f === 1 || f === 0;
+      const text = svg(
+        'text',
+        end
+          ? { x, y: f === 1 ? top - 6 : height - bottom + 14, 'text-anchor': 'middle' }
+          : { x: x + 4, y: y(f) + 4 },
+        fit(label, end ? chars : Math.max(4, chars - 2)),
+      );
+      text.setAttribute('data-value', label);
+      root.append(text);
     }
   });
   container.append(root);

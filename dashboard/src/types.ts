@@ -22,12 +22,19 @@ export interface Study {
   perHour: number | null;
 }
 
+/** A parameter's search space: a range (on a log scale or not) or a list of choices. */
+export type Distribution =
+  | { type: 'float' | 'int'; low: number; high: number; log: boolean; step: number | null }
+  | { type: 'categorical'; choices: ParamValue[] };
+
 /** `GET /api/studies/{name}/trials` rows. */
 export interface Trial {
   number: number;
   state: 'waiting' | 'running' | 'complete' | 'pruned' | 'fail';
   value: number | null;
   params: Record<string, ParamValue>;
+  /** Each parameter's search space. */
+  distributions: Record<string, Distribution>;
   intermediate: Record<string, number>;
   userAttrs: Record<string, unknown>;
   startedAt: number | null;

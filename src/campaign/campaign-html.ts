@@ -5,6 +5,7 @@ import { htmlPage } from '../report/html-report.js';
 import { renderHeatmap } from '../report/heatmap.js';
 import { renderLineChart, type LineSeries, type SvgMarkup } from '../report/line-chart.js';
 import { REPORT_CSS } from '../report/report-style.js';
+import { PRUNED_VALUE_MEANING } from '../tune/pruned-value.js';
 import type { StudyCounts } from './study-counts.js';
 import type { CampaignReport, ReportStudy, ReportTrial } from './campaign-report.js';
 import { PARAM_IMPORTANCE_METHOD, paramImportance } from './param-importance.js';
@@ -386,11 +387,15 @@ function historyChart(study: ReportStudy): string {
       yLabel: 'mean CV Sharpe',
       height: 280,
     }),
-    `${complete.length} complete trial${complete.length === 1 ? '' : 's'}${
+    `${plural(complete.length, 'complete trial')}${
       top === undefined || top.value === null
         ? ''
         : `; best ${stat(top.value)} at trial #${top.number}`
-    } (${maximize ? 'higher' : 'lower'} is better).`,
+    } (${maximize ? 'higher' : 'lower'} is better).${
+      study.counts.pruned === 0
+        ? ''
+        : ` ${study.counts.pruned === 1 ? 'The pruned trial is' : `The ${study.counts.pruned} pruned trials are`} not drawn: ${PRUNED_VALUE_MEANING}.`
+    }`,
   );
 }
 

@@ -7,7 +7,14 @@ import type {
   TrialState,
 } from '../storage/index.js';
 import { duration } from './format.js';
-import { bestOf, createPruner, createSampler, specsOf } from '../tune/index.js';
+import {
+  bestOf,
+  createPruner,
+  createSampler,
+  PRUNED_VALUE_MEANING,
+  prunedValueStep,
+  specsOf,
+} from '../tune/index.js';
 
 /*
  * What the study commands print about a study (`show` above all; `list`, `run` and `trials` too),
@@ -147,6 +154,25 @@ export function formatNumber(x: number | null, digits = 6): string {
   if (Math.abs(x) < 1e-4 || Math.abs(x) >= 1e15)
     return x.toExponential(digits - 1).replace(/\.?0+e/, 'e');
   return Number(x.toPrecision(digits)).toString();
+}
+
+/**
+ * A trial's value for a table: a pruned trial's says it is intermediate and from which step
+ * (`0.5596 (intermediate, step 1)`; with `splits`, a trading study's, `(intermediate, split 2)`,
+ * counted from 1), as {@link prunedValueNote} explains under the table.
+ */
+export function formatTrialValue(trial: TrialRecord, splits = false): string {
+  const pruned = prunedValueStep(trial);
+  const value = formatNumber(trial.value);
+  if (pruned === undefined || trial.value === null) return value;
+  return `${value} (intermediate, ${splits ? `split ${pruned.step + 1}` : `step ${pruned.step}`})`;
+}
+
+/** The line under a table of trials that shows a pruned one's value; undefined when none does. */
+export function prunedValueNote(trials: readonly TrialRecord[]): string | undefined {
+  return trials.some((t) => t.value !== null && prunedValueStep(t) !== undefined)
+    ? `intermediate: ${PRUNED_VALUE_MEANING}.`
+    : undefined;
 }
 
 /** A trial duration: ms below a second, seconds to one decimal below two minutes, then words. */

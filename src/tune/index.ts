@@ -31,6 +31,7 @@ export {
 export { Trial, TrialPruned } from './trial.js';
 export type { TrialProgress, TrialProgressListener } from './trial-progress.js';
 export { bestOf, Study, type NewStudyOptions, type TellResult } from './study.js';
+export { PRUNED_VALUE_MEANING, prunedValueStep } from './pruned-value.js';
 export { newWorkerId } from './worker-id.js';
 export type { Objective } from './objective.js';
 export { optimize, runTrial, type OptimizeOptions, type OptimizeSummary } from './optimize.js';

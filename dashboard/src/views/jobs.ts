@@ -36,8 +36,8 @@ function actions(job: Job, onError: (e: unknown) => void): HTMLElement {
 }
 
 function progressCell(job: Job): HTMLElement {
-  if (job.state !== 'running')
-    return h('span', { class: 'muted' }, job.state === 'succeeded' ? 'done' : '');
+  if (job.state === 'succeeded') return h('div', {}, bar(1), h('span', { class: 'muted' }, 'done'));
+  if (job.state !== 'running') return h('span', { class: 'muted' }, '');
   const p = job.progress;
   return h(
     'div',
@@ -219,7 +219,7 @@ export async function jobView(root: HTMLElement, [id = '']: string[]): Promise<(
   let lastSeq = 0;
   const appendLines = (lines: { stream: string; text: string }[]): void => {
     const stick = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
-    for (const l of lines) log.append(h('span', { class: l.stream }, `${l.text}\n`));
+    for (const l of lines) log.append(logLine(l));
     if (stick) log.scrollTop = log.scrollHeight;
   };
   const draw = (job: Job): void => {
@@ -272,7 +272,15 @@ export async function jobView(root: HTMLElement, [id = '']: string[]): Promise<(
               bar((job.progress?.percent ?? 0) / 100),
               h('span', { class: 'muted' }, job.progress?.text ?? 'starting…'),
             )
-          : null,
+          : job.state === 'succeeded'
+            ? // The last progress line came before the end: a job that succeeded is all done.
+              h(
+                'div',
+                { 'data-testid': 'job-progress' },
+                bar(1),
+                h('span', { class: 'muted' }, '100%: done'),
+              )
+            : null,
         job.error === null ? null : h('div', { class: 'error' }, job.error),
         job.retryOf === null
           ? null
@@ -315,6 +323,54 @@ export async function jobView(root: HTMLElement, [id = '']: string[]): Promise<(
   });
 }
 
+/** A number as the result tables show it: whole ones grouped, others to 4 significant digits. */
+function scalar(v: unknown): string {
+  return typeof v === 'number'
+    ? Number.isInteger(v)
+      ? v.toLocaleString('en-US')
+      : Number(v.toPrecision(4)).toString()
+    : String(v);
+}
+
+/** A flat object (a trial's parameters) as `key=value …`; anything deeper as short JSON. */
+function cell(v: unknown): string {
+  if (typeof v !== 'object' || v === null) return scalar(v);
+  const entries = Object.entries(v);
+  if (Array.isArray(v) || entries.some(([, x]) => typeof x === 'object' && x !== null)) {
+    return JSON.stringify(v).slice(0, 80);
+  }
+  return entries.map(([k, x]) => `${k}=${scalar(x)}`).join(' ');
+}
+
+/**
+ * One line of a job's log as people read it: a JSON record the command printed (`--json`) as its
+ * type and its fields, `trial: number=3 state=complete value=1.33 params: netDim=32 …` (the raw
+ * line in its tooltip); progress lines and messages as they are.
+ */
+export function logLine(line: { stream: string; text: string }): HTMLElement {
+  let record: unknown;
+  try {
+    record = line.text.startsWith('{') ? JSON.parse(line.text) : undefined;
+  } catch {
+    record = undefined; // not JSON after all: shown as it came
+  }
+  if (typeof record !== 'object' || record === null || Array.isArray(record))
+    return h('span', { class: line.stream }, `${line.text}\n`);
+  const { type, ...fields } = record as Record<string, unknown>;
+  const parts = Object.entries(fields)
+    .filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]) =>
+      typeof v === 'object' && v !== null && !Array.isArray(v)
+        ? `${k}: ${cell(v)}`
+        : `${k}=${cell(v)}`,
+    );
+  return h(
+    'span',
+    { class: `${line.stream} record`, title: line.text },
+    `${typeof type === 'string' ? type : 'record'}: ${parts.join(' ')}\n`,
+  );
+}
+
 /** The JSON rows a command printed, as tables grouped by their keys. */
 export function resultTables(rows: unknown[]): HTMLElement[] {
   const objects = rows.filter(
@@ -328,21 +384,6 @@ export function resultTables(rows: unknown[]): HTMLElement[] {
   }
   return [...groups.values()].map((group) => {
     const keys = Object.keys(group[0] ?? {});
-    const scalar = (v: unknown): string =>
-      typeof v === 'number'
-        ? Number.isInteger(v)
-          ? v.toLocaleString('en-US')
-          : Number(v.toPrecision(4)).toString()
-        : String(v);
-    // A flat object (a trial's parameters) as `key=value …`; anything deeper as short JSON.
-    const cell = (v: unknown): string => {
-      if (typeof v !== 'object' || v === null) return scalar(v);
-      const entries = Object.entries(v);
-      if (Array.isArray(v) || entries.some(([, x]) => typeof x === 'object' && x !== null)) {
-        return JSON.stringify(v).slice(0, 80);
-      }
-      return entries.map(([k, x]) => `${k}=${scalar(x)}`).join(' ');
-    };
     return h(
       'div',
       { class: 'table-wrap', style: 'margin:8px 0' },

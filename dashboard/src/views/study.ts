@@ -1,7 +1,8 @@
 import { getJson, seg } from '../api.js';
-import { barChart, lineChart, parallelCoordinates } from '../charts.js';
+import { axisLabel, barChart, lineChart, parallelCoordinates } from '../charts.js';
 import { badge, duration, h, num } from '../dom.js';
 import { onLive, throttle } from '../live.js';
+import { PRUNED_VALUE_MEANING, prunedValueText } from '../pruned-value.js';
 import { dataTable, type Column } from '../table.js';
 import type { Study, Trial } from '../types.js';
 
@@ -40,19 +41,53 @@ export async function studiesView(root: HTMLElement): Promise<() => void> {
   });
 }
 
-/** Whether a trial's parameters match a filter like `net_dim=512 lr<0.001 tcn` (every term). */
-function matches(trial: Trial, filter: string): boolean {
+/** A filter's terms, and the parameter names in it that no trial has. */
+interface Filter {
+  terms: string[];
+  unknown: string[];
+}
+
+/**
+ * The terms of a filter like `netDim=512 learningRate<0.001 tanh`: a name that no trial has is
+ * set apart (said beside the filter, and left out of it), not a silent filter that hides every row.
+ */
+function parseFilter(filter: string, names: readonly string[]): Filter {
+  const terms: string[] = [];
+  const unknown: string[] = [];
   for (const term of filter
     .trim()
     .split(/\s+/)
     .filter((t) => t !== '')) {
+    const key = /^([\w.-]+)\s*(<=|>=|=|<|>)/.exec(term)?.[1];
+    if (key === undefined || key === 'value' || names.includes(key)) terms.push(term);
+    else unknown.push(key);
+  }
+  return { terms, unknown };
+}
+
+/** `net_dim` → `netDim`: the parameter a mistyped name most likely meant, if any. */
+function closestName(name: string, names: readonly string[]): string | undefined {
+  const squash = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return (
+    names.find((n) => squash(n) === squash(name)) ??
+    names.find((n) => squash(n).startsWith(squash(name)) || squash(name).startsWith(squash(n)))
+  );
+}
+
+/**
+ * Whether a trial matches every term. `value` compares complete trials' values only: a pruned
+ * trial's is an intermediate one (see PRUNED_VALUE_MEANING).
+ */
+function matches(trial: Trial, terms: readonly string[]): boolean {
+  for (const term of terms) {
     const m = /^([\w.-]+)\s*(<=|>=|=|<|>)\s*(.+)$/.exec(term);
     if (m === null) {
       if (!JSON.stringify(trial.params).toLowerCase().includes(term.toLowerCase())) return false;
       continue;
     }
     const [, key = '', op, raw = ''] = m;
-    const value = key === 'value' ? trial.value : trial.params[key];
+    const value =
+      key === 'value' ? (trial.state === 'pruned' ? null : trial.value) : trial.params[key];
     if (value === undefined || value === null) return false;
     const n = Number(raw);
     if (typeof value === 'number' && Number.isFinite(n)) {
@@ -70,6 +105,30 @@ function matches(trial: Trial, filter: string): boolean {
     } else if (op !== '=' || String(value) !== raw) return false;
   }
   return true;
+}
+
+/** `x` to 3 significant digits, rounded up (`down`: down), so a bound made of it holds for x. */
+function rounded(x: number, down = false): number {
+  if (x === 0 || !Number.isFinite(x)) return x;
+  const unit = 10 ** (Math.floor(Math.log10(Math.abs(x))) - 2);
+  return Number(((down ? Math.floor(x / unit) : Math.ceil(x / unit)) * unit).toPrecision(3));
+}
+
+/**
+ * An example filter made of the study's own parameter names and a complete trial's values, which
+ * that trial matches: `netDim=512 learningRate<=0.000279 value>=1.32`.
+ */
+function filterExample(trials: readonly Trial[], names: readonly string[]): string {
+  const sample = trials.find((t) => t.state === 'complete' && t.value !== null);
+  if (sample === undefined) return 'filter: name=value name<value value>0';
+  const terms = names.slice(0, 2).map((n) => {
+    const v = sample.params[n];
+    return typeof v === 'number' && !Number.isInteger(v)
+      ? `${n}<=${axisLabel(rounded(v))}`
+      : `${n}=${String(v)}`;
+  });
+  terms.push(`value>=${axisLabel(rounded(sample.value ?? 0, true))}`);
+  return `filter: e.g. ${terms.join(' ')}`;
 }
 
 /** `#/studies/NAME`: history, intermediate values, importance, parallel coordinates, trials. */
@@ -90,8 +149,8 @@ export async function studyView(root: HTMLElement, [name = '']: string[]): Promi
   );
   const textFilter = h('input', {
     type: 'text',
-    placeholder: 'filter: net_dim=512 lr<0.001 value>0',
-    size: 36,
+    placeholder: 'filter: name=value name<value value>0',
+    size: 56,
     'data-testid': 'param-filter',
   });
   const tableSlot = h('div');
@@ -117,6 +176,7 @@ export async function studyView(root: HTMLElement, [name = '']: string[]): Promi
       h('label', {}, 'state ', stateFilter),
       textFilter,
       h('span', { class: 'muted', 'data-testid': 'trial-count' }),
+      h('span', { class: 'warn', 'data-testid': 'filter-problem' }),
     ),
     tableSlot,
   );
@@ -125,12 +185,19 @@ export async function studyView(root: HTMLElement, [name = '']: string[]): Promi
   let paramNames: string[] = [];
   const refilter = (): void => {
     const state = stateFilter.value;
-    const shown = trials.filter(
-      (t) => (state === 'all' || t.state === state) && matches(t, textFilter.value),
-    );
+    const { terms, unknown } = parseFilter(textFilter.value, paramNames);
+    const shown = trials.filter((t) => (state === 'all' || t.state === state) && matches(t, terms));
     table?.update(shown);
     const count = root.querySelector('[data-testid=trial-count]');
     if (count) count.textContent = `${shown.length} of ${trials.length} trials`;
+    const problem = root.querySelector('[data-testid=filter-problem]');
+    if (problem)
+      problem.textContent = unknown
+        .map((name) => {
+          const guess = closestName(name, paramNames);
+          return `no parameter "${name}"${guess === undefined ? '' : `: did you mean ${guess}?`} (left out of the filter; the parameters: ${paramNames.join(', ')})`;
+        })
+        .join(' ');
   };
   stateFilter.addEventListener('change', refilter);
   textFilter.addEventListener('input', refilter);
@@ -187,8 +254,14 @@ export async function studyView(root: HTMLElement, [name = '']: string[]): Promi
         {
           key: 'value',
           label: 'value',
-          value: (t) => t.value,
-          render: (t) => num(t.value),
+          // Pruned trials' values are intermediate: sorted after the complete ones, not among them.
+          value: (t) => (t.state === 'pruned' ? null : t.value),
+          render: (t) => {
+            const pruned = prunedValueText(t, study.kind === 'drl', (v) => num(v));
+            return pruned === undefined
+              ? num(t.value)
+              : h('span', { class: 'intermediate', title: PRUNED_VALUE_MEANING }, pruned);
+          },
           numeric: true,
         },
         {
@@ -220,6 +293,7 @@ export async function studyView(root: HTMLElement, [name = '']: string[]): Promi
       });
       tableSlot.replaceChildren(table.element);
     }
+    textFilter.placeholder = filterExample(rows, paramNames);
     refilter();
     drawCharts(study, rows, charts);
     const importance = await getJson<{
@@ -250,14 +324,12 @@ function drawCharts(
   trials: Trial[],
   charts: Record<'history' | 'intermediate' | 'parallel', HTMLElement>,
 ): void {
-  const ended = trials.filter(
-    (t) => t.value !== null && (t.state === 'complete' || t.state === 'pruned'),
-  );
+  // Complete trials only: a pruned trial's value is an intermediate one, not comparable.
+  const complete = trials.filter((t) => t.value !== null && t.state === 'complete');
   const better = study.direction === 'maximize' ? Math.max : Math.min;
   let best: number | null = null;
   const x = trials.map((t) => t.number);
-  const complete = trials.map((t) => (t.state === 'complete' ? t.value : null));
-  const pruned = trials.map((t) => (t.state === 'pruned' ? t.value : null));
+  const values = trials.map((t) => (t.state === 'complete' ? t.value : null));
   const bestSoFar = trials.map((t) => {
     if (t.state === 'complete' && t.value !== null)
       best = best === null ? t.value : better(best, t.value);
@@ -269,11 +341,19 @@ function drawCharts(
     integerX: true,
     yLabel: 'value',
     series: [
-      { label: 'complete', values: complete, points: true, lineless: true },
-      { label: 'pruned', values: pruned, points: true, lineless: true, color: '#f79009' },
+      { label: 'complete', values, points: true, lineless: true },
       { label: 'best so far', values: bestSoFar, color: '#12805c' },
     ],
   });
+  const pruned = trials.filter((t) => t.state === 'pruned').length;
+  if (pruned > 0)
+    charts.history.append(
+      h(
+        'p',
+        { class: 'muted', 'data-testid': 'pruned-note' },
+        `${pruned === 1 ? 'The pruned trial is' : `The ${pruned} pruned trials are`} not drawn: ${PRUNED_VALUE_MEANING}.`,
+      ),
+    );
   // Intermediate values: the last 20 trials that reported any, one line each, by step.
   const reporting = trials.filter((t) => Object.keys(t.intermediate).length > 0).slice(-20);
   const steps = [
@@ -291,13 +371,22 @@ function drawCharts(
       ...(t.state === 'pruned' ? { dash: [4, 4] } : {}),
     })),
   });
-  const names = [...new Set(ended.flatMap((t) => Object.keys(t.params)))].sort();
+  const names = [...new Set(complete.flatMap((t) => Object.keys(t.params)))].sort();
+  const onLogScale = (n: string): boolean =>
+    complete.some((t) => {
+      const d = t.distributions[n];
+      return d !== undefined && d.type !== 'categorical' && d.log;
+    });
   parallelCoordinates(
     charts.parallel,
     [
-      ...names.map((n) => ({ name: n, values: ended.map((t) => t.params[n] ?? null) })),
-      { name: 'value', values: ended.map((t) => t.value) },
+      ...names.map((n) => ({
+        name: n,
+        values: complete.map((t) => t.params[n] ?? null),
+        log: onLogScale(n),
+      })),
+      { name: 'value', values: complete.map((t) => t.value) },
     ],
-    ended.map((t) => t.value),
+    complete.map((t) => t.value),
   );
 }

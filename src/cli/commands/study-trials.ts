@@ -6,9 +6,10 @@ import { renderTable, type Column } from '../output.js';
 import {
   csvLine,
   formatDuration,
-  formatNumber,
   formatParamValue,
+  formatTrialValue,
   paramNames,
+  prunedValueNote,
   trialDurationMs,
 } from '../study-summary.js';
 
@@ -72,7 +73,11 @@ export async function run(context: CommandContext): Promise<void> {
     const columns: Column<TrialRecord>[] = [
       { header: 'NUMBER', value: (t) => String(t.number), right: true },
       { header: 'STATE', value: (t) => t.state },
-      { header: 'VALUE', value: (t) => formatNumber(t.value), right: true },
+      {
+        header: 'VALUE',
+        value: (t) => formatTrialValue(t, study.systemAttrs.drl !== undefined),
+        right: true,
+      },
       ...params.map((p): Column<TrialRecord> => ({
         header: p,
         value: (t) => {
@@ -98,5 +103,7 @@ export async function run(context: CommandContext): Promise<void> {
       { header: 'FAIL REASON', value: (t) => (t.failReason ?? '').replace(/\s*\n\s*/g, ' ⏎ ') },
     ];
     for (const line of renderTable(trials, columns)) out.line(line);
+    const note = prunedValueNote(trials);
+    if (note !== undefined) out.line(`\n${note}`);
   });
 }

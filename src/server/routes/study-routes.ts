@@ -10,12 +10,35 @@ const TRIAL_STATES = ['waiting', 'running', 'complete', 'pruned', 'fail'] as con
 
 const param = z.union([z.number(), z.string(), z.boolean(), z.null()]);
 
+const DistributionSchema = z
+  .union([
+    z.object({
+      type: z.literal('float'),
+      low: z.number(),
+      high: z.number(),
+      log: z.boolean(),
+      step: z.number().nullable(),
+    }),
+    z.object({
+      type: z.literal('int'),
+      low: z.number(),
+      high: z.number(),
+      log: z.boolean(),
+      step: z.number(),
+    }),
+    z.object({ type: z.literal('categorical'), choices: z.array(param) }),
+  ])
+  .openapi('Distribution');
+
 const TrialSchema = z
   .object({
     number: z.number().int(),
     state: z.enum(TRIAL_STATES),
     value: z.number().nullable(),
     params: z.record(z.string(), param),
+    distributions: z
+      .record(z.string(), DistributionSchema)
+      .openapi({ description: "each parameter's search space (a log range draws on a log axis)" }),
     intermediate: z
       .record(z.string(), z.number())
       .openapi({ description: 'reported values by step (the split index of a trading study)' }),
@@ -179,6 +202,7 @@ function trialJson(t: TrialRecord): z.infer<typeof TrialSchema> {
     state: t.state,
     value: t.value,
     params: t.params,
+    distributions: t.distributions,
     intermediate: Object.fromEntries(
       Object.entries(t.intermediate).map(([step, value]) => [step, value]),
     ),
