@@ -162,17 +162,7 @@ export async function benchLearnStudy(
           machine,
         },
       ];
-      if (best !== undefined && holdout !== undefined)
-        rows.push({
-          bench: 'learn-study',
-          name: `  best trial ${best.number} (cv value ${best.value?.toFixed(3) ?? '-'}) on the holdout: Sharpe ${holdout.metrics.sharpe.toFixed(2)} vs buy-and-hold ${holdout.benchmarkMetrics.sharpe.toFixed(2)}`,
-          items: holdout.equity.length - 1,
-          seconds: 0,
-          runs: [],
-          rate: holdout.metrics.sharpe - holdout.benchmarkMetrics.sharpe,
-          unit: 'Sharpe margin',
-          machine,
-        });
+      // The holdout is a result, not a rate: it is returned beside the rows, not as one.
       return { results: rows, summary, spec, best, holdout, storageUrl: url };
     } finally {
       await storage.close();

@@ -27,6 +27,12 @@ export function count(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
+/** `x` to `decimals` decimals, never `-0.00`: a difference that rounds to zero is zero. */
+export function fixed(x: number, decimals: number): string {
+  const text = x.toFixed(decimals);
+  return /^-0(\.0*)?$/.test(text) ? text.slice(1) : text;
+}
+
 /** A number with `digits` significant decimals, for prices and statistics. */
 export function num(x: number, digits = 6): string {
   if (!Number.isFinite(x)) return String(x);

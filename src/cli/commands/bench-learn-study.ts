@@ -1,8 +1,8 @@
 import { benchLearnStudy } from '../../bench/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { intOption } from '../option-values.js';
-import { printBench } from '../print-bench.js';
-import { createProgress } from '../progress.js';
+import { count, fixed } from '../format.js';
+import { benchProgress, printBench } from '../print-bench.js';
 import { projectPath } from '../project-path.js';
 
 /** `tradelab bench learn-study`: a small trading study on a planted signal, trials/hour and holdout. */
@@ -13,7 +13,7 @@ export async function run(context: CommandContext): Promise<void> {
   const steps = intOption(options, 'steps', 2048);
   const marketSeed = intOption(options, 'seed', 0);
   const dir = typeof options.dir === 'string' ? projectPath(context, options.dir) : undefined;
-  const progress = out.json ? undefined : createProgress({ total: trials ?? 12, unit: 'trials' });
+  const progress = benchProgress(trials ?? 12, 'trials');
   const result = await benchLearnStudy({
     ...(trials === undefined ? {} : { trials }),
     ...(workers === undefined ? {} : { workers }),
@@ -21,11 +21,27 @@ export async function run(context: CommandContext): Promise<void> {
     ...(marketSeed === undefined ? {} : { marketSeed }),
     ...(dir === undefined ? {} : { dir }),
     onTrial: (trial, done) => {
-      progress?.update(done, `trial ${trial.number} ${trial.state}`);
+      progress.update(done, `trial ${trial.number} ${trial.state}`);
     },
   });
-  progress?.done();
+  progress.done();
   printBench(out, result.results);
+  const { best, holdout } = result;
+  if (best !== undefined && holdout !== undefined) {
+    const sharpe = holdout.metrics.sharpe;
+    const buyAndHold = holdout.benchmarkMetrics.sharpe;
+    out.record({
+      type: 'holdout',
+      trial: best.number,
+      value: best.value,
+      bars: holdout.equity.length - 1,
+      sharpe,
+      benchmarkSharpe: buyAndHold,
+    });
+    out.line(
+      `Best trial ${best.number} (mean CV Sharpe ${fixed(best.value ?? Number.NaN, 3)}) on the holdout's ${count(holdout.equity.length - 1)} bars: Sharpe ${fixed(sharpe, 2)} against ${fixed(buyAndHold, 2)} for buy-and-hold (${sharpe > buyAndHold ? 'ahead by' : 'behind by'} ${fixed(Math.abs(sharpe - buyAndHold), 2)}).`,
+    );
+  }
   if (dir !== undefined && !out.json)
     out.line(
       `The study is kept: tradelab study show learn-study --storage ${result.storageUrl} --data-dir ${dir}/data`,

@@ -4,7 +4,8 @@ import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { intListOption, intOption } from '../option-values.js';
 import { renderTable } from '../output.js';
-import { createProgress } from '../progress.js';
+import { fixed, plural } from '../format.js';
+import { benchProgress } from '../print-bench.js';
 
 /** `tradelab bench learn`: held-out Sharpe of PPO vs buy-and-hold, planted signal vs random walk. */
 export async function run(context: CommandContext): Promise<void> {
@@ -25,7 +26,7 @@ export async function run(context: CommandContext): Promise<void> {
   }
   const ppo = typeof options.ppo === 'string' ? parsePpoOverrides(options.ppo) : undefined;
   const total = (signals?.length ?? 3) * (seeds?.length ?? 5) * (steps ?? 300_000);
-  const progress = createProgress({ total, unit: 'steps' });
+  const progress = benchProgress(total, 'steps');
   const results = await benchLearn({
     ...(signals === undefined ? {} : { signals }),
     ...(seeds === undefined ? {} : { seeds }),
@@ -44,7 +45,7 @@ export async function run(context: CommandContext): Promise<void> {
     { header: 'STEPS', value: (r) => r.steps.toLocaleString('en-US'), right: true },
     { header: 'SHARPE', value: (r) => r.sharpe.toFixed(2), right: true },
     { header: 'B&H SHARPE', value: (r) => r.benchmarkSharpe.toFixed(2), right: true },
-    { header: 'MARGIN', value: (r) => (r.sharpe - r.benchmarkSharpe).toFixed(2), right: true },
+    { header: 'MARGIN', value: (r) => fixed(r.sharpe - r.benchmarkSharpe, 2), right: true },
     { header: 'RETURN', value: (r) => `${(r.totalReturn * 100).toFixed(1)}%`, right: true },
     { header: 'B&H RETURN', value: (r) => `${(r.benchmarkReturn * 100).toFixed(1)}%`, right: true },
     { header: 'TRAIN S', value: (r) => r.trainSeconds.toFixed(1), right: true },
@@ -58,7 +59,7 @@ export async function run(context: CommandContext): Promise<void> {
     const mean = margins.reduce((s, m) => s + m, 0) / margins.length;
     const wins = margins.filter((m) => m > 0).length;
     out.line(
-      `signal ${signal}: mean Sharpe margin over buy-and-hold ${mean.toFixed(2)}, ahead in ${wins} of ${margins.length} seeds`,
+      `signal ${signal}: mean Sharpe margin over buy-and-hold ${fixed(mean, 2)}, ahead in ${wins} of ${plural(margins.length, 'seed')}`,
     );
   }
   out.line('Sharpe: annualized, on the held-out half (1h bars, fees 5 bps a side).');
