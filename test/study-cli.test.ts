@@ -602,11 +602,13 @@ describe('study trials --csv', () => {
     expect(show.stdout).toContain('trials           4 (2 complete, 1 pruned, 1 fail)');
     expect(show.stdout).toContain('completion rate  50.0% of finished trials complete');
     expect(show.stdout).toContain('prune rate       25.0% of finished trials pruned');
-    // The table keeps one line per trial.
-    const table = (await cliInProcess(dir, 'study', 'trials', 'mixed')).stdout
-      .trimEnd()
-      .split('\n');
+    // The table keeps one line per trial (below it, after a blank line, what a pruned value is).
+    const [tableText = '', note = ''] = (
+      await cliInProcess(dir, 'study', 'trials', 'mixed')
+    ).stdout.split('\n\n');
+    const table = tableText.trimEnd().split('\n');
     expect(table).toHaveLength(5);
+    expect(note).toMatch(/^intermediate: a pruned trial's value is the last intermediate value/);
     expect(table[2]).toMatch(/fail .* bad "x", see ⏎ line 2$/);
   });
 });

@@ -123,8 +123,18 @@ describe.skipIf(ADMIN_URL === '')('PostgreSQL storage', () => {
 
     it('stops 8 processes claiming against one target exactly at it, while trials end meanwhile', async () => {
       const { url } = await freshSchemaUrl();
-      // Eight pools stand in for `campaign run` on eight machines sharing the database.
-      const workers = await Promise.all(Array.from({ length: 8 }, () => open(url)));
+      // Eight pools stand in for `campaign run` on eight machines sharing the database; closed
+      // here, not with the file's others: their 48 connections would crowd the server.
+      const workers = await Promise.all(Array.from({ length: 8 }, () => openPostgresStorage(url)));
+      try {
+        await claimToTarget(workers);
+      } finally {
+        await Promise.all(workers.map((w) => w.close()));
+      }
+    });
+
+    /** Eight storages claim against one study's target of 18 at once; exactly 18 are claimed. */
+    async function claimToTarget(workers: StudyStorage[]): Promise<void> {
       const first = workers[0] as StudyStorage;
       const study = await first.createStudy({ name: 's', direction: 'minimize' });
       for (let i = 0; i < 4; i++) await first.enqueueTrial(study.id, { params: { i } });
@@ -149,7 +159,7 @@ describe.skipIf(ADMIN_URL === '')('PostgreSQL storage', () => {
       );
       expect(claimed.filter((t) => 'i' in t.params)).toHaveLength(4);
       expect(await first.getTrials(study.id)).toHaveLength(18);
-    });
+    }
 
     it('retries a stale trial once when two processes fail stale trials at once', async () => {
       const { url, schema } = await freshSchemaUrl();
