@@ -125,7 +125,9 @@ describe.skipIf(ADMIN_URL === '')('PostgreSQL storage', () => {
       const { url } = await freshSchemaUrl();
       // Eight pools stand in for `campaign run` on eight machines sharing the database; closed
       // here, not with the file's others: their 48 connections would crowd the server.
-      const workers = await Promise.all(Array.from({ length: 8 }, () => openPostgresStorage(url)));
+      const workers = await Promise.all(
+        Array.from({ length: 8 }, () => openPostgresStorage(url, {})),
+      );
       try {
         await claimToTarget(workers);
       } finally {
