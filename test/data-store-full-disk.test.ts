@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MINUTE_MS, T0, walkCsv } from './support/minute-csv.js';
 import { jsonLines, runCli, tempDir } from './support/run-cli.js';
 
 /*
@@ -10,26 +11,6 @@ import { jsonLines, runCli, tempDir } from './support/run-cli.js';
  * why. What must hold: FILE_ACCESS naming the store and the disk's room, not INTERNAL, and the
  * store exactly as it was (no half-written Parquet file, temp or lock left behind).
  */
-
-const MIN = 60_000;
-const T0 = Date.UTC(2024, 0, 1);
-
-/** `n` one-minute bars from `start` as a generic CSV, prices a seeded random walk (little to compress). */
-function minuteCsv(start: number, n: number): string {
-  const lines = ['timestamp,open,high,low,close,volume'];
-  let seed = 7;
-  let price = 100;
-  for (let i = 0; i < n; i++) {
-    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-    const close = price * (1 + (seed / 2_147_483_648 - 0.5) / 100);
-    const [low, high] = [Math.min(price, close) - 0.01, Math.max(price, close) + 0.01];
-    lines.push(
-      `${new Date(start + i * MIN).toISOString()},${price.toFixed(4)},${high.toFixed(4)},${low.toFixed(4)},${close.toFixed(4)},${(seed % 100_000) / 100}`,
-    );
-    price = close;
-  }
-  return `${lines.join('\n')}\n`;
-}
 
 /** Every file under `dir` with its bytes. */
 function snapshot(dir: string): Map<string, Buffer> {
@@ -59,9 +40,9 @@ describe.skipIf(cannotMount !== undefined)(
   () => {
     const store = join(disk, 'store');
     beforeAll(() => {
-      writeFileSync(join(work, 'small.csv'), minuteCsv(T0, 10));
+      writeFileSync(join(work, 'small.csv'), walkCsv(T0, 10));
       // About 1 MB of Parquet: four times the disk.
-      writeFileSync(join(work, 'big.csv'), minuteCsv(T0 + 10 * MIN, 40_000));
+      writeFileSync(join(work, 'big.csv'), walkCsv(T0 + 10 * MINUTE_MS, 40_000));
     });
     afterAll(() => {
       execFileSync('umount', [disk]);

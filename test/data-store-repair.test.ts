@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openDatasetStore } from '../src/data/store/dataset-store.js';
 import { jsonLines, runCli, runCliInProcess, tempDir, type CliResult } from './support/run-cli.js';
-import { minuteCsv, MINUTE_MS, T0 } from './support/minute-csv.js';
+import { minuteCsv, MINUTE_MS, T0, walkCsv } from './support/minute-csv.js';
 
 const KEY = { symbol: 'BTC', timeframe: '1m' } as const;
 
@@ -162,6 +162,69 @@ describe('a store file damaged by hand', () => {
       expect((await store.read(KEY)).bars.timestamps.length).toBe(600);
     },
   );
+});
+
+describe('a store file damaged inside a page (its size and magic bytes as they were)', () => {
+  it('is found by its CRC-32, or by its bars when the catalog has none, not read as prices', async () => {
+    const dir = tempDir('tradelab-store-repair-');
+    const a = join(dir, 'a.csv');
+    writeFileSync(a, walkCsv(T0, 300));
+    expect(
+      (await cliInProcess(dir, 'data', 'import', a, '--symbol', 'BTC', '--timeframe', '1m')).code,
+    ).toBe(0);
+    const storeDir = join(dir, '.tradelab', 'data');
+    const store = openDatasetStore(storeDir);
+    const { entry, bars } = await store.read(KEY);
+    // What the outside probe did: bar 18's open, 8 bytes kept as they are by Snappy, made 1.78e+127.
+    const path = join(storeDir, entry.file);
+    const bytes = readFileSync(path);
+    const at = bytes.indexOf(Buffer.from(Float64Array.of(bars.open[17] ?? Number.NaN).buffer));
+    expect(at).toBeGreaterThan(0);
+    Buffer.from(Float64Array.of(1.78e127).buffer).copy(bytes, at);
+    writeFileSync(path, bytes);
+
+    const show = await cli(dir, 'data', 'show', 'BTC:1m');
+    expect(show.code).toBe(1);
+    expect(show.stderr).toMatch(
+      new RegExp(
+        `^error \\[DATA_STORE_INVALID\\]: BTC:1m: "${path}" is damaged: its CRC-32 is [0-9a-f]{8}, not the [0-9a-f]{8} it was written with$`,
+        'm',
+      ),
+    );
+    expect(show.stderr).toContain(
+      `import all of its files again to rebuild it: \`tradelab data import ${a} --symbol BTC --timeframe 1m\``,
+    );
+    expect(show.stdout).toBe('');
+
+    // A catalog written before checksums were kept: the bars read back are checked instead.
+    const catalogPath = join(storeDir, 'catalog.json');
+    const catalog = JSON.parse(readFileSync(catalogPath, 'utf8')) as {
+      datasets: Record<string, Record<string, unknown>>;
+    };
+    const stored = catalog.datasets['BTC:1m'] ?? {};
+    delete stored.fileCrc32;
+    delete stored.fileBytes;
+    writeFileSync(catalogPath, JSON.stringify(catalog));
+    const features = await cliInProcess(dir, 'data', 'features', 'BTC:1m');
+    expect(features.code).toBe(1);
+    expect(features.stderr).toContain(
+      `error [DATA_STORE_INVALID]: BTC:1m: ${path} holds a bar no import would have stored: row 18 (2024-01-01T00:17:00.000Z): high ${bars.high[17]} is below max(open 1.78e+127, close ${bars.close[17]})`,
+    );
+
+    const rebuilt = await cliInProcess(
+      dir,
+      'data',
+      'import',
+      a,
+      '--symbol',
+      'BTC',
+      '--timeframe',
+      '1m',
+    );
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stdout).toContain('Rebuilt BTC:1m');
+    expect((await store.read(KEY)).bars.open[17]).toBe(bars.open[17]);
+  });
 });
 
 describe('a catalog of the wrong shape', () => {

@@ -19,6 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import type * as Arrow from 'apache-arrow';
 import { fileSystemError, TradelabError } from '../../core/index.js';
 import {
@@ -51,6 +52,8 @@ export interface WriteParquetResult {
   rowGroups: number;
   /** File size in bytes. */
   bytes: number;
+  /** CRC-32 of the file's bytes (`zlib.crc32`), for a reader to check them against. */
+  crc32: number;
 }
 
 const DEFAULT_ROWS_PER_GROUP = 1 << 20;
@@ -135,7 +138,13 @@ export async function writeParquetFile(
     );
   }
   await writeFileAtomically(path, bytes, options.fsync ?? true);
-  return { path, numRows, rowGroups: Math.ceil(numRows / rowsPerGroup), bytes: bytes.byteLength };
+  return {
+    path,
+    numRows,
+    rowGroups: Math.ceil(numRows / rowsPerGroup),
+    bytes: bytes.byteLength,
+    crc32: crc32(bytes),
+  };
 }
 
 /** One column as Arrow data over the prepared array (no copy). */

@@ -28,6 +28,13 @@ export interface DatasetEntry {
   gaps: GapReport;
   /** Parquet file, relative to the store directory. */
   file: string;
+  /**
+   * The Parquet file's size and CRC-32 (`zlib.crc32`) as written: a read checks them, so damage
+   * inside a page is found, not decoded into prices. Absent for files written before tradelab
+   * kept them; those are read as they are (their bars are checked all the same) until rewritten.
+   */
+  fileBytes?: number;
+  fileCrc32?: number;
   columns: string[];
   /** Close is the adjusted close (Yahoo `--adjusted`). */
   adjusted: boolean;
@@ -82,6 +89,8 @@ const entrySchema = z.object({
     closures: z.number(),
   }),
   file: storeFile,
+  fileBytes: z.number().int().nonnegative().optional(),
+  fileCrc32: z.number().int().nonnegative().max(0xffffffff).optional(),
   columns: z.array(z.string()),
   adjusted: z.boolean(),
   sources: z.array(sourceSchema),

@@ -137,7 +137,9 @@ describe('DatasetStore: write and read', () => {
     const store = freshStore();
     const bars = randomBars(6, 2);
     bars.volume[4] = -0;
+    // The smallest positive double as a price: the bar's low too, as a stored bar's low must be.
     bars.open[5] = Number.MIN_VALUE;
+    bars.low[5] = Number.MIN_VALUE;
     await store.write(BTC_1M, bars, info());
     expectSameBits((await store.read(BTC_1M)).bars, bars);
   });
@@ -472,6 +474,19 @@ describe('DatasetStore: the files are plain Parquet', () => {
 });
 
 describe('DatasetStore: a damaged dataset file', () => {
+  /** Drops the file's size and CRC-32 from its catalog entry, as tradelab wrote entries before. */
+  function withoutChecksum(store: DatasetStore): void {
+    const path = join(store.dir, CATALOG_FILE);
+    const catalog = JSON.parse(readFileSync(path, 'utf8')) as {
+      datasets: Record<string, Record<string, unknown>>;
+    };
+    for (const entry of Object.values(catalog.datasets)) {
+      delete entry.fileBytes;
+      delete entry.fileCrc32;
+    }
+    writeFileSync(path, JSON.stringify(catalog));
+  }
+
   it.each([
     ['not Parquet at all', () => Buffer.from('timestamp,open\n1,2\n')],
     ['cut short', (bytes: Buffer) => bytes.subarray(0, bytes.length - 50)],
@@ -480,12 +495,50 @@ describe('DatasetStore: a damaged dataset file', () => {
     const entry = await store.write(BTC_1M, randomBars(100, 26), info());
     const path = join(store.dir, entry.file);
     writeFileSync(path, damage(readFileSync(path)));
+    expect(store.fileStatus(entry)).toBe('damaged');
     const error = await rejection(store.read(BTC_1M));
     expect(error.code).toBe('DATA_STORE_INVALID');
     expect(error.message).toContain('BTCUSDT:1m');
-    expect(error.message).toContain(`"${path}" is not a valid Parquet file`);
+    expect(error.message).toContain(`"${path}" is damaged: its CRC-32 is `);
     expect(error.hint).toContain('tradelab data rm BTCUSDT:1m');
     expect(error.details).toMatchObject({ file: path });
+    // Written before checksums were kept: the reader's own complaint.
+    withoutChecksum(store);
+    const old = await rejection(store.read(BTC_1M));
+    expect(old.code).toBe('DATA_STORE_INVALID');
+    expect(old.message).toContain(`"${path}" is not a valid Parquet file`);
+  });
+
+  it('finds damage inside a page that leaves the size and the magic bytes as they were', async () => {
+    const store = freshStore();
+    const entry = await store.write(BTC_1M, randomBars(1000, 27), info());
+    const path = join(store.dir, entry.file);
+    const bytes = readFileSync(path);
+    const at = bytes.length >> 1;
+    bytes[at] = (bytes[at] ?? 0) ^ 0x40;
+    writeFileSync(path, bytes);
+    // `data list`'s cheap look sees nothing; a read does.
+    expect(store.fileStatus(entry)).toBe('ok');
+    const error = await rejection(store.read(BTC_1M));
+    expect(error.code).toBe('DATA_STORE_INVALID');
+    expect(error.message).toMatch(
+      new RegExp(
+        `^BTCUSDT:1m: "${path}" is damaged: its CRC-32 is [0-9a-f]{8}, not the ${entry.fileCrc32?.toString(16).padStart(8, '0')} it was written with$`,
+      ),
+    );
+    expect(error.hint).toContain('tradelab data rm BTCUSDT:1m');
+  });
+
+  it('refuses to store a bar a read would take for damage', async () => {
+    const store = freshStore();
+    const bars = randomBars(10, 28);
+    bars.open[3] = 1.78e127;
+    const error = await rejection(store.write(BTC_1M, bars, info()));
+    expect(error.code).toBe('DATA_INVALID');
+    expect(error.message).toBe(
+      `BTCUSDT:1m: refusing to store row 4 (2024-01-02T00:03:00.000Z): high ${bars.high[3]} is below max(open 1.78e+127, close ${bars.close[3]})`,
+    );
+    expect(store.list()).toEqual([]);
   });
 });
 
@@ -541,6 +594,29 @@ describe('DatasetStore: a store written by earlier versions (test/fixtures/store
     }
   });
 
+  it('reads its files without checksums, and checks their bars: a damaged price is found', async () => {
+    const { store, expected } = oldStore();
+    const key = { symbol: 'SYN0', timeframe: '1h' } as const;
+    const entry = store.require(key);
+    expect(entry.fileCrc32).toBeUndefined();
+    expect(store.fileStatus(entry)).toBe('ok');
+    // The old codec wrote PLAIN, uncompressed doubles: turn bar 18's open into 1.78e+127 in place.
+    const path = join(store.dir, entry.file);
+    const bytes = readFileSync(path);
+    const open = expected['SYN0:1h']?.open?.[17] ?? Number.NaN;
+    const at = bytes.indexOf(Buffer.from(Float64Array.of(open).buffer));
+    expect(at).toBeGreaterThan(0);
+    Buffer.from(Float64Array.of(1.78e127).buffer).copy(bytes, at);
+    writeFileSync(path, bytes);
+    const error = await rejection(store.read(key));
+    expect(error.code).toBe('DATA_STORE_INVALID');
+    expect(error.message).toContain(
+      `SYN0:1h: ${path} holds a bar no import would have stored: row 18 (2020-01-01T17:00:00.000Z): high`,
+    );
+    expect(error.message).toContain('is below max(open 1.78e+127');
+    expect(error.hint).toContain('it was made from synth');
+  });
+
   it('rewrites a dataset in the new format and leaves the others as they are', async () => {
     const { store, expected } = oldStore();
     const key = { symbol: 'SYN1', timeframe: '1h' } as const;
@@ -553,6 +629,7 @@ describe('DatasetStore: a store written by earlier versions (test/fixtures/store
       info({ sources: [], ...(derivedFrom === undefined ? {} : { derivedFrom }) }),
     );
     expect(entry.file).not.toBe(before);
+    expect(entry.fileCrc32).toBeTypeOf('number');
     expect(existsSync(join(store.dir, before))).toBe(false);
     const again = await store.read(key);
     for (const field of BAR_FIELDS)

@@ -21,6 +21,7 @@ import { writeParquetFile } from '../parquet/write-parquet.js';
 import { readCatalog, updateCatalog, type DatasetEntry } from './catalog.js';
 import { formatDatasetKey, type DatasetKey } from './dataset-key.js';
 import { checkReplace } from './dataset-origin.js';
+import { invalidStoredBar } from './stored-bar-check.js';
 import { withPidLock } from './pid-lock.js';
 import { sweepStaleTemps } from './stale-files.js';
 
@@ -33,6 +34,8 @@ export type DatasetWrite = Omit<
   | 'firstMs'
   | 'lastMs'
   | 'file'
+  | 'fileBytes'
+  | 'fileCrc32'
   | 'columns'
   | 'createdAt'
   | 'updatedAt'
@@ -103,8 +106,9 @@ export interface DatasetStore {
   /** Removes a dataset and its file. */
   remove(key: DatasetKey): Promise<DatasetEntry>;
   /**
-   * Whether the dataset's Parquet file is there and looks whole (Parquet's magic bytes at both
-   * ends), without reading it: damage inside the file shows when it is read.
+   * Whether the dataset's Parquet file is there and looks whole (the size it was written with,
+   * Parquet's magic bytes at both ends), without reading it: damage inside the file shows when it
+   * is read (its CRC-32, then its bars, are checked).
    */
   fileStatus(entry: DatasetEntry): DatasetFileStatus;
 }
@@ -179,7 +183,7 @@ export function openDatasetStore(dir: string): DatasetStore {
       });
     },
     fileStatus(entry) {
-      return fileStatus(join(dir, entry.file));
+      return fileStatus(join(dir, entry.file), entry.fileBytes);
     },
   };
 
@@ -217,6 +221,13 @@ async function writeLocked(
   const name = formatDatasetKey(key);
   // Before any byte is written; the dataset's lock keeps the entry as read until the switch.
   checkReplace(key, readCatalog(dir).datasets[name], info, options.force);
+  // What a read would refuse as damage is not stored in the first place.
+  const invalid = invalidStoredBar(bars);
+  if (invalid !== undefined)
+    throw new TradelabError('DATA_INVALID', `${name}: refusing to store ${invalid}`, {
+      hint: 'the store keeps bars as `tradelab data import` lets them in; clean them first (cleanBars())',
+      details: { dataset: name },
+    });
   const id = randomBytes(4).toString('hex');
   const file = join(key.symbol, `${key.timeframe}.${id}.parquet`);
   const path = join(dir, file);
@@ -240,7 +251,7 @@ async function writeLocked(
   let previous: string | undefined;
   let entry: DatasetEntry | undefined;
   try {
-    await writeParquetFile(staged, {
+    const written = await writeParquetFile(staged, {
       columns,
       metadata: { 'tradelab.dataset': name, 'tradelab.calendar': info.calendar },
     });
@@ -258,6 +269,8 @@ async function writeLocked(
         firstMs: bars.timestamps[0] ?? Number.NaN,
         lastMs: bars.timestamps[n - 1] ?? Number.NaN,
         file,
+        fileBytes: written.bytes,
+        fileCrc32: written.crc32,
         columns: columns.map((c) => c.name),
         createdAt: old?.createdAt ?? now,
         updatedAt: now,
@@ -353,7 +366,10 @@ async function readEntry(
       hint: `the file was damaged or replaced by hand; ${repairHint(key, entry)}`,
       details: { file: path, dataset: name, status: 'damaged' },
     });
-  const table = await readParquetFile(path).catch((error: unknown) => {
+  const table = await readParquetFile(
+    path,
+    entry.fileCrc32 === undefined ? {} : { crc32: entry.fileCrc32 },
+  ).catch((error: unknown) => {
     if (!isTradelabError(error) || error.details?.['corrupt'] !== true) throw error;
     throw damaged(error.message, error);
   });
@@ -373,6 +389,11 @@ async function readEntry(
     volume: column('volume'),
   };
   if (table.columns.adj_close instanceof Float64Array) bars.adjClose = table.columns.adj_close;
+  // The second net, and the only one for files written before checksums: every stored bar passed
+  // the import's checks, so one that fails them now was damaged since.
+  const invalid = invalidStoredBar(bars);
+  if (invalid !== undefined)
+    throw damaged(`${path} holds a bar no import would have stored: ${invalid}`);
   return { entry, bars: entry.adjusted && options.raw !== true ? adjustedBars(bars) : bars };
 }
 
@@ -392,8 +413,8 @@ function shellWord(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-/** A cheap look at a Parquet file: there, and `PAR1` at both ends. */
-function fileStatus(path: string): DatasetFileStatus {
+/** A cheap look at a Parquet file: there, of the size written (when known), `PAR1` at both ends. */
+function fileStatus(path: string, bytes: number | undefined): DatasetFileStatus {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -404,7 +425,7 @@ function fileStatus(path: string): DatasetFileStatus {
   }
   try {
     const { size } = fstatSync(fd);
-    if (size < 12) return 'damaged';
+    if (size < 12 || (bytes !== undefined && size !== bytes)) return 'damaged';
     const head = Buffer.alloc(4);
     const tail = Buffer.alloc(4);
     readSync(fd, head, 0, 4, 0);
