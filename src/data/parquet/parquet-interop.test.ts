@@ -255,6 +255,8 @@ describe('readParquetFile on DuckDB-written (foreign) files', () => {
     expect(table.numRows).toBe(5000);
     expect(Object.keys(table.columns)).toEqual(NUMERIC);
     expect(table.skippedColumns).toEqual(['label']);
+    // Typed as times: their unit is the file's; the integers (n, u…) are plain numbers.
+    expect(table.timeColumns).toEqual(['ts', 'ts_ns', 'ts_tz', 'ts_ms', 'day', 'maybe_ts']);
     expect(table.metadata).toMatchObject({ 'tradelab.symbol': 'ETHUSDT' });
     const expected = await duckValues(path, NUMERIC);
     NUMERIC.forEach((name, k) => {

@@ -48,7 +48,7 @@ export interface ReadParquetResult extends ParquetTable {
   /** Non-numeric columns (strings, booleans, nested…) skipped because none were asked for. */
   skippedColumns: string[];
   /**
-   * Columns the file types as TIMESTAMP or DATE (read as epoch ms): their unit is the file's word.
+   * Columns the file types as TIMESTAMP, DATE or INT96 (read as epoch ms): their unit is the file's word.
    * A time in any other column is a plain number whose unit is not known.
    */
   timeColumns: string[];
@@ -193,6 +193,7 @@ async function decode(
   const names = leaves.map((leaf) => leaf.element.name);
   const plans = new Map<string, Conversion>();
   const skippedColumns: string[] = [];
+  const timeColumns: string[] = [];
   for (const name of requested ?? names) {
     const leaf = leaves.find((l) => l.element.name === name);
     if (leaf === undefined) {
@@ -206,8 +207,11 @@ async function decode(
       );
     }
     const conversion = leaf.children.length === 0 ? conversionOf(leaf.element) : undefined;
-    if (conversion !== undefined) plans.set(name, conversion);
-    else if (requested === undefined) skippedColumns.push(name);
+    if (conversion !== undefined) {
+      plans.set(name, conversion);
+      // INT96 is always a timestamp (old Spark and Impala files), read as ms by hyparquet's parser.
+      if (conversion.kind === 'time' || leaf.element.type === 'INT96') timeColumns.push(name);
+    } else if (requested === undefined) skippedColumns.push(name);
     else {
       throw new TradelabError(
         'INVALID_ARGUMENT',
@@ -261,7 +265,7 @@ async function decode(
       (metadata.key_value_metadata ?? []).map((kv) => [kv.key, kv.value ?? '']),
     ),
     skippedColumns,
-    timeColumns: [...plans].filter(([, plan]) => plan.kind === 'time').map(([name]) => name),
+    timeColumns,
   };
 }
 
