@@ -4,7 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { BIN, tempDir } from './support/run-cli.js';
+import { join } from 'node:path';
+import { BIN, REPO_ROOT, runCli, tempDir } from './support/run-cli.js';
 
 /** What a run wrote, in the order it came: each chunk with its stream. */
 interface Timeline {
@@ -61,3 +62,78 @@ describe('tradelab bench ppo-update', () => {
     expect(stdout).toContain("medians of up to 2 runs (RUNS lists each row's).");
   });
 });
+
+describe('what the benchmarks say beside their figures', () => {
+  it("bench tcn says what its TARGET is: PyTorch's own step, not a bare number", async () => {
+    const run = await runCli([
+      'bench',
+      'tcn',
+      '--steps',
+      '1',
+      '--repeat',
+      '1',
+      '--checkpoint',
+      'off',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/ ≥ 45,785 /);
+    expect(run.stdout).toContain(
+      "\nTARGET: PyTorch 1.13's own TCN step at these shapes, one thread, on the 2-core development machine",
+    );
+  });
+
+  it('bench learn-study says the holdout in a sentence, not as a "Sharpe margin" rate', async () => {
+    const run = await runCli(
+      ['bench', 'learn-study', '--trials', '2', '--workers', '1', '--steps', '2048'],
+      { cwd: tempDir() },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).not.toContain('Sharpe margin');
+    expect(run.stdout).toMatch(
+      /^Best trial \d+ \(mean CV Sharpe -?\d+\.\d{3}\) on the holdout's [\d,]+ bars: Sharpe -?\d+\.\d\d against -?\d+\.\d\d for buy-and-hold \((ahead|behind) by \d+\.\d\d\)\.$/m,
+    );
+    expect(run.stdout).not.toMatch(/-0\.00\b/);
+    expect(run.stderr).toMatch(/^progress: 100% \(2\/2 trials\)/m);
+  });
+
+  it('without a system BLAS, backends and npm ci say the own kernels run, and advise no install', async () => {
+    const env = { TRADELAB_BLAS: '/nonexistent/libopenblas.so.0' };
+    const backends = await runCli(['backends'], { env });
+    expect(backends.code, backends.stderr).toBe(0);
+    const line = backends.stdout.split('\n').find((l) => l.startsWith('System BLAS:')) ?? '';
+    if (line === '') return; // no native addon here: no BLAS line to read
+    expect(line).toContain('none found (/nonexistent/libopenblas.so.0');
+    expect(line).toContain("not needed: tradelab's own kernels run the products");
+    expect(line).not.toMatch(/install/i);
+    const choose = await runProcess(
+      process.execPath,
+      [join(REPO_ROOT, 'scripts', 'choose-gemm.mjs')],
+      env,
+    );
+    expect(choose.code, choose.stderr).toBe(0);
+    expect(choose.stdout + choose.stderr).toContain("tradelab's own GEMM kernels");
+    expect(choose.stdout + choose.stderr).not.toMatch(/install/i);
+  });
+});
+
+/** Runs a program with the minimal environment and `env`. */
+function runProcess(
+  program: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(program, args, {
+      cwd: REPO_ROOT,
+      env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}

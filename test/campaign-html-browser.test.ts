@@ -505,6 +505,14 @@ describe.skipIf(skip)("a short campaign's HTML report in Chromium", () => {
     expect(caption).toContain(`The pruned trial is not drawn: ${PRUNED_VALUE_MEANING}.`);
   });
 
+  it('puts whole-number ticks on whole-number axes: trial counts and trial numbers', async () => {
+    const ticks = await page.evaluate(`Array.from(document.querySelectorAll(
+      'figure[data-chart="states"] g[fill-opacity="0.75"] text, figure[data-chart="history"] g[fill-opacity="0.75"]:not([text-anchor]) text'),
+      (t) => t.textContent)`);
+    expect((ticks as string[]).length).toBeGreaterThan(10);
+    expect((ticks as string[]).filter((t) => !/^\d+$/.test(t))).toEqual([]);
+  });
+
   it('counts no waiting trial in a fine-tuning study that is done', async () => {
     const { waiting, facts, values } = await page.evaluate(throughputAndStates);
     expect(waiting).toEqual([0, 0, 0, 0, 0]);

@@ -20,6 +20,11 @@ export interface BenchResult {
   peakShare?: number;
   /** The target, in the same unit, when there is one. */
   target?: number;
+  /**
+   * What the target is and where it comes from, printed under the table: a TARGET column alone
+   * does not say it is PyTorch's figure, or 4× FinRL_Crypto's.
+   */
+  targetSource?: string;
   /** Where and how it ran. */
   machine: { cpus: number; node: string; loadAverage: number };
   /** The backend's memory after the measurement, where it matters. */

@@ -84,7 +84,13 @@ export async function benchEnv(options: EnvBenchOptions = {}): Promise<BenchResu
       rate: items / seconds,
       unit: 'steps/s',
       machine,
-      ...(target === undefined ? {} : { target }),
+      ...(target === undefined
+        ? {}
+        : {
+            target,
+            targetSource:
+              "the project's goals for the env, one thread: 1 M steps/s with one env, 3 M with 256 (10 assets, 7 features)",
+          }),
     });
   }
   return results;

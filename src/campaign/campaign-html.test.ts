@@ -292,3 +292,57 @@ describe('renderCampaignHtml', () => {
     ]);
   });
 });
+
+describe("the report's diagnosis", () => {
+  /** A one-study report of one trial of 1,000 s whose rollout and update took these seconds. */
+  const oneTrial = (rolloutSeconds: number, updateSeconds: number): CampaignReport =>
+    buildCampaignReport({
+      storage: 'sqlite:/tmp/t.db',
+      plan: {
+        version: 1,
+        name: 'phases',
+        file: '/tmp/phases.yaml',
+        data: 'SYN0:1h',
+        workers: 1,
+        studies: [
+          {
+            key: 'alpha',
+            study: 'phases.alpha',
+            preset: 'ensemble_balanced',
+            trials: 1,
+            weight: 1,
+            from: null,
+            after: 0,
+          },
+        ],
+      },
+      now: T0 + HOUR,
+      studies: [
+        {
+          record: study(1, 'phases.alpha'),
+          trials: [
+            trialRecord({
+              number: 0,
+              studyId: 1,
+              state: 'complete',
+              value: 0.5,
+              createdAt: T0,
+              startedAt: T0,
+              finishedAt: T0 + 1_000_000,
+              userAttrs: { rolloutSeconds, updateSeconds },
+            }),
+          ],
+        },
+      ],
+    });
+
+  it('decides on the shares it prints: 29.6% and 30.4% both read "30%", and both get its line', () => {
+    for (const rollout of [204, 196]) {
+      const { diagnosis } = oneTrial(rollout, 500);
+      expect(diagnosis.join('\n'), `rollout ${rollout} s`).toContain(
+        '30% of trial time is neither rollout nor update',
+      );
+    }
+    expect(oneTrial(210, 500).diagnosis.join('\n')).not.toContain('neither rollout nor update');
+  });
+});

@@ -383,6 +383,7 @@ function historyChart(study: ReportStudy): string {
         { name: 'trial value', ...dots, color: '#2f6fdf' },
         { name: 'best so far', ...best, color: '#e8730c' },
       ],
+      xKind: 'integer',
       xLabel: 'trial',
       yLabel: 'mean CV Sharpe',
       height: 280,

@@ -248,15 +248,19 @@ export function diagnose(
     const update = phases.update / time;
     const rollout = phases.rollout / time;
     const other = phases.other / time;
-    if (update >= 0.6)
+    // Decided on the percentages as printed: a 29.6% shown as "30%" gets the 30% line, so two runs
+    // that read the same never say different things.
+    const at = (share: number, percentage: number): boolean =>
+      Math.round(share * 100) >= percentage;
+    if (at(update, 60))
       lines.push(
         `update ${percent(update)} of trial time: compute-bound in the PPO update (matrix products); more workers help while cores are free${run === undefined ? '' : ` (${run.workers} on ${run.cores} cores)`}; smaller netDim or fewer repeatTimes shorten it`,
       );
-    else if (rollout >= 0.5)
+    else if (at(rollout, 50))
       lines.push(
         `rollout ${percent(rollout)} of trial time: bound by stepping the envs and the policy's forward pass; more nEnvs per step (one batched forward pass) raise its rate`,
       );
-    if (other >= 0.3)
+    if (at(other, 30))
       lines.push(
         `${percent(other)} of trial time is neither rollout nor update (evaluating splits, loading data, building models): short trials pay it most; larger breakStep budgets amortize it`,
       );

@@ -56,6 +56,9 @@ export function printBench(out: Output, results: readonly BenchResult[]): void {
     },
   ]))
     out.line(line);
+  // What each TARGET is: a number alone does not say whose figure it is.
+  const sources = [...new Set(results.map((r) => r.targetSource).filter((s) => s !== undefined))];
+  for (const source of sources) out.line(`TARGET: ${source}.`);
   for (const r of results)
     if (r.memory !== undefined)
       out.line(

@@ -241,7 +241,9 @@ export function loadSystemBlas(): SystemBlasStatus {
   if ('error' in result) {
     blasStatus = {
       available: false,
-      reason: `none found (${result.error}); install OpenBLAS (Debian/Ubuntu: libopenblas0) or set TRADELAB_BLAS to a library path`,
+      // No advice to install one: tradelab's own kernels run the products, and a BLAS is used
+      // only where a measurement (`tradelab bench gemm --save-choice`) finds it faster.
+      reason: `none found (${result.error}); not needed: tradelab's own kernels run the products`,
     };
     return blasStatus;
   }

@@ -104,7 +104,13 @@ export function renderBarChart(options: BarChartOptions): SvgMarkup {
   const plotWidth = Math.max(40, right - left);
   const largest = Math.max(...options.bars.map((b) => b.value));
   // All zero still needs a scale: a unit one, so the zero bars sit on a readable axis.
-  const ticks = niceTicks(0, largest > 0 ? largest : 1, Math.max(3, Math.floor(plotWidth / 90)));
+  // Bars of whole numbers (counts, decimals 0) get whole-number ticks: no 0.5 trials.
+  const ticks = niceTicks(
+    0,
+    largest > 0 ? largest : 1,
+    Math.max(3, Math.floor(plotWidth / 90)),
+    decimals === 0,
+  );
   const xPixel = (value: number): number => left + (value / ticks.max) * plotWidth;
   const bottom = top + rows * (barHeight + BAR_GAP);
 

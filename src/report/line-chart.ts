@@ -11,8 +11,11 @@ declare const svgMarkupBrand: unique symbol;
 /** SVG markup made by this module's renderers, every text in it escaped: safe to embed as is. */
 export type SvgMarkup = string & { readonly [svgMarkupBrand]: true };
 
-/** What x values are: plain numbers, or ms since the epoch shown as UTC dates. */
-export type XKind = 'number' | 'time';
+/**
+ * What x values are: plain numbers, whole numbers (trial numbers: ticks at whole numbers only), or
+ * ms since the epoch shown as UTC dates.
+ */
+export type XKind = 'number' | 'integer' | 'time';
 
 /** How the y axis maps values: evenly, or by ratio (for equity over many years). */
 export type YScale = 'linear' | 'log';
@@ -328,7 +331,7 @@ function buildXAxis(extent: Extent, xKind: XKind, plotWidth: number): Axis {
     const ticks = timeTicks(min, max, Math.floor(plotWidth / 110));
     return { min, max, ticks: ticks.map((t) => ({ value: t.time, label: t.label })) };
   }
-  const ticks = niceTicks(min, max, Math.floor(plotWidth / 90));
+  const ticks = niceTicks(min, max, Math.floor(plotWidth / 90), xKind === 'integer');
   const maxAbs = Math.max(Math.abs(min), Math.abs(max));
   return {
     min,

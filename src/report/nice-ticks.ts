@@ -23,10 +23,11 @@ function snapToInteger(quotient: number): number {
 
 /**
  * Ticks 1, 2 or 5 × 10^k apart covering [min, max] with at most `maxTicks` values (at least 3: a
- * range around zero needs a tick on each side of it).
- * Equal bounds are widened first so a constant series still gets an axis.
+ * range around zero needs a tick on each side of it); with `integer`, whole numbers only (counts,
+ * trial numbers: no tick at 0.5 trials). Equal bounds are widened first so a constant series still
+ * gets an axis.
  */
-export function niceTicks(min: number, max: number, maxTicks = 6): NiceTicks {
+export function niceTicks(min: number, max: number, maxTicks = 6, integer = false): NiceTicks {
   if (!Number.isFinite(min) || !Number.isFinite(max) || min > max) {
     throw new TradelabError('INVALID_ARGUMENT', `no ticks for the range [${min}, ${max}]`, {
       hint: 'pass finite bounds with min <= max',
@@ -34,13 +35,14 @@ export function niceTicks(min: number, max: number, maxTicks = 6): NiceTicks {
   }
   if (min === max) {
     const pad = Math.abs(min) * 0.05 || 1;
-    return niceTicks(min - pad, max + pad, maxTicks);
+    return niceTicks(min - pad, max + pad, maxTicks, integer);
   }
   const limit = Math.max(3, Math.floor(maxTicks));
   // Start one decade below the step that would give `limit` ticks and walk up: a few iterations.
   for (let exponent = Math.floor(Math.log10((max - min) / limit)) - 1; ; exponent++) {
     for (const mantissa of MANTISSAS) {
       const step = exponent < 0 ? mantissa / 10 ** -exponent : mantissa * 10 ** exponent;
+      if (integer && step < 1) continue;
       const first = Math.floor(snapToInteger(min / step));
       const last = Math.ceil(snapToInteger(max / step));
       if (last - first + 1 > limit) continue;

@@ -2,7 +2,7 @@ import { benchCampaign } from '../../bench/index.js';
 import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { intOption } from '../option-values.js';
-import { printBench } from '../print-bench.js';
+import { benchProgress, printBench } from '../print-bench.js';
 
 const RUNS = ['one', 'auto', 'pruned'] as const;
 
@@ -22,17 +22,21 @@ export async function run(context: CommandContext): Promise<void> {
           return r as (typeof RUNS)[number];
         })
       : undefined;
+  // Every run's trials, as benchCampaign sizes them: the progress line counts them all.
+  let total = 0;
+  for (const run of runs ?? RUNS)
+    total += run === 'pruned' ? (prunedTrials ?? 14) : (trials ?? (run === 'one' ? 4 : 6));
+  const progress = benchProgress(total, 'trials');
+  let ended = 0;
   const results = await benchCampaign({
     ...(trials === undefined ? {} : { trials }),
     ...(prunedTrials === undefined ? {} : { prunedTrials }),
     ...(steps === undefined ? {} : { steps }),
     ...(runs === undefined ? {} : { runs }),
-    onTrial: (name, trial, done, total) => {
-      if (!out.json)
-        out.note(
-          `${name}: trial ${trial.number} ${trial.state} (${done}/${total})${trial.value === null ? '' : `, value ${trial.value.toFixed(3)}`}`,
-        );
+    onTrial: (name, trial, done, of) => {
+      progress.update(++ended, `run ${name}: trial ${trial.number} ${trial.state} (${done}/${of})`);
     },
   });
+  progress.done();
   printBench(out, results);
 }
