@@ -61,5 +61,27 @@ describe('suggested commands', () => {
     expect(commands).toEqual([
       'tradelab study run demo --objective objective.mjs --trials 100 --storage sqlite:studies/demo.db',
     ]);
+    // A study with no trials yet says how to run some, in its own storage too.
+    const other = ['--storage', 'sqlite:studies/other.db'];
+    expect(
+      (await runCli(['study', 'create', 'other', '--direction', 'min', ...other], { cwd })).code,
+    ).toBe(0);
+    const empty = await runCli(['study', 'trials', 'other', ...other], { cwd });
+    expect(suggestedCommands(empty.stdout)).toEqual([
+      'tradelab study run other --objective objective.mjs --trials 100 --storage sqlite:studies/other.db',
+    ]);
+    await expectEachWorks(suggestedCommands(empty.stdout), cwd);
+  });
+
+  it('bench learn-study --dir: the kept study opens as printed', async () => {
+    const cwd = tempDir();
+    const args = ['--trials', '2', '--workers', '1', '--steps', '2048', '--dir', 'kept study'];
+    const result = await runCli(['bench', 'learn-study', ...args], { cwd });
+    expect(result.code, result.stderr).toBe(0);
+    const commands = suggestedCommands(result.stdout);
+    expect(commands).toEqual([
+      expect.stringMatching(/^tradelab study show learn-study --storage /),
+    ]);
+    await expectEachWorks(commands, cwd);
   });
 });

@@ -1,9 +1,11 @@
+import { join } from 'node:path';
 import { benchLearnStudy } from '../../bench/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { intOption } from '../option-values.js';
 import { count, fixed } from '../format.js';
 import { benchProgress, printBench } from '../print-bench.js';
 import { projectPath } from '../project-path.js';
+import { suggestCommand } from '../suggest-command.js';
 
 /** `tradelab bench learn-study`: a small trading study on a planted signal, trials/hour and holdout. */
 export async function run(context: CommandContext): Promise<void> {
@@ -44,6 +46,6 @@ export async function run(context: CommandContext): Promise<void> {
   }
   if (dir !== undefined && !out.json)
     out.line(
-      `The study is kept: tradelab study show learn-study --storage ${result.storageUrl} --data-dir ${dir}/data`,
+      `The study is kept: ${suggestCommand(context, ['study', 'show', 'learn-study'], { storage: result.storageUrl, dataDir: join(dir, 'data') })}`,
     );
 }

@@ -1,9 +1,10 @@
 import { PBO_MIN_TRIALS, pboCaveats } from '../../eval/index.js';
 import { studyPbo } from '../../trading/index.js';
 import type { CommandContext } from '../command-spec.js';
-import { count, num, shellQuote } from '../format.js';
+import { count, num } from '../format.js';
 import { intOption } from '../option-values.js';
 import { readStudyStorage } from '../open-study-storage.js';
+import { suggestCommand } from '../suggest-command.js';
 
 /** `tradelab study pbo NAME [--blocks S]`: probability of backtest overfitting by CSCV. */
 export async function run(context: CommandContext): Promise<void> {
@@ -51,7 +52,7 @@ export async function run(context: CommandContext): Promise<void> {
       for (const caveat of caveats) out.line(`Unreliable: ${caveat}.`);
       out.line(
         trials.length < PBO_MIN_TRIALS
-          ? `Not interpreted; run more trials: tradelab study run ${shellQuote(study.name)} --trials ${PBO_MIN_TRIALS - trials.length}`
+          ? `Not interpreted; run more trials: ${suggestCommand(context, ['study', 'run', study.name, '--trials', String(PBO_MIN_TRIALS - trials.length)])}`
           : 'Not interpreted; pass --blocks 6 or more, or test on more out-of-sample bars.',
       );
       return;

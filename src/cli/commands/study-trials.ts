@@ -2,6 +2,7 @@ import { TradelabError } from '../../core/index.js';
 import type { TrialRecord } from '../../storage/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { readStudyStorage } from '../open-study-storage.js';
+import { suggestCommand } from '../suggest-command.js';
 import { renderTable, type Column } from '../output.js';
 import {
   csvLine,
@@ -67,7 +68,9 @@ export async function run(context: CommandContext): Promise<void> {
     }
     if (trials.length === 0) {
       out.line(`Study "${study.name}" has no trials yet.`);
-      out.line(`Run some: tradelab study run ${study.name} --objective objective.mjs --trials 100`);
+      out.line(
+        `Run some: ${suggestCommand(context, ['study', 'run', study.name, '--objective', 'objective.mjs', '--trials', '100'])}`,
+      );
       return;
     }
     const columns: Column<TrialRecord>[] = [
