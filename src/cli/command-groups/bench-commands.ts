@@ -408,7 +408,7 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
     examples: [
       'tradelab bench campaign',
       'tradelab bench campaign --runs auto --trials 4 --json',
-      'tradelab bench campaign --steps 2000 --trials 2 --pruned-trials 4   # a quick look',
+      'tradelab bench campaign --steps 2000 --trials 2 --runs auto   # a quick look, minutes: no measurement',
     ],
     load: () => import('../commands/bench-campaign.js'),
   },
