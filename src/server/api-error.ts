@@ -25,7 +25,7 @@ export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 /** The status of a TradelabError code. */
 export function statusOf(code: ErrorCode): ContentfulStatusCode {
   if (code.endsWith('_NOT_FOUND')) return 404;
-  if (code === 'STUDY_EXISTS' || code === 'RUN_EXISTS' || code.startsWith('JOB_')) return 409;
+  if (code.endsWith('_EXISTS') || code.startsWith('JOB_')) return 409;
   if (code === 'PATH_OUTSIDE_PROJECT') return 403;
   if (code === 'STORAGE_UNAVAILABLE' || code === 'BACKEND_UNAVAILABLE') return 503;
   return ERROR_CODES[code] === 'runtime' ? 500 : 400;
