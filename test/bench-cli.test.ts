@@ -63,6 +63,18 @@ describe('tradelab bench ppo-update', () => {
   });
 });
 
+describe('tradelab bench env', () => {
+  it('says which nEnvs it measures as it goes', async () => {
+    const run = await runCli(['bench', 'env', '--envs', '1,4', '--steps', '2000', '--repeat', '1']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr.trimEnd().split('\n')).toEqual([
+      'progress: 0% (0/2 figures), measuring 1 envs',
+      expect.stringMatching(/^progress: 50% \(1\/2 figures\), .*, measuring 4 envs$/),
+      expect.stringMatching(/^progress: 100% \(2\/2 figures\), .*, done$/),
+    ]);
+  });
+});
+
 describe('what the benchmarks say beside their figures', () => {
   it("bench tcn says what its TARGET is: PyTorch's own step, not a bare number", async () => {
     const run = await runCli([
@@ -80,6 +92,11 @@ describe('what the benchmarks say beside their figures', () => {
     expect(run.stdout).toContain(
       "\nTARGET: PyTorch 1.13's own TCN step at these shapes, one thread, on the 2-core development machine",
     );
+    // And it says where it is while it measures.
+    expect(run.stderr).toContain(
+      'progress: 0% (0/1 shapes), measuring 32 chunks, checkpointing off\n',
+    );
+    expect(run.stderr).toMatch(/^progress: 100% \(1\/1 shapes\), .*, done$/m);
   });
 
   it('bench learn-study says the holdout in a sentence, not as a "Sharpe margin" rate', async () => {

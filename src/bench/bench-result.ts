@@ -35,6 +35,12 @@ export interface BenchResult {
   tcn?: TcnBenchDetail;
 }
 
+/**
+ * Called by a long benchmark before each figure it measures (`done` of `total` so far) and once
+ * at the end (`done` = `total`), so the CLI can show a progress line.
+ */
+export type BenchStep = (name: string, done: number, total: number) => void;
+
 /** The median of some numbers. */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -2,7 +2,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { Rng } from '../core/random.js';
 import { syntheticMarket } from '../env/synthetic-market.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
-import { median, timeRuns, type BenchResult } from './bench-result.js';
+import { median, timeRuns, type BenchResult, type BenchStep } from './bench-result.js';
 
 /** Options for {@link benchEnv}. */
 export interface EnvBenchOptions {
@@ -18,6 +18,8 @@ export interface EnvBenchOptions {
   steps?: number;
   /** Runs per figure; the median is reported. Default 3. */
   repeat?: number;
+  /** Progress: before each nEnvs, and at the end. */
+  onStep?: BenchStep;
   /** Bars of synthetic data. Default 20,000. */
   bars?: number;
 }
@@ -57,6 +59,7 @@ export async function benchEnv(options: EnvBenchOptions = {}): Promise<BenchResu
   };
   const results: BenchResult[] = [];
   for (const nEnvs of envs) {
+    options.onStep?.(`${nEnvs} envs`, results.length, envs.length);
     const env = new VectorTradingEnv(data, undefined, { nEnvs, lookback, seed: 1 });
     const width = nEnvs * assets;
     const rows = actionRows(width);
@@ -93,5 +96,6 @@ export async function benchEnv(options: EnvBenchOptions = {}): Promise<BenchResu
           }),
     });
   }
+  options.onStep?.('done', envs.length, envs.length);
   return results;
 }

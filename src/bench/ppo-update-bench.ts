@@ -14,7 +14,7 @@ import { describeWebGpuAdapter } from '../compute/webgpu-adapter.js';
 import { describeNativeGemm, loadSystemBlas, nativeGemmStatus } from '../compute/native-gemm.js';
 import { setNativeTrainingKernelsEnabled } from '../compute/native-training-kernels.js';
 import { setWasmMatMulPath, wasmMatMulPath, type WasmMatMulPath } from '../compute/wasm-matmul.js';
-import { median, timeRuns, type BenchResult } from './bench-result.js';
+import { median, timeRuns, type BenchResult, type BenchStep } from './bench-result.js';
 
 /** Named shapes: `finrl` is FinRL_Crypto's configuration (actor and critic 81→512→512, 10 assets, minibatch 2048). */
 export const PPO_UPDATE_PRESETS = {
@@ -51,8 +51,8 @@ export interface PpoUpdateBenchOptions {
    * adapter (a software one is ~50× slower than wasm), `never`.
    */
   webgpu?: 'auto' | 'always' | 'never';
-  /** Called before each path is measured (`done` of `total` measured so far), and once at the end. */
-  onStep?: (name: string, done: number, total: number) => void;
+  /** Progress: before each path, and at the end. */
+  onStep?: BenchStep;
 }
 
 /**

@@ -5,7 +5,7 @@ import * as tf from '../compute/tfjs.js';
 import { Rng } from '../core/index.js';
 import { Tcn, TcnTrainer, type TcnBatch } from '../models/index.js';
 import { tcnStepBytes } from '../profiles/index.js';
-import { median, type BenchResult, type TcnBenchDetail } from './bench-result.js';
+import { median, type BenchResult, type BenchStep, type TcnBenchDetail } from './bench-result.js';
 
 /*
  * `tradelab bench tcn`: TCN training steps (forward, MSE, backward, gradient clip, Adam) on random
@@ -35,6 +35,8 @@ export interface TcnBenchOptions {
   /** Runs; the median is reported. Default 3. */
   repeat?: number;
   backend?: BackendName;
+  /** Progress: before each shape, and at the end. */
+  onStep?: BenchStep;
 }
 
 /**
@@ -66,8 +68,14 @@ export async function benchTcn(options: TcnBenchOptions = {}): Promise<BenchResu
   const defaultShapes =
     layers === 6 && hidden === 64 && kernel === 3 && seq === 512 && features === 8;
   const results: BenchResult[] = [];
+  const total = sweep.length * modes.length;
   for (const chunks of sweep)
     for (const checkpoint of modes) {
+      options.onStep?.(
+        `${chunks} chunks, checkpointing ${checkpoint ? 'on' : 'off'}`,
+        results.length,
+        total,
+      );
       const net = new Tcn(
         {
           inputs: features,
@@ -142,6 +150,7 @@ export async function benchTcn(options: TcnBenchOptions = {}): Promise<BenchResu
         tcn: detail,
       });
     }
+  options.onStep?.('done', total, total);
   return results;
 }
 

@@ -1,7 +1,7 @@
 import { benchEnv } from '../../bench/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { intListOption, intOption } from '../option-values.js';
-import { printBench } from '../print-bench.js';
+import { benchProgress, printBench } from '../print-bench.js';
 
 /** `tradelab bench env`: aggregate env steps/s per nEnvs, single thread, random actions. */
 export async function run(context: CommandContext): Promise<void> {
@@ -12,6 +12,7 @@ export async function run(context: CommandContext): Promise<void> {
   const steps = intOption(options, 'steps');
   const repeat = intOption(options, 'repeat');
   const envs = intListOption(options.envs, 'envs', '1,16,256,2048');
+  const progress = benchProgress(1, 'figures');
   const results = await benchEnv({
     ...(assets === undefined ? {} : { assets }),
     ...(features === undefined ? {} : { features }),
@@ -19,6 +20,10 @@ export async function run(context: CommandContext): Promise<void> {
     ...(steps === undefined ? {} : { steps }),
     ...(repeat === undefined ? {} : { repeat }),
     ...(envs === undefined ? {} : { envs }),
+    onStep: (name, done, total) => {
+      progress.update(done, done < total ? `measuring ${name}` : 'done', total);
+    },
   });
+  progress.done();
   printBench(out, results);
 }

@@ -2,7 +2,7 @@ import { TradelabError } from '../../core/index.js';
 import { benchTcn } from '../../bench/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { choiceOption, intOption, numberOption } from '../option-values.js';
-import { printBench } from '../print-bench.js';
+import { benchProgress, printBench } from '../print-bench.js';
 
 /** `tradelab bench tcn`: TCN training steps in it/s, chunks/s and timesteps/s, memory and split. */
 export async function run(context: CommandContext): Promise<void> {
@@ -31,8 +31,13 @@ export async function run(context: CommandContext): Promise<void> {
     backend: choiceOption(options, 'backend', ['wasm', 'webgpu'] as const),
     sweep,
   };
-  const results = await benchTcn(
-    Object.fromEntries(Object.entries(pick).filter(([, v]) => v !== undefined)),
-  );
+  const progress = benchProgress(1, 'shapes');
+  const results = await benchTcn({
+    ...Object.fromEntries(Object.entries(pick).filter(([, v]) => v !== undefined)),
+    onStep: (name, done, total) => {
+      progress.update(done, done < total ? `measuring ${name}` : 'done', total);
+    },
+  });
+  progress.done();
   printBench(out, results);
 }
