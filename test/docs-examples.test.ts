@@ -71,3 +71,35 @@ describe('the docs’ command examples', () => {
     expect(showsOutput(example.output, actual), result.stdout).toBe(true);
   });
 });
+
+/**
+ * The tour's commands that take minutes on a 2-core machine (timed there): each says how long in
+ * its comment, so nobody starts one expecting seconds.
+ */
+const LONG_TOUR_COMMANDS = [
+  'tradelab bench data',
+  'tradelab train ppo --data SYN0,SYN1,SYN2:1h',
+  'tradelab bench ppo-update',
+  'tradelab bench learn ',
+  'tradelab study run syn-bal',
+  'tradelab bench learn-study',
+  'tradelab campaign run',
+  'tradelab bench campaign',
+  'tradelab pretrain tcn --data',
+  'tradelab train forecast',
+  'tradelab train ppo --data SYN0,SYN1:15m',
+  'tradelab bench tcn',
+];
+
+describe("the README's tour", () => {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const tour = readme.slice(readme.indexOf('## A short tour'));
+  const start = tour.indexOf('```sh\n') + '```sh\n'.length;
+  const lines = tour.slice(start, tour.indexOf('\n```', start)).replaceAll('\\\n', '').split('\n');
+
+  it.each(LONG_TOUR_COMMANDS)('"%s…" says how long it takes', (command) => {
+    const line = lines.find((l) => l.startsWith(command));
+    expect(line, command).toBeDefined();
+    expect(line?.replace(/^[^#]*#/, '')).toMatch(/\d+(–\d+)? min\b|\bhours\b/);
+  });
+});
