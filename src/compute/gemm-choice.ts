@@ -1,8 +1,8 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { writeFileAtomic } from '../core/index.js';
+import { writeFileAtomic, makeDirectory } from '../core/index.js';
 
 /*
  * Whether `auto` runs products on tradelab's own kernels or on the system BLAS is decided by a
@@ -51,7 +51,7 @@ export function readGemmChoice(path = GEMM_CHOICE_PATH): GemmChoice | undefined 
 
 /** Records a choice (atomically: a reader never sees half a file). */
 export function writeGemmChoice(choice: GemmChoice, path = GEMM_CHOICE_PATH): void {
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirectory(dirname(path));
   writeFileAtomic(path, `${JSON.stringify(choice, null, 2)}\n`);
 }
 

@@ -15,3 +15,4 @@ export { shellQuote } from './shell-quote.js';
 export { plural } from './plural.js';
 export { EventLoopTurns } from './event-loop-turns.js';
 export { outsideProject, pathInsideProject } from './project-paths.js';
+export { makeDirectory } from './make-directory.js';

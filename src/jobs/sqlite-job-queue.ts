@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { retryBusy } from '../storage/index.js';
@@ -16,6 +15,7 @@ import {
   type JobState,
   type NewJob,
 } from './job-queue.js';
+import { makeDirectory } from '../core/index.js';
 
 /*
  * The embedded queue: two tables in the study storage's SQLite file, so the jobs of a project live
@@ -110,7 +110,7 @@ function settle<T>(fn: () => T): Promise<T> {
  * process), creating its tables when missing. `url` names it in messages.
  */
 export function openSqliteJobQueue(path: string, url = `sqlite:${path}`): JobQueue {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') makeDirectory(dirname(path));
   const db = new Database(path, { timeout: 0 });
   retryBusy(() => {
     if (path !== ':memory:') db.pragma('journal_mode = WAL');

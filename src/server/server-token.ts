@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { TradelabError, writeFileAtomic } from '../core/index.js';
+import { TradelabError, writeFileAtomic, makeDirectory } from '../core/index.js';
 
 /*
  * The token a service bound to anything but localhost requires. It is generated on the first
@@ -71,7 +71,7 @@ export function loadServerToken(root: string, options: { rotate?: boolean } = {}
     verify: (token) => timingSafeEqual(hashOf(token), stored),
     save() {
       if (record === undefined) return;
-      mkdirSync(dirname(file), { recursive: true });
+      makeDirectory(dirname(file));
       writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`);
       chmodSync(file, 0o600);
       record = undefined;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { TradelabError, writeFileAtomic } from '../core/index.js';
+import { TradelabError, writeFileAtomic, makeDirectory } from '../core/index.js';
 import { DEFAULT_MAX_INLINE_ARTIFACT_BYTES, type StorageOptions } from './storage-options.js';
 
 /*
@@ -47,7 +47,7 @@ export function writeArtifactFile(
   bytes: Uint8Array,
 ): string {
   const path = join(dir, String(studyId), String(trialNumber), `${randomUUID()}-${name}`);
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirectory(dirname(path));
   // Atomic, and a write that fails (a full disk) removes its temp file rather than leaving it.
   writeFileAtomic(path, bytes);
   return path;

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { TradelabError } from '../core/index.js';
+import { TradelabError, makeDirectory } from '../core/index.js';
 import {
   artifactNotFound,
   checkOutcome,
@@ -177,7 +177,7 @@ export function openSqliteStorage(
   }
   let db: Database.Database | undefined;
   try {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') makeDirectory(dirname(path));
     const opened = new Database(path, { timeout: 0 });
     db = opened;
     retryBusy(() => {

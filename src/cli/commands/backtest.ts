@@ -1,5 +1,4 @@
-import { writeFileAtomic, TradelabError } from '../../core/index.js';
-import { mkdirSync } from 'node:fs';
+import { writeFileAtomic, TradelabError, makeDirectory } from '../../core/index.js';
 import { join } from 'node:path';
 import {
   backtestModel,
@@ -103,7 +102,7 @@ export async function run(context: CommandContext): Promise<void> {
     let files: string[] = [];
     if (typeof options.out === 'string') {
       const outDir = projectPath(context, options.out);
-      mkdirSync(outDir, { recursive: true });
+      makeDirectory(outDir);
       const csv = join(outDir, 'equity.csv');
       writeFileAtomic(csv, equityCsv(evaluation, data.timestamps));
       const html = join(outDir, 'report.html');

@@ -1,7 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { renderCampaignHtml, type CampaignReport, type ReportStudy } from '../../campaign/index.js';
-import { TradelabError, writeFileAtomic } from '../../core/index.js';
+import { TradelabError, writeFileAtomic, makeDirectory } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { plural } from '../format.js';
 import { loadCampaignReport } from '../load-campaign-report.js';
@@ -44,7 +43,7 @@ export async function run(context: CommandContext): Promise<void> {
           ? options.out
           : join('reports', `campaign-${report.name}.html`),
       );
-      mkdirSync(dirname(path), { recursive: true });
+      makeDirectory(dirname(path));
       writeFileAtomic(path, renderCampaignHtml(report));
       if (out.json) out.record({ type: 'campaign-report', format: 'html', path });
       else out.line(`Report: ${path}`);

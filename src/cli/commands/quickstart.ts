@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { planHere } from '../../app/index.js';
 import type { Project } from '../../app/index.js';
@@ -8,6 +8,7 @@ import { intOption } from '../option-values.js';
 import { createOutput } from '../output.js';
 import { printPlan } from '../print-plan.js';
 import { suggestCommand } from '../suggest-command.js';
+import { makeDirectory } from '../../core/index.js';
 
 /** The quickstart's synthetic market: 4 assets of 1h bars with a planted momentum signal. */
 const MARKET = { symbols: 4, bars: 6000, signal: 0.2, seed: 1 };
@@ -92,7 +93,7 @@ export async function run(context: CommandContext): Promise<void> {
 
   const dir = join(project.config.projectRoot, '.tradelab', 'quickstart');
   rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
+  makeDirectory(dir);
   const quick = quickstartProject(project, dir);
   const inQuickstart = (
     positionals: string[],

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, normalize } from 'node:path';
 import { z } from 'zod';
-import { TradelabError, writeFileAtomic } from '../../core/index.js';
+import { TradelabError, writeFileAtomic, makeDirectory } from '../../core/index.js';
 import { CALENDARS, type CalendarName } from '../calendar.js';
 import type { GapReport } from '../import/clean-bars.js';
 import { TIMEFRAMES, type Timeframe } from '../timeframe.js';
@@ -201,7 +201,7 @@ export async function updateCatalog<T>(
   dir: string,
   change: (catalog: CatalogFile) => Promise<T> | T,
 ): Promise<T> {
-  mkdirSync(dir, { recursive: true });
+  makeDirectory(dir);
   return withPidLock(
     join(dir, LOCK_FILE),
     { waitMs: 30_000, what: `the data store ${dir}` },

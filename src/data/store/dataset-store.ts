@@ -3,7 +3,6 @@ import {
   closeSync,
   existsSync,
   fstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readSync,
@@ -13,7 +12,13 @@ import {
   statfsSync,
 } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { closestMatch, fileSystemError, isTradelabError, TradelabError } from '../../core/index.js';
+import {
+  closestMatch,
+  fileSystemError,
+  isTradelabError,
+  TradelabError,
+  makeDirectory,
+} from '../../core/index.js';
 import { adjustedBars, BAR_FIELDS, barCount, type Bars } from '../bars.js';
 import type { ParquetColumnInput } from '../parquet/parquet-table.js';
 import { readParquetFile } from '../parquet/read-parquet.js';
@@ -192,7 +197,7 @@ export function openDatasetStore(dir: string): DatasetStore {
     work: (write: LockedWrite) => Promise<T>,
   ): Promise<T> {
     const folder = join(dir, key.symbol);
-    const created = mkdirSync(folder, { recursive: true });
+    const created = makeDirectory(folder);
     try {
       return await withPidLock(
         join(folder, `${key.timeframe}.lock`),

@@ -1,7 +1,6 @@
 import {
   closeSync,
   linkSync,
-  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
@@ -10,7 +9,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileSystemError, TradelabError } from '../../core/index.js';
+import { fileSystemError, TradelabError, makeDirectory } from '../../core/index.js';
 
 /** Options for {@link withPidLock}. */
 export interface PidLockOptions {
@@ -41,7 +40,7 @@ export async function withPidLock<T>(
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') {
         // The folder was removed meanwhile (a failed first write tidying up after itself).
-        mkdirSync(dirname(path), { recursive: true });
+        makeDirectory(dirname(path));
         continue;
       }
       if (code !== 'EEXIST') throw fileSystemError(error, path) ?? error;
