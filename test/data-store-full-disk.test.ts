@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE_MS, T0, walkCsv } from './support/minute-csv.js';
 import { jsonLines, runCli, tempDir } from './support/run-cli.js';
+import { mountTmpfs, unmountTmpfs } from './support/tmpfs.js';
 
 /*
  * A full disk for real: a 256 KB tmpfs mounted for this file, the store on it, an import bigger
@@ -26,14 +26,7 @@ const work = tempDir('tradelab-full-disk-');
 const disk = join(work, 'disk');
 mkdirSync(disk);
 /** Why the tmpfs could not be mounted here; undefined when it is. */
-const cannotMount = ((): string | undefined => {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', disk], { stdio: 'pipe' });
-    return undefined;
-  } catch (error) {
-    return `cannot mount a tmpfs (needs root): ${String(error).split('\n')[0] ?? ''}`;
-  }
-})();
+const cannotMount = mountTmpfs(disk, '256k');
 
 describe.skipIf(cannotMount !== undefined)(
   `data import onto a full disk${cannotMount === undefined ? '' : ` (skipped: ${cannotMount})`}`,
@@ -45,7 +38,7 @@ describe.skipIf(cannotMount !== undefined)(
       writeFileSync(join(work, 'big.csv'), walkCsv(T0 + 10 * MINUTE_MS, 40_000));
     });
     afterAll(() => {
-      execFileSync('umount', [disk]);
+      unmountTmpfs(disk);
     });
 
     const importFile = (file: string): ReturnType<typeof runCli> =>

@@ -247,9 +247,25 @@ describe('tradelab pretrain tcn', () => {
     );
     expect(stopped.code, stopped.stderr).toBe(143);
     expect(stopped.stderr).toMatch(/continue with: tradelab pretrain tcn --out run-b --resume/);
-    const resumed = await runCli(['pretrain', 'tcn', '--out', 'run-b', '--resume', '--json'], {
-      cwd: dir,
-    });
+    // The command that started the run, with --resume added: its own values are no change.
+    const resumed = await runCli(
+      [
+        'pretrain',
+        'tcn',
+        ...TINY,
+        '--steps-per-epoch',
+        '300',
+        '--epochs',
+        '3',
+        '--patience',
+        '9',
+        '--out',
+        'run-b',
+        '--resume',
+        '--json',
+      ],
+      { cwd: dir },
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
     const run = JSON.parse(readFileSync(join(dir, 'run-b', 'run.json'), 'utf8')) as {
       status: string;
@@ -263,8 +279,26 @@ describe('tradelab pretrain tcn', () => {
     );
     expect(changed.code).not.toBe(0);
     expect(changed.stderr).toMatch(
-      /--resume keeps the run's settings; these flags would change them: hidden/,
+      /--resume keeps the run's settings; this flag differs: --hidden 16 \(the run's: \d+\)/,
     );
+  });
+
+  it('says a run stopped before its first epoch has no weights yet, and refuses a second run there before printing anything', async () => {
+    const args = ['pretrain', 'tcn', ...TINY, '--steps-per-epoch', '300', '--out', 'run-early'];
+    // The epoch table's header is the last line before training starts.
+    const stopped = await runCliSignalled(args, {
+      cwd: dir,
+      signal: 'SIGTERM',
+      when: (stdout) => stdout.includes('EPOCH'),
+    });
+    expect(stopped.code, stopped.stderr).toBe(143);
+    expect(stopped.stdout).toContain('run stopped before its first epoch ended: no weights yet');
+    expect(stopped.stdout).not.toContain(join('run-early', 'model'));
+    const again = await runCli(args, { cwd: dir });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/^error \[RUN_EXISTS\]: .*run-early already holds a TCN run/m);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).not.toMatch(/GPU: using profile|chunks/);
   });
 
   it('refuses, before training, data that leaves a split empty, and daily bars', async () => {

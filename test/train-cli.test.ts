@@ -114,6 +114,15 @@ describe('tradelab train ppo', () => {
       /stopped after update \d; continue with: tradelab train ppo --out runs\/b --resume/,
     );
     expect(manifest('runs/b').status).toBe('interrupted');
+    // A resume goes on from the last checkpoint (every second update here), and the stop says so.
+    const { updatesDone } = manifest('runs/b').progress as { updatesDone: number };
+    if (updatesDone % 2 === 1)
+      expect(stopped.stderr).toContain(
+        updatesDone === 1
+          ? 'the run stopped before its first checkpoint: --resume starts it from the beginning and runs update 1 again'
+          : `--resume goes on from the checkpoint of update ${updatesDone - 1} and runs update ${updatesDone} again`,
+      );
+    else expect(stopped.stderr).not.toContain('runs update');
     const resumed = await runCli(['train', 'ppo', '--out', 'runs/b', '--resume', '--json'], {
       cwd: dir,
     });
@@ -129,20 +138,49 @@ describe('tradelab train ppo', () => {
 
   it('refuses what would lose or mix up a run, saying what to do', async () => {
     // Variants of a refusal, after a backend starts: one process runs the three (runCliBatch).
-    const [again, overlap, changed] = await runCliBatch(
+    const [again, overlap, changed, same, huge, proc] = await runCliBatch(
       [
         ['train', 'ppo', ...SMALL, '--out', 'runs/a'],
         ['train', 'ppo', ...SMALL, '--train', '0..1000', '--test', '900..', '--out', 'runs/c'],
-        ['train', 'ppo', '--out', 'runs/a', '--resume', '--net-dim', '32'],
+        [
+          'train',
+          'ppo',
+          ...SMALL,
+          '--out',
+          'runs/a',
+          '--resume',
+          '--net-dim',
+          '32',
+          '--lr',
+          '1e-3',
+        ],
+        // The command that made the run, with --resume added: the run's own values are no change.
+        ['train', 'ppo', ...SMALL, '--steps', '2048', '--out', 'runs/a', '--resume'],
+        ['train', 'ppo', ...SMALL, '--net-dim', '1e12', '--out', 'runs/huge'],
+        // mkdirSync(…, { recursive: true }) spun here for ever, deaf to SIGTERM.
+        ['train', 'ppo', ...SMALL, '--out', '/proc/tradelab-x'],
       ].map((args) => ({ args, cwd: dir })),
     );
     expect(again?.code).toBe(2);
-    expect(again?.stderr).toMatch(/already holds a training run/);
+    expect(again?.stderr).toMatch(/^error \[RUN_EXISTS\]: .* already holds a training run/);
     expect(again?.stderr).toMatch(/--resume/);
+    // Refused before the banner, the plan or the run's table header is printed.
+    expect(again?.stdout).toBe('');
     expect(overlap?.code).toBe(2);
     expect(overlap?.stderr).toMatch(/overlaps the training range/);
     expect(changed?.code).toBe(2);
-    expect(changed?.stderr).toMatch(/would change them: netDim/);
+    expect(changed?.stderr).toContain(
+      "--resume keeps the run's settings; these flags differ: --net-dim 32 (the run's: 16), --lr 0.001 (the run's: 0.0003)",
+    );
+    expect(same?.code, same?.stderr).toBe(0);
+    expect(same?.stdout).toMatch(/nothing left to train: run .* finished 8\/8 updates/);
+    expect(huge?.code).toBe(1);
+    expect(huge?.stderr).toMatch(
+      /^error \[PLAN_DOES_NOT_FIT\]: this run does not fit here: netDim 1000000000000/m,
+    );
+    expect(existsSync(join(dir, 'runs/huge'))).toBe(false);
+    expect(proc?.code).toBe(1);
+    expect(proc?.stderr).toMatch(/^error \[FILE_ACCESS\]: cannot mkdir \/proc\/tradelab-x: /m);
     // Refused before anything is loaded, so this one runs in the test process.
     const noOut = await runCliInProcess(['train', 'ppo', '--data', DATA], { cwd: dir });
     expect(noOut.code).toBe(2);

@@ -84,13 +84,10 @@ describe('tradelab train ppo --resume', () => {
     const first = checkpointUpdate('runs/stopped');
     expect(first).toBeGreaterThanOrEqual(2);
     expect(first).toBeLessThanOrEqual(4);
-    // Resumed with the run's --threads given again, and killed after update 7: the checkpoint of
-    // update 6 is one this process wrote, from the state it resumed.
-    const killed = await stoppedRun(
-      ['--out', 'runs/stopped', '--resume', '--threads', '1', '--json'],
-      7,
-      'SIGKILL',
-    );
+    // Resumed by the very command that started it with --resume added (the run's own flags are no
+    // change), and killed after update 7: the checkpoint of update 6 is one this process wrote,
+    // from the state it resumed.
+    const killed = await stoppedRun([...RUN, '--out', 'runs/stopped', '--resume'], 7, 'SIGKILL');
     expect(killed.signal).toBe('SIGKILL');
     const k = checkpointUpdate('runs/stopped');
     expect(k).toBeGreaterThanOrEqual(6);

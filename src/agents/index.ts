@@ -29,7 +29,13 @@ export {
   type PolicyNetwork,
   type PpoConfig,
 } from './ppo-config.js';
-export { readRunUpdates, trainPpoRun, type PpoRunOptions, type PpoRunResult } from './ppo-run.js';
+export {
+  prepareRunDirectory,
+  readRunUpdates,
+  trainPpoRun,
+  type PpoRunOptions,
+  type PpoRunResult,
+} from './ppo-run.js';
 export {
   actorMean,
   createPpoNetworks,

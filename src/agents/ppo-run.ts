@@ -1,11 +1,11 @@
 import type { TcnEncoderInfo } from './tcn-encoder.js';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { BarRange } from '../data/bar-range.js';
 import { fitNormalizer, type Normalizer } from '../data/features/normalizer.js';
 import type { MarketData } from '../data/load-market-data.js';
 import { digestMarketData } from '../data/market-digest.js';
-import { writeFileAtomic } from '../core/index.js';
+import { writeFileAtomic, makeDirectory } from '../core/index.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
 import { equityCsv } from '../eval/equity-csv.js';
 import { evaluate, type RangeEvaluation } from '../eval/evaluate.js';
@@ -80,6 +80,10 @@ export interface PpoRunResult {
   normalizer: Normalizer;
   /** report.html, when the run finished. */
   reportPath?: string;
+  /** The update of the run's last checkpoint (0: none yet), where `--resume` goes on from. */
+  checkpointUpdate: number;
+  /** Updates between checkpoints (the envs restart there, so a resume matches a straight run). */
+  checkpointEvery: number;
 }
 
 function checkRanges(data: MarketData, train: BarRange, test: BarRange | undefined): void {
@@ -97,15 +101,24 @@ function checkRanges(data: MarketData, train: BarRange, test: BarRange | undefin
     });
 }
 
+/**
+ * Makes a new run's directory, refusing one that already holds a run (RUN_EXISTS) or cannot be
+ * made (FILE_ACCESS). Cheap: a command calls it before it loads data or prints a plan.
+ */
+export function prepareRunDirectory(dir: string): void {
+  if (existsSync(join(dir, MANIFEST_FILE)))
+    throw new TradelabError('RUN_EXISTS', `${dir} already holds a training run`, {
+      hint: 'continue it with --resume, or choose another --out',
+    });
+  makeDirectory(dir);
+}
+
 /** Trains (or resumes) a PPO run in `options.dir`; see the file header. */
 export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult> {
   const { dir, data } = options;
   const digest = options.marketDigest ?? digestMarketData(data);
   const previous = options.resume === true ? readRunManifest(dir) : undefined;
-  if (previous === undefined && existsSync(join(dir, MANIFEST_FILE)))
-    throw new TradelabError('RUN_EXISTS', `${dir} already holds a training run`, {
-      hint: 'continue it with --resume, or choose another --out',
-    });
+  if (previous === undefined) prepareRunDirectory(dir);
   if (previous !== undefined && previous.data.sha256 !== digest)
     throw new TradelabError(
       'DATA_MISMATCH',
@@ -141,7 +154,7 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
     seed: ppo.seed,
   });
 
-  mkdirSync(dir, { recursive: true });
+  makeDirectory(dir);
   const checkpointDir = join(dir, RUN_FILES.checkpoint);
   let trainer: PpoTrainer;
   let seconds = previous?.progress.seconds ?? 0;
@@ -213,6 +226,7 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
     env: envOptions,
     train: manifest.ranges.train,
   };
+  let checkpointUpdate = trainer.updatesDone;
   const checkpoint = async (): Promise<void> => {
     await savePpoModel(checkpointDir, trainer.nets, {
       ppo,
@@ -223,6 +237,7 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
         counters: { updatesDone: trainer.updatesDone, envSteps: trainer.envSteps },
       },
     });
+    checkpointUpdate = trainer.updatesDone;
     progress();
     writeRunManifest(dir, manifest);
   };
@@ -249,7 +264,15 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
       manifest.status = 'interrupted';
       progress();
       writeRunManifest(dir, manifest);
-      return { manifest, reports, stopped, evaluation: undefined, normalizer };
+      return {
+        manifest,
+        reports,
+        stopped,
+        evaluation: undefined,
+        normalizer,
+        checkpointUpdate,
+        checkpointEvery,
+      };
     }
     if (trainer.updatesDone % checkpointEvery !== 0) await checkpoint();
     await savePpoModel(join(dir, RUN_FILES.model), trainer.nets, { ppo, normalizer, meta });
@@ -283,7 +306,16 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
       evaluation,
       data.timestamps,
     );
-    return { manifest, reports, stopped, evaluation, normalizer, reportPath };
+    return {
+      manifest,
+      reports,
+      stopped,
+      evaluation,
+      normalizer,
+      reportPath,
+      checkpointUpdate,
+      checkpointEvery,
+    };
   } finally {
     trainer.dispose();
   }

@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as tf from '../compute/tfjs.js';
-import { TradelabError, writeFileAtomic } from '../core/index.js';
+import {
+  fileSystemError,
+  isTradelabError,
+  makeDirectory,
+  TradelabError,
+  writeFileAtomic,
+} from '../core/index.js';
 
 /*
  * What every model directory of tradelab (PPO models and checkpoints, TCN runs) does with its
@@ -79,10 +85,14 @@ export function refuseNonFinite(
  */
 export function writeDirectoryAtomic(dir: string, files: [string, Uint8Array | string][]): void {
   const temp = `${dir}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  mkdirSync(temp, { recursive: true });
+  makeDirectory(temp);
+  let writing = dir;
   try {
-    for (const [name, data] of files) writeFileAtomic(join(temp, name), data);
-    mkdirSync(dirname(dir), { recursive: true });
+    for (const [name, data] of files) {
+      writing = join(dir, name);
+      writeFileAtomic(join(temp, name), data);
+    }
+    makeDirectory(dirname(dir));
     if (!existsSync(dir)) {
       renameSync(temp, dir);
       return;
@@ -93,7 +103,9 @@ export function writeDirectoryAtomic(dir: string, files: [string, Uint8Array | s
     rmSync(old, { recursive: true, force: true });
   } catch (error) {
     rmSync(temp, { recursive: true, force: true });
-    throw error;
+    // Named as the file the user knows, not by the temporary folder it was written in.
+    const raw = isTradelabError(error, 'FILE_ACCESS') ? error.cause : error;
+    throw fileSystemError(raw, writing) ?? error;
   }
 }
 

@@ -20,6 +20,7 @@ export {
   type RvSplitRange,
 } from './rv-dataset.js';
 export {
+  preparePretrainDirectory,
   pretrainTcn,
   readPretrainRun,
   REPORT_FILE,

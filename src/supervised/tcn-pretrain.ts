@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memoryReport } from '../compute/index.js';
-import { EventLoopTurns, Rng, TradelabError, writeFileAtomic } from '../core/index.js';
+import {
+  EventLoopTurns,
+  Rng,
+  TradelabError,
+  writeFileAtomic,
+  makeDirectory,
+} from '../core/index.js';
 import {
   loadTcnModel,
   saveTcnModel,
@@ -126,12 +132,8 @@ export async function pretrainTcn(
           hint: 'leave those flags out (only --epochs may extend a resumed run), or start a new run with another --out',
         },
       );
-  } else if (existsSync(join(dir, RUN_FILE)))
-    throw new TradelabError('RUN_EXISTS', `${dir} already holds a TCN run`, {
-      hint: 'continue it with --resume, or choose another --out',
-    });
+  } else preparePretrainDirectory(dir);
 
-  mkdirSync(dir, { recursive: true });
   let net: Tcn;
   let trainer: TcnTrainer;
   let state: TrainerState = {
@@ -308,6 +310,18 @@ export async function pretrainTcn(
   if (run.bestEpoch !== null) run.test = testScores(dir, dataset, har, settings.chunks);
   save();
   return run;
+}
+
+/**
+ * Makes a new pretraining run's directory, refusing one that already holds a run (RUN_EXISTS) or
+ * cannot be made (FILE_ACCESS). Cheap: the command calls it before it loads data or prints a plan.
+ */
+export function preparePretrainDirectory(dir: string): void {
+  if (existsSync(join(dir, RUN_FILE)))
+    throw new TradelabError('RUN_EXISTS', `${dir} already holds a TCN run`, {
+      hint: 'continue it with --resume, or choose another --out',
+    });
+  makeDirectory(dir);
 }
 
 /** SHA-256 of what training reads: every symbol's features and every split's targets. */

@@ -35,7 +35,7 @@ describe("a trading trial's memory check", () => {
 
   it('fails a trial whose workers do not fit in memory, saying how much each needs', () => {
     const why = memoryShortfall(hostBudget(1), 8, shape(2048));
-    expect(why).toMatch(/netDim 2048, .* MiB per worker; 8 workers do not fit/);
+    expect(why).toMatch(/netDim 2048, .* [GM]iB per worker; 8 workers do not fit/);
   });
 });
 
@@ -48,7 +48,7 @@ describe("an FT-Transformer trial's memory check", () => {
       ppo: { ...PPO_DEFAULTS, netDim: 128, policy: 'ft_transformer', batchSize: 512 },
     };
     const tfjs = memoryShortfall(hostBudget(8), 4, ft);
-    expect(tfjs).toMatch(/MiB per worker; 4 workers do not fit/);
+    expect(tfjs).toMatch(/[GM]iB per worker; 4 workers do not fit/);
     expect(memoryShortfall(hostBudget(8), 4, ft, { fusedAttention: true })).toBeUndefined();
   });
 });

@@ -1,9 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { nativeTransformerKernelsActive, useBackend } from '../compute/index.js';
 import type { BackendChoice } from '../config/index.js';
+import { plural } from '../core/index.js';
 import { openDatasetStore } from '../data/index.js';
 import { ftTransformerSize } from '../models/index.js';
 import {
+  formatBytes,
   mlpParamCount,
   mlpTrainingElementsPerSample,
   planWorkers,
@@ -106,7 +108,7 @@ export function memoryShortfall(
     (l) => (l.by === 'memory' || l.by === 'wasm32') && l.workers < workers,
   );
   if (limit === undefined) return undefined;
-  return `netDim ${shape.ppo.netDim}, batchSize ${shape.ppo.batchSize}, nEnvs ${shape.ppo.nEnvs} needs ${(plan.perWorkerBytes / 2 ** 20).toFixed(0)} MiB per worker; ${workers} workers do not fit (${limit.detail})`;
+  return `netDim ${shape.ppo.netDim}, batchSize ${shape.ppo.batchSize}, nEnvs ${shape.ppo.nEnvs} needs ${formatBytes(plan.perWorkerBytes)} per worker; ${plural(workers, 'worker')} do${workers === 1 ? 'es' : ''} not fit (${limit.detail})`;
 }
 
 /** An FT-Transformer actor beside the MLP critic, sized for the planner. */

@@ -17,6 +17,7 @@ import {
   epochCells,
   PRECISIONS,
   PRETRAIN_DEFAULTS,
+  preparePretrainDirectory,
   readPretrainRun,
   REPORT_FILE,
   resolvePrecision,
@@ -33,6 +34,7 @@ import { logProfileBanner } from '../profile-banner.js';
 import { createProgress, progressIntervalOption } from '../progress.js';
 import { projectPath } from '../project-path.js';
 import { onStopSignals, signalExitCode } from '../stop-signals.js';
+import { refuseChangedResumeFlags } from '../resume-changes.js';
 
 /** Features per bar of the RV dataset. */
 const FEATURES = BAR_FEATURE_COUNT;
@@ -120,6 +122,8 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       },
     );
 
+  // Before anything is loaded or printed: a run there already, or an --out that cannot be made.
+  if (previous === undefined) preparePretrainDirectory(dir);
   await logProfileBanner(context, 1);
   for (const why of chosen.why) out.note(why);
   const threads =
@@ -222,7 +226,9 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   else {
     out.line();
     out.line(
-      `run ${result.status}; best epoch ${result.bestEpoch ?? '-'} (its weights: ${join(dir, 'model')})`,
+      result.bestEpoch === null
+        ? `run ${result.status} before its first epoch ended: no weights yet`
+        : `run ${result.status}; best epoch ${result.bestEpoch} (its weights: ${join(dir, 'model')})`,
     );
     if (result.test !== undefined) {
       out.line(
@@ -247,41 +253,38 @@ function resolveSettings(
   saved: PretrainSettings | undefined,
   profileChunks: number,
 ): PretrainSettings {
-  const flags: Partial<PretrainSettings> = {};
-  const set = <K extends keyof PretrainSettings>(
-    key: K,
-    value: PretrainSettings[K] | undefined,
-  ): void => {
-    if (value !== undefined) flags[key] = value;
-  };
-  set('hidden', intOption(options, 'hidden', 1));
-  set('layers', intOption(options, 'layers', 1));
-  set('kernel', intOption(options, 'kernel', 1));
-  set('dropout', numberOption(options, 'dropout', 0, 0.99, '0.1'));
-  set('chunkLen', intOption(options, 'chunk-len', 2));
-  set('horizon', intOption(options, 'horizon', 1));
-  set('chunks', intOption(options, 'chunks', 1));
-  set('accum', intOption(options, 'accum', 1));
-  set('stepsPerEpoch', intOption(options, 'steps-per-epoch', 1));
-  set('epochs', intOption(options, 'epochs', 1));
-  set('learningRate', numberOption(options, 'lr', 1e-8, 0.99, '1e-3'));
-  set('patience', intOption(options, 'patience', 1));
-  set('seed', intOption(options, 'seed', 0));
-  set('precision', choiceOption(options, 'precision', PRECISIONS));
-  if (options.checkpoint === true) flags.checkpoint = true;
-  if (options['no-checkpoint'] === true) flags.checkpoint = false;
+  // Each flag with the setting it sets: a resume compares the values with the run's.
+  const table: [flag: string, key: keyof PretrainSettings, value: unknown][] = [
+    ['hidden', 'hidden', intOption(options, 'hidden', 1)],
+    ['layers', 'layers', intOption(options, 'layers', 1)],
+    ['kernel', 'kernel', intOption(options, 'kernel', 1)],
+    ['dropout', 'dropout', numberOption(options, 'dropout', 0, 0.99, '0.1')],
+    ['chunk-len', 'chunkLen', intOption(options, 'chunk-len', 2)],
+    ['horizon', 'horizon', intOption(options, 'horizon', 1)],
+    ['chunks', 'chunks', intOption(options, 'chunks', 1)],
+    ['accum', 'accum', intOption(options, 'accum', 1)],
+    ['steps-per-epoch', 'stepsPerEpoch', intOption(options, 'steps-per-epoch', 1)],
+    ['lr', 'learningRate', numberOption(options, 'lr', 1e-8, 0.99, '1e-3')],
+    ['patience', 'patience', intOption(options, 'patience', 1)],
+    ['seed', 'seed', intOption(options, 'seed', 0)],
+    ['precision', 'precision', choiceOption(options, 'precision', PRECISIONS)],
+    [
+      'checkpoint',
+      'checkpoint',
+      options['no-checkpoint'] === true ? false : options.checkpoint === true ? true : undefined,
+    ],
+  ];
+  const given = table.filter(([, , value]) => value !== undefined);
+  const flags = Object.fromEntries(
+    given.map(([, key, value]) => [key, value]),
+  ) as Partial<PretrainSettings>;
+  const epochs = intOption(options, 'epochs', 1);
+  if (epochs !== undefined) flags.epochs = epochs;
   if (saved !== undefined) {
-    const changed = (Object.keys(flags) as (keyof PretrainSettings)[]).filter(
-      (key) => key !== 'epochs' && flags[key] !== saved[key],
+    refuseChangedResumeFlags(
+      given.map(([flag, key, value]) => ({ flag: `--${flag}`, run: saved[key], asked: value })),
+      '--epochs',
     );
-    if (changed.length > 0)
-      throw new TradelabError(
-        'INVALID_ARGUMENT',
-        `--resume keeps the run's settings; these flags would change them: ${changed.join(', ')}`,
-        {
-          hint: 'leave them out (only --epochs may extend a resumed run), or start a new run with another --out',
-        },
-      );
     return { ...saved, ...(flags.epochs === undefined ? {} : { epochs: flags.epochs }) };
   }
   return { ...PRETRAIN_DEFAULTS, chunks: profileChunks, checkpoint: false, ...flags };

@@ -1,7 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
+  prepareRunDirectory,
+  resolvePpoConfig,
   trainPpoRun,
   type PpoRunResult,
   POLICY_NETWORKS,
@@ -22,9 +24,13 @@ import {
   parseBarRange,
   parseDatasetKeys,
   type BarRange,
+  type MarketData,
 } from '../../data/index.js';
-import { TradelabError } from '../../core/index.js';
-import { tradelabVersion, startBackend } from '../../app/index.js';
+import { isTradelabError, TradelabError } from '../../core/index.js';
+import { machineBudget, tradelabVersion, startBackend, type Project } from '../../app/index.js';
+import { nativeTransformerKernelsActive } from '../../compute/index.js';
+import { memoryShortfall } from '../../trading/index.js';
+import { formatBytes } from '../../profiles/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { logProfileBanner } from '../profile-banner.js';
 import { projectPath } from '../project-path.js';
@@ -34,6 +40,7 @@ import { openStore } from '../open-store.js';
 import { createProgress, progressIntervalOption } from '../progress.js';
 import { printEvaluation } from '../print-evaluation.js';
 import { onStopSignals, signalExitCode } from '../stop-signals.js';
+import { refuseChangedResumeFlags, type ResumeFlag } from '../resume-changes.js';
 
 /**
  * `tradelab train ppo --data SYM[,SYM]:TF --out DIR`: trains PPO on the training range,
@@ -70,11 +77,9 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   const backend = await startBackend(project, { nativeThreads: threads });
   // --policy tcn:DIR: the actor's MLP reads a pretrained TCN's encodings beside the features.
   const policyFlag = typeof options.policy === 'string' ? options.policy : undefined;
-  const encoderRun =
-    previous?.data.encoder?.run ??
-    (policyFlag?.startsWith('tcn:') === true
-      ? projectPath(context, policyFlag.slice(4))
-      : undefined);
+  const askedEncoder =
+    policyFlag?.startsWith('tcn:') === true ? projectPath(context, policyFlag.slice(4)) : undefined;
+  const encoderRun = previous?.data.encoder?.run ?? askedEncoder;
   const loaded = await loadMarketData(openStore(context), parseDatasetKeys(spec));
   // A resumed run's encoder is its own: withRecordedEncoder refuses one whose weights changed.
   const withEncoder =
@@ -95,50 +100,45 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   const lookback = intOption(options, 'lookback', 1) ?? 1;
   const { train, test } = ranges(options, data.timestamps, lookback);
 
+  // Each PPO flag with the config key it sets: a resume compares the values with the run's.
+  const ppoFlags: [
+    flag: string,
+    key: keyof PpoConfig,
+    value: PpoConfig[keyof PpoConfig] | undefined,
+  ][] = [
+    ['envs', 'nEnvs', intOption(options, 'envs', 1)],
+    [
+      'policy',
+      'policy',
+      policyFlag?.startsWith('tcn:') === true
+        ? undefined
+        : choiceOption(options, 'policy', POLICY_NETWORKS),
+    ],
+    ['net-dim', 'netDim', intOption(options, 'net-dim', 1)],
+    ['layers', 'layers', intOption(options, 'layers', 1)],
+    ['batch-size', 'batchSize', intOption(options, 'batch-size', 1)],
+    ['target-step', 'targetStep', intOption(options, 'target-step', 1)],
+    ['repeat-times', 'repeatTimes', intOption(options, 'repeat-times', 1)],
+    ['lr', 'learningRate', numberOption(options, 'lr', 1e-8, 1, '3e-4')],
+    ['gamma', 'gamma', numberOption(options, 'gamma', 0, 1, '0.99')],
+    ['lambda-gae', 'lambdaGae', numberOption(options, 'lambda-gae', 0, 1, '0.95')],
+    ['ratio-clip', 'ratioClip', numberOption(options, 'ratio-clip', 1e-6, 1, '0.2')],
+    ['entropy', 'lambdaEntropy', numberOption(options, 'entropy', 0, 1, '0.01')],
+    ['seed', 'seed', intOption(options, 'seed', 0)],
+  ];
   const ppo: Partial<PpoConfig> = {};
-  const set = <K extends keyof PpoConfig>(key: K, value: PpoConfig[K] | undefined): void => {
-    if (value !== undefined) ppo[key] = value;
-  };
-  set('breakStep', intOption(options, 'steps', 1));
-  set('nEnvs', intOption(options, 'envs', 1));
-  if (policyFlag?.startsWith('tcn:') !== true)
-    set('policy', choiceOption(options, 'policy', POLICY_NETWORKS));
-  set('netDim', intOption(options, 'net-dim', 1));
-  set('layers', intOption(options, 'layers', 1));
-  set('batchSize', intOption(options, 'batch-size', 1));
-  set('targetStep', intOption(options, 'target-step', 1));
-  set('repeatTimes', intOption(options, 'repeat-times', 1));
-  set('learningRate', numberOption(options, 'lr', 1e-8, 1, '3e-4'));
-  set('gamma', numberOption(options, 'gamma', 0, 1, '0.99'));
-  set('lambdaGae', numberOption(options, 'lambda-gae', 0, 1, '0.95'));
-  set('ratioClip', numberOption(options, 'ratio-clip', 1e-6, 1, '0.2'));
-  set('lambdaEntropy', numberOption(options, 'entropy', 0, 1, '0.01'));
-  set('seed', intOption(options, 'seed', 0));
-  if (ppo.nEnvs !== undefined && ppo.targetStep === undefined)
+  const steps = intOption(options, 'steps', 1);
+  if (steps !== undefined) ppo.breakStep = steps;
+  for (const [, key, value] of ppoFlags)
+    if (value !== undefined) Object.assign(ppo, { [key]: value });
+  if (previous !== undefined)
+    refuseChangedResumeFlags(
+      resumeFlags(options, previous, ppoFlags, { train, test }, askedEncoder),
+      '--steps',
+    );
+  // A new run's rollout is about 2048 env steps; a resumed run keeps its own.
+  else if (ppo.nEnvs !== undefined && ppo.targetStep === undefined)
     ppo.targetStep = Math.max(1, Math.round(2048 / ppo.nEnvs)) * ppo.nEnvs;
-  if (previous !== undefined) {
-    const envFlags = [
-      'lookback',
-      'fee-bps',
-      'episode-length',
-      'reward',
-      'train',
-      'test',
-      'checkpoint-every',
-    ];
-    const changed = [
-      ...Object.keys(ppo).filter((k) => k !== 'breakStep'),
-      ...envFlags.filter((flag) => options[flag] !== undefined).map((flag) => `--${flag}`),
-    ];
-    if (changed.length > 0)
-      throw new TradelabError(
-        'INVALID_ARGUMENT',
-        `--resume keeps the run's settings; these flags would change them: ${changed.join(', ')}`,
-        {
-          hint: 'leave them out (only --steps may extend a resumed run), or start a new run',
-        },
-      );
-  }
   if (previous?.status === 'finished' && !extendsRun(previous, intOption(options, 'steps', 1))) {
     const { updatesDone, totalUpdates, envSteps } = previous.progress;
     const message = `nothing left to train: run ${dir} finished ${updatesDone}/${totalUpdates} updates (${count(envSteps)} env steps)`;
@@ -152,6 +152,8 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     return undefined;
   }
 
+  if (previous === undefined) await refuseTooLarge(project, data, ppo, lookback);
+
   const feeBps = numberOption(options, 'fee-bps', 0, 1000, '10');
   const episodeLength = intOption(options, 'episode-length', 1);
   const reward = choiceOption(options, 'reward', ['value-change', 'excess'] as const);
@@ -162,6 +164,8 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     ...(reward === undefined ? {} : { reward }),
   };
 
+  // Before anything is printed: a run there already, or an --out that cannot be made.
+  if (!resume) prepareRunDirectory(dir);
   await logProfileBanner(context, 1);
   if (!out.json) {
     out.line(
@@ -191,6 +195,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       // Quitting mid-update: the run resumes from its last checkpoint, as after a stop.
       markInterrupted(dir, out);
       out.note(`\nquit at once (${signal}); continue with: ${resumeCommand}`);
+      out.note('  --resume goes on from the last checkpoint; updates since then run again');
     },
   });
   // Made before training starts, so the first update's rate counts the time it took.
@@ -236,15 +241,18 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       },
       shouldStop: () => signals.received() !== undefined,
     });
+  } catch (error) {
+    throw keptCheckpoint(error, dir, resumeCommand);
   } finally {
     progress.done();
     signals.dispose();
   }
   const { manifest, reports } = result;
   if (result.stopped) {
-    out.note(
-      `stopped after update ${manifest.progress.updatesDone}; continue with: ${resumeCommand}`,
-    );
+    const done = manifest.progress.updatesDone;
+    out.note(`stopped after update ${done}; continue with: ${resumeCommand}`);
+    const point = resumePoint(done, result);
+    if (point !== undefined) out.note(`  ${point}`);
     // As a shell reports a command ended by that signal: 130 after Ctrl-C, 143 after SIGTERM.
     return signalExitCode(signals.received() ?? 'SIGINT');
   }
@@ -273,6 +281,133 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   out.line(`model: ${resolve(dir, RUN_FILES.model)}`);
   if (report !== undefined) out.line(`report: ${report}`);
   return undefined;
+}
+
+/**
+ * The flags a resume was given, each with the run's value (its default where the run was started
+ * without it) and the asked one; only --steps is left out, as it may extend the run.
+ */
+function resumeFlags(
+  options: CommandContext['options'],
+  previous: RunManifest,
+  ppoFlags: readonly [string, keyof PpoConfig, unknown][],
+  asked: { train: BarRange; test: BarRange | undefined },
+  askedEncoder: string | undefined,
+): ResumeFlag[] {
+  const given = (flag: string): boolean => options[flag] !== undefined;
+  const flags: ResumeFlag[] = ppoFlags
+    .filter(([, , value]) => value !== undefined)
+    .map(([flag, key, value]) => ({ flag: `--${flag}`, run: previous.ppo[key], asked: value }));
+  // The env's own defaults (env-config.ts) where the run was started without the flag.
+  const env = previous.env;
+  const number = (flag: string): number | undefined => intOption(options, flag, 0);
+  if (given('lookback'))
+    flags.push({ flag: '--lookback', run: env.lookback ?? 1, asked: number('lookback') });
+  if (given('fee-bps'))
+    flags.push({
+      flag: '--fee-bps',
+      run: env.buyFeeBps ?? 10,
+      asked: numberOption(options, 'fee-bps', 0, 1000, '10'),
+    });
+  if (given('episode-length'))
+    flags.push({
+      flag: '--episode-length',
+      run: env.episodeLength,
+      asked: number('episode-length'),
+    });
+  if (given('reward'))
+    flags.push({ flag: '--reward', run: env.reward ?? 'value-change', asked: options.reward });
+  if (given('checkpoint-every'))
+    flags.push({
+      flag: '--checkpoint-every',
+      run: previous.checkpointEvery,
+      asked: number('checkpoint-every'),
+    });
+  if (given('train'))
+    flags.push({ flag: '--train', run: previous.ranges.train.bars, asked: asked.train });
+  if (given('test'))
+    flags.push({ flag: '--test', run: previous.ranges.test?.bars, asked: asked.test });
+  if (options['no-test'] === true)
+    flags.push({ flag: '--no-test', run: previous.ranges.test === null, asked: true });
+  if (typeof options.policy === 'string' && options.policy.startsWith('tcn:'))
+    flags.push({ flag: '--policy', run: previous.data.encoder?.run, asked: askedEncoder });
+  return flags;
+}
+
+/**
+ * Where a resume goes on from after a stop: the last checkpoint, not the update the stop came
+ * after (checkpoints are where the envs restart, so the resumed run matches one that never
+ * stopped). Undefined when the stop came right after a checkpoint.
+ */
+function resumePoint(
+  updatesDone: number,
+  { checkpointUpdate, checkpointEvery }: { checkpointUpdate: number; checkpointEvery: number },
+): string | undefined {
+  if (checkpointUpdate === updatesDone) return undefined;
+  const redo =
+    updatesDone === checkpointUpdate + 1
+      ? `update ${updatesDone}`
+      : `updates ${checkpointUpdate + 1}-${updatesDone}`;
+  const from =
+    checkpointUpdate === 0
+      ? 'the run stopped before its first checkpoint: --resume starts it from the beginning'
+      : `--resume goes on from the checkpoint of update ${checkpointUpdate}`;
+  return `${from} and runs ${redo} again (a checkpoint every ${count(checkpointEvery)} updates, --checkpoint-every)`;
+}
+
+/**
+ * A write that failed in a run under way (a full disk): the run keeps its last checkpoint (a
+ * checkpoint is written beside the old one and swapped in), so the error says so, how much room
+ * the disk has, and how to go on once there is more.
+ */
+function keptCheckpoint(error: unknown, dir: string, resumeCommand: string): unknown {
+  if (!isTradelabError(error, 'FILE_ACCESS') || !existsSync(join(dir, MANIFEST_FILE))) return error;
+  const disk = statfsSync(dir);
+  const room = ` (${formatBytes(disk.bavail * disk.bsize)} free on that disk)`;
+  const full = ['ENOSPC', 'EDQUOT'].includes(String(error.details?.code));
+  return new TradelabError(
+    'FILE_ACCESS',
+    `${error.message}${room}; what the run wrote before is kept`,
+    {
+      hint: `${full ? 'free some space on that disk' : (error.hint ?? 'fix that path')}, then continue with: ${resumeCommand}`,
+      cause: error,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    },
+  );
+}
+
+/**
+ * Refuses a run whose networks and rollout do not fit this machine's memory (the planner's
+ * arithmetic, as for a study's trials) before anything of that size is allocated: `--net-dim 1e12`
+ * is a plan that does not fit, not a failed allocation.
+ */
+async function refuseTooLarge(
+  project: Project,
+  data: MarketData,
+  ppo: Partial<PpoConfig>,
+  lookback: number,
+): Promise<void> {
+  const { choice, backend, memory, safetyFactor } = await machineBudget(project);
+  const assets = data.symbols.length;
+  const features = data.featureNames.length;
+  const shortfall = memoryShortfall(
+    { budget: { profile: choice.profile, backend, memory, safetyFactor } },
+    1,
+    {
+      ppo: resolvePpoConfig(ppo),
+      // The env's largest observation: cash, holdings, position weights, time, the window.
+      obsDim: 2 + 2 * assets + assets * features * lookback,
+      assets,
+      features,
+      bars: data.timestamps.length,
+      lookback,
+    },
+    { fusedAttention: nativeTransformerKernelsActive() },
+  );
+  if (shortfall !== undefined)
+    throw new TradelabError('PLAN_DOES_NOT_FIT', `this run does not fit here: ${shortfall}`, {
+      hint: 'use a smaller --net-dim, --batch-size or --envs (`tradelab profiles plan --net-dim N --batch-size N` shows the arithmetic)',
+    });
 }
 
 /** Whether `--steps` asks a finished run for more updates than it ran. */
