@@ -138,7 +138,7 @@ describe('tradelab train ppo', () => {
 
   it('refuses what would lose or mix up a run, saying what to do', async () => {
     // Variants of a refusal, after a backend starts: one process runs the three (runCliBatch).
-    const [again, overlap, changed, same, huge, proc] = await runCliBatch(
+    const [again, overlap, changed, same, huge, proc, lookback] = await runCliBatch(
       [
         ['train', 'ppo', ...SMALL, '--out', 'runs/a'],
         ['train', 'ppo', ...SMALL, '--train', '0..1000', '--test', '900..', '--out', 'runs/c'],
@@ -159,6 +159,7 @@ describe('tradelab train ppo', () => {
         ['train', 'ppo', ...SMALL, '--net-dim', '1e12', '--out', 'runs/huge'],
         // mkdirSync(…, { recursive: true }) spun here for ever, deaf to SIGTERM.
         ['train', 'ppo', ...SMALL, '--out', '/proc/tradelab-x'],
+        ['train', 'ppo', ...SMALL, '--lookback', '100000', '--out', 'runs/far'],
       ].map((args) => ({ args, cwd: dir })),
     );
     expect(again?.code).toBe(2);
@@ -181,6 +182,12 @@ describe('tradelab train ppo', () => {
     expect(existsSync(join(dir, 'runs/huge'))).toBe(false);
     expect(proc?.code).toBe(1);
     expect(proc?.stderr).toMatch(/^error \[FILE_ACCESS\]: cannot mkdir \/proc\/tradelab-x: /m);
+    // Said as the lookback it is, not as the normalizer's empty range it led to.
+    expect(lookback?.code).toBe(2);
+    expect(lookback?.stderr).toMatch(
+      /^error \[INVALID_ARGUMENT\]: --lookback 100,000 leaves no bars to train on: .* the training range ends at bar 1,173 \(of 1,467\)/m,
+    );
+    expect(existsSync(join(dir, 'runs/far'))).toBe(false);
     // Refused before anything is loaded, so this one runs in the test process.
     const noOut = await runCliInProcess(['train', 'ppo', '--data', DATA], { cwd: dir });
     expect(noOut.code).toBe(2);

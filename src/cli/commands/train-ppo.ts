@@ -447,6 +447,15 @@ function ranges(
     typeof options.train === 'string'
       ? parseBarRange(options.train, timestamps, '--train')
       : ([Math.min(lookback - 1, split), split] as const);
+  // An observation reads the lookback's bars up to its own: the first step is at lookback − 1.
+  if (train[1] - Math.max(train[0], lookback - 1) < 2)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `--lookback ${count(lookback)} leaves no bars to train on: an observation reads the ${count(lookback)} bars up to its own, so training starts at bar ${count(lookback - 1)} at the earliest, and the training range ends at bar ${count(train[1])} (of ${count(bars)})`,
+      {
+        hint: `use a --lookback well below ${count(train[1])} (a few to a few dozen bars), or ${typeof options.train === 'string' ? 'a --train range that ends later' : 'more data'}`,
+      },
+    );
   let test: BarRange | undefined;
   if (typeof options.test === 'string') test = parseBarRange(options.test, timestamps, '--test');
   else if (options['no-test'] !== true && bars - train[1] >= 2) test = [train[1], bars];
