@@ -325,6 +325,20 @@ describe('tradelab campaign', () => {
     const markdown = await cli('campaign', 'report', 'tiny', '--format', 'md', '--no-holdout');
     expect(markdown.stdout).toMatch(/^\| TOTAL \| 12\/12 \| /m);
     expect(markdown.stdout).toContain('## Diagnosis');
+    // --out takes every format, not only html: the file holds what would have been printed.
+    const toFile = await cliInProcess(
+      'campaign',
+      'report',
+      'tiny',
+      '--format',
+      'md',
+      '--no-holdout',
+      '--out',
+      'reports/tiny.md',
+    );
+    expect(toFile.code, toFile.stderr).toBe(0);
+    expect(toFile.stdout).toBe(`Report: ${join(dir, 'reports', 'tiny.md')}\n`);
+    expect(readFileSync(join(dir, 'reports', 'tiny.md'), 'utf8')).toBe(markdown.stdout);
     const html = await cliInProcess(
       'campaign',
       'report',

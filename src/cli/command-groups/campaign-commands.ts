@@ -75,7 +75,8 @@ export const CAMPAIGN_COMMANDS: readonly CommandSpec[] = [
         name: 'out',
         type: 'string',
         value: 'FILE',
-        description: 'where --format html writes (default: reports/campaign-NAME.html)',
+        description:
+          'write the report to FILE instead of printing it (html: default reports/campaign-NAME.html)',
       },
       {
         name: 'no-holdout',

@@ -22,34 +22,35 @@ export async function run(context: CommandContext): Promise<void> {
   const report = await readStudyStorage(context, (storage) =>
     loadCampaignReport(context, storage, name, { holdout: options['no-holdout'] !== true }),
   );
-  switch (format) {
-    case 'json': {
-      // --format json prints the object whether or not --json is given (record() only writes with it).
-      const record = { type: 'campaign-report', ...withoutEquity(report) };
-      if (out.json) out.record(record);
-      else out.line(JSON.stringify(record));
-      return;
-    }
-    case 'md':
-      for (const line of markdownLines(report)) out.line(line);
-      return;
-    case 'table':
-      for (const line of tableLines(report)) out.line(line);
-      return;
-    case 'html': {
-      const path = projectPath(
-        context,
-        typeof options.out === 'string'
-          ? options.out
-          : join('reports', `campaign-${report.name}.html`),
-      );
-      makeDirectory(dirname(path));
-      writeFileAtomic(path, renderCampaignHtml(report));
-      if (out.json) out.record({ type: 'campaign-report', format: 'html', path });
-      else out.line(`Report: ${path}`);
-      return;
-    }
+  const outFile = typeof options.out === 'string' ? options.out : undefined;
+  if (format === 'html' || outFile !== undefined) {
+    // Every format goes to --out when it is given; the HTML report always goes to a file.
+    const path = projectPath(context, outFile ?? join('reports', `campaign-${report.name}.html`));
+    makeDirectory(dirname(path));
+    writeFileAtomic(
+      path,
+      format === 'html'
+        ? renderCampaignHtml(report)
+        : `${reportLines(report, format).join('\n')}\n`,
+    );
+    if (out.json) out.record({ type: 'campaign-report', format, path });
+    else out.line(`Report: ${path}`);
+    return;
   }
+  // --format json prints the object whether or not --json is given (record() only writes with it).
+  if (format === 'json' && out.json) out.record(jsonReport(report));
+  else for (const line of reportLines(report, format)) out.line(line);
+}
+
+/** The JSON report as one record. */
+function jsonReport(report: CampaignReport): Record<string, unknown> {
+  return { type: 'campaign-report', ...withoutEquity(report) };
+}
+
+/** The report's lines in one of the text formats. */
+function reportLines(report: CampaignReport, format: Exclude<Format, 'html'>): string[] {
+  if (format === 'json') return [JSON.stringify(jsonReport(report))];
+  return format === 'md' ? markdownLines(report) : tableLines(report);
 }
 
 function formatOption(raw: unknown, json: boolean): Format {
