@@ -723,6 +723,28 @@ describe('inputs that are not regular files, or not there', () => {
   });
 });
 
+describe('a store holding a time from before imports refused it', () => {
+  it('still lists, the time said as not a date, instead of INTERNAL for the whole store', async () => {
+    const dir = project();
+    expect((await cliInProcess(dir, 'data', 'synth', '--symbols', '2', '--bars', '50')).code).toBe(
+      0,
+    );
+    // The catalog as an older tradelab could leave it: a last bar past year 275,000.
+    const catalogPath = join(dir, '.tradelab', 'data', 'catalog.json');
+    const catalog = JSON.parse(readFileSync(catalogPath, 'utf8')) as {
+      datasets: Record<string, { lastMs: number }>;
+    };
+    const entry = catalog.datasets['SYN0:1h'];
+    if (entry === undefined) throw new Error('no SYN0:1h in the catalog');
+    entry.lastMs = 1e16;
+    writeFileSync(catalogPath, JSON.stringify(catalog));
+    const list = await cliInProcess(dir, 'data', 'list');
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^SYN0:1h .* not a date \(10000000000000000 ms\)/m);
+    expect(list.stdout).toMatch(/^SYN1:1h /m);
+  });
+});
+
 describe('a data spec naming one symbol twice', () => {
   it('is a usage error naming the symbol, for every command that takes one', async () => {
     const dir = project();

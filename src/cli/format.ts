@@ -1,6 +1,9 @@
+import { outsideDates, outsideDatesText } from '../core/index.js';
+
 /** A timestamp as ISO-8601 UTC to the minute (seconds when not zero): `2024-01-02T09:30Z`. */
 export function isoTime(ms: number): string {
   if (!Number.isFinite(ms)) return '-';
+  if (outsideDates(ms)) return outsideDatesText(ms);
   const iso = new Date(ms).toISOString();
   if (iso.endsWith(':00.000Z')) return `${iso.slice(0, 16)}Z`;
   return iso.endsWith('.000Z') ? `${iso.slice(0, 19)}Z` : iso;
@@ -9,6 +12,7 @@ export function isoTime(ms: number): string {
 /** A date (or date-time for intraday data) for tables: `2024-01-02` or `2024-01-02 09:30`. */
 export function shortTime(ms: number, intraday: boolean): string {
   if (!Number.isFinite(ms)) return '-';
+  if (outsideDates(ms)) return outsideDatesText(ms);
   const iso = new Date(ms).toISOString();
   return intraday ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}` : iso.slice(0, 10);
 }

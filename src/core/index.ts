@@ -16,3 +16,4 @@ export { plural } from './plural.js';
 export { EventLoopTurns } from './event-loop-turns.js';
 export { outsideProject, pathInsideProject } from './project-paths.js';
 export { makeDirectory } from './make-directory.js';
+export { outsideDates, outsideDatesText } from './outside-dates.js';

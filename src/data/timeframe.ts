@@ -1,4 +1,4 @@
-import { TradelabError } from '../core/index.js';
+import { outsideDates, outsideDatesText, TradelabError } from '../core/index.js';
 
 /** The bar timeframes tradelab works with. */
 export const TIMEFRAMES = ['1m', '5m', '15m', '30m', '1h', '4h', '1d'] as const;
@@ -53,6 +53,7 @@ export function timeframeOfMs(ms: number): Timeframe | undefined {
  */
 export function formatBarTime(ms: number, timeframe: Timeframe): string {
   if (!Number.isFinite(ms)) return '-';
+  if (outsideDates(ms)) return outsideDatesText(ms);
   const iso = new Date(ms).toISOString();
   return timeframe === '1d' ? iso.slice(0, 10) : `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
 }
