@@ -15,9 +15,10 @@ const LAYERS = {
   config: ['core', 'profiles'],
   env: ['core', 'data'],
   eval: ['core', 'data', 'env'],
-  compute: ['core', 'config'],
-  models: ['core', 'compute', 'data'],
-  agents: ['core', 'compute', 'data', 'env', 'eval', 'models', 'report'],
+  gpu: ['core'],
+  compute: ['core', 'config', 'gpu'],
+  models: ['core', 'compute', 'data', 'gpu'],
+  agents: ['core', 'compute', 'data', 'env', 'eval', 'gpu', 'models', 'report'],
   tune: ['core', 'storage'],
   jobs: ['core', 'storage'],
 };

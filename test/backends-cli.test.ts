@@ -6,7 +6,7 @@ describe('tradelab backends', () => {
     const result = await runCli(['backends', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const rows = jsonLines(result.stdout);
-    expect(rows.map((r) => r.name)).toEqual(['wasm', 'webgpu', 'cpu']);
+    expect(rows.map((r) => r.name)).toEqual(['wasm', 'gpu', 'webgpu', 'cpu']);
     const byName = Object.fromEntries(rows.map((r) => [String(r.name), r]));
     expect(byName.wasm?.available).toBe(true);
     expect(byName.cpu?.available).toBe(true);

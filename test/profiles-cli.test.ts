@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_PROFILES } from '../src/profiles/index.js';
-import { nativeGemmStatus } from '../src/compute/native-gemm.js';
 import {
   fakeTools,
   jsonLines,
@@ -209,14 +208,13 @@ describe('tradelab profiles plan', () => {
     expect(result.stdout).toContain('usable VRAM: 6.80 GiB = 8.00 GiB VRAM × 0.85');
   });
 
-  it('plans backend auto on a GPU profile for the CPU where the native GEMM is built, as training runs it', async () => {
+  it("plans backend auto on a GPU profile for tradelab's engine, PPO's update on the card, as training runs it", async () => {
     const result = await runCliInProcess(['profiles', 'plan', '--no-detect', '--json'], {
       env: { GPU_PROFILE: 'rtx_3070' },
     });
     expect(result.code).toBe(0);
     const plan = jsonLines(result.stdout)[0];
-    const native = nativeGemmStatus().available;
-    expect(plan).toMatchObject({ type: 'plan', backend: native ? 'wasm' : 'webgpu' });
+    expect(plan).toMatchObject({ type: 'plan', backend: 'gpu', memoryKind: 'gpu' });
   });
 
   it('caps usable memory by free VRAM that detection reports', async () => {
@@ -246,7 +244,7 @@ describe('tradelab profiles plan', () => {
       '--net-dim',
       '4096',
       '--batch-size',
-      '65536',
+      '131072',
       '--workers',
       '10',
       '--no-detect',

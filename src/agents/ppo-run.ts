@@ -13,6 +13,7 @@ import { TradelabError } from '../core/index.js';
 import { loadPpoModel, savePpoModel } from './ppo-checkpoint.js';
 import { resolvePpoConfig, resolveSavedPpoConfig, type PpoConfig } from './ppo-config.js';
 import { PpoTrainer, type PpoUpdateReport } from './ppo.js';
+import type { GpuDevice } from '../gpu/index.js';
 import { writeRunReport } from './run-report.js';
 import {
   describeMachine,
@@ -53,6 +54,8 @@ export interface PpoRunOptions {
   resume?: boolean;
   /** The backend this process computes on; a resume refuses one other than the run's. */
   backend: RunBackend;
+  /** tradelab's GPU engine, when the backend is `gpu`: the updates run there. */
+  gpu?: GpuDevice | undefined;
   tradelabVersion: string;
   command?: string[];
   onUpdate?: (report: PpoUpdateReport, trainer: PpoTrainer) => void;
@@ -169,10 +172,14 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
     trainer = new PpoTrainer(env, ppo, {
       resetEvery: checkpointEvery,
       resume: { nets: loaded.nets, optimizer: loaded.optimizer, ...loaded.training },
+      ...(options.gpu === undefined ? {} : { gpu: options.gpu }),
     });
     keepUpdatesUpTo(join(dir, RUN_FILES.updates), loaded.training.updatesDone);
   } else {
-    trainer = new PpoTrainer(env, ppo, { resetEvery: checkpointEvery });
+    trainer = new PpoTrainer(env, ppo, {
+      resetEvery: checkpointEvery,
+      ...(options.gpu === undefined ? {} : { gpu: options.gpu }),
+    });
     writeFileAtomic(join(dir, RUN_FILES.updates), '');
   }
 
@@ -228,6 +235,7 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
   };
   let checkpointUpdate = trainer.updatesDone;
   const checkpoint = async (): Promise<void> => {
+    await trainer.syncOptimizer();
     await savePpoModel(checkpointDir, trainer.nets, {
       ppo,
       normalizer,

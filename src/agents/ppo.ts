@@ -7,7 +7,7 @@ import type { Policy } from '../eval/evaluate.js';
 import { EventLoopTurns, TradelabError } from '../core/index.js';
 import { computeGae, type GaeOutput } from './gae.js';
 import { GaussianActor } from './gaussian-policy.js';
-import { isExactAdam } from '../models/index.js';
+import { isExactAdam, type ExactAdam } from '../models/index.js';
 import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
 import {
   createPpoNetworks,
@@ -22,6 +22,8 @@ import {
   type PpoStepStats,
 } from './ppo-update.js';
 import { RolloutBuffer, RolloutCollector } from './rollout.js';
+import type { GpuDevice } from '../gpu/index.js';
+import { GpuPpoUpdate } from './ppo-gpu-update.js';
 
 /*
  * PPO (cleanrl's ppo_continuous_action.py is the model): collect targetStep env steps from all
@@ -98,6 +100,11 @@ export interface PpoTrainerOptions {
    * optimizer must be ppoOptimizer()'s, whose rate can be set (loadPpoModel gives one).
    */
   resume?: PpoTrainerState;
+  /**
+   * tradelab's GPU engine: the update runs there (an MLP actor; the FT-Transformer stays on the
+   * CPU). The networks stay tfjs variables, brought up to date after every update. Default none.
+   */
+  gpu?: GpuDevice;
 }
 
 /** Trains PPO on one {@link VectorTradingEnv}. Dispose it when done. */
@@ -116,6 +123,8 @@ export class PpoTrainer {
   private readonly resetEvery: number;
   private readonly transfer = new TransferMeter();
   private started = false;
+  private readonly gpu: GpuDevice | undefined;
+  private gpuUpdate: GpuPpoUpdate | undefined;
 
   constructor(
     readonly env: VectorTradingEnv,
@@ -161,6 +170,13 @@ export class PpoTrainer {
     this.updatesDone = options.resume?.updatesDone ?? 0;
     this.envSteps = options.resume?.envSteps ?? 0;
     this.resetEvery = options.resetEvery ?? 0;
+    this.gpu = options.gpu;
+    if (this.gpu !== undefined && !isExactAdam(this.optimizer))
+      throw new TradelabError(
+        'INVALID_ARGUMENT',
+        "the GPU engine continues Adam's state, so it needs ppoOptimizer()'s or loadPpoModel()'s optimizer",
+        { hint: 'resume with the optimizer loadPpoModel() gives, or train on --backend wasm' },
+      );
     this.actor = new GaussianActor(this.nets, this.transfer);
     this.buffer = new RolloutBuffer(c.targetStep / c.nEnvs, c.nEnvs, env.obsDim, env.assets);
     this.collector = new RolloutCollector(env, this.actor);
@@ -286,6 +302,15 @@ export class PpoTrainer {
     return this.actor.deterministic();
   }
 
+  /**
+   * Brings Adam's state back from the GPU engine into {@link optimizer}, so a checkpoint saves
+   * it. Nothing to do on the CPU.
+   */
+  async syncOptimizer(): Promise<void> {
+    if (this.gpuUpdate !== undefined && isExactAdam(this.optimizer))
+      await this.gpuUpdate.syncOptimizer(this.optimizer);
+  }
+
   /** Releases the networks and the optimizer's slots. */
   dispose(): void {
     this.optimizer.dispose();
@@ -305,6 +330,8 @@ export class PpoTrainer {
   ): Promise<{ stats: PpoStepStats; passes: number; minibatches: number }> {
     const c = this.config;
     const b = this.buffer;
+    if (this.gpu !== undefined && isExactAdam(this.optimizer))
+      return this.trainOnGpu(this.gpu, this.optimizer, indices, rng);
     const { obsDim, actionDim } = b;
     const batch = Math.min(c.batchSize, indices.length);
     const t = this.transfer;
@@ -375,6 +402,43 @@ export class PpoTrainer {
       lastKl?.dispose();
       disposeMinibatch(rollout);
     }
+  }
+
+  /**
+   * {@link trainOnRollout} on tradelab's GPU engine: the same passes, shuffles and statistics, one
+   * command buffer per update (one per pass with a targetKl), the weights read back once.
+   */
+  private async trainOnGpu(
+    gpu: GpuDevice,
+    optimizer: ExactAdam,
+    indices: Int32Array,
+    rng: Rng,
+  ): Promise<{ stats: PpoStepStats; passes: number; minibatches: number }> {
+    const c = this.config;
+    const b = this.buffer;
+    this.gpuUpdate ??= await GpuPpoUpdate.create(gpu, this.nets, optimizer, c);
+    const order = Int32Array.from(indices);
+    const result = await this.gpuUpdate.train(
+      {
+        rows: b.size,
+        states: b.obs,
+        actions: b.actions,
+        logProbs: b.logProbs,
+        advantages: this.gae.advantages,
+        returns: this.gae.returns,
+        values: b.values,
+      },
+      () => {
+        shuffle(order, rng);
+        return order;
+      },
+      { learningRate: optimizer.rate, targetKl: c.targetKl },
+    );
+    return {
+      stats: ppoStepStats(result.statSums, Math.max(1, result.steps)),
+      passes: result.passes,
+      minibatches: result.steps,
+    };
   }
 }
 

@@ -1,6 +1,5 @@
 import { availableParallelism, freemem, totalmem } from 'node:os';
 import type { BackendChoice } from '../config/index.js';
-import { nativeGemmStatus } from '../compute/index.js';
 import { TradelabError } from '../core/index.js';
 import {
   computeDevice,
@@ -69,16 +68,14 @@ export interface PlanHere {
 }
 
 /**
- * `auto` computes on the CPU (wasm) where the native GEMM is built, as the compute layer's `auto`
- * does (it outran WebGPU on an H100), and on the GPU (WebGPU) for a GPU profile without it. Whether
- * a WebGPU adapter really exists is the compute layer's check; the planner plans for the choice.
+ * `auto` is wasm on a CPU profile and tradelab's GPU engine (`gpu`) on a GPU profile, as the compute
+ * layer's `auto` is where it finds a hardware adapter. Whether one really exists is the compute
+ * layer's check; the planner plans for the choice.
  */
-export function resolvePlanBackend(
-  choice: BackendChoice,
-  profile: GpuProfile,
-  nativeGemm: boolean,
-): PlanBackend {
-  if (choice === 'auto') return profile.vendor === 'cpu' || nativeGemm ? 'wasm' : 'webgpu';
+export function resolvePlanBackend(choice: BackendChoice, profile: GpuProfile): PlanBackend {
+  if (choice === 'auto') return profile.vendor === 'cpu' ? 'wasm' : 'gpu';
+  // `gpu` is planned on the host's limits whatever the profile (computeDevice): Dawn finding an
+  // adapter the profile detection did not see is no reason to refuse it.
   if (choice === 'webgpu' && profile.vendor === 'cpu') {
     throw new TradelabError(
       'INVALID_ARGUMENT',
@@ -100,17 +97,19 @@ export interface MachineBudget {
   safetyFactor: number;
 }
 
-/** The profile, backend and memory this project plans against here (detects GPUs once). */
-export async function machineBudget(project: Project): Promise<MachineBudget> {
+/**
+ * The profile, backend and memory this project plans `workload` against here (detects GPUs
+ * once). Default workload: drl.
+ */
+export async function machineBudget(
+  project: Project,
+  workload: Workload = 'drl',
+): Promise<MachineBudget> {
   const choice = await project.chooseProfile();
   const { profile } = choice;
-  const backend = resolvePlanBackend(
-    project.config.settings.backend,
-    profile,
-    nativeGemmStatus().available,
-  );
+  const backend = resolvePlanBackend(project.config.settings.backend, profile);
   const memory: MemoryBudget =
-    computeDevice(profile, backend) === 'gpu'
+    computeDevice(profile, backend, workload) === 'gpu'
       ? {
           kind: 'gpu',
           totalBytes: profile.vramGb * 1024 ** 3,
@@ -127,9 +126,9 @@ export async function machineBudget(project: Project): Promise<MachineBudget> {
 
 /** Plans workers for this project on this machine: the chosen profile, its memory, this CPU. */
 export async function planHere(project: Project, request: PlanRequest = {}): Promise<PlanHere> {
-  const { choice, backend, memory, safetyFactor } = await machineBudget(project);
-  const { profile } = choice;
   const workload = request.workload ?? 'drl';
+  const { choice, backend, memory, safetyFactor } = await machineBudget(project, workload);
+  const { profile } = choice;
   const dataset = request.dataset ?? DEFAULT_DATASET;
   const lookback = request.lookback ?? 1;
   const plan = planWorkers({

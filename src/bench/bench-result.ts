@@ -33,6 +33,16 @@ export interface BenchResult {
   split?: PpoUpdateSplit;
   /** bench tcn: rates, memory and the step's split. */
   tcn?: TcnBenchDetail;
+  /** GPU rows: what one update asked of the device, counted by one meter for every GPU path. */
+  gpu?: GpuUpdateCounts;
+}
+
+/** Per update: kernel dispatches, command submits, and bytes to and from the device. */
+export interface GpuUpdateCounts {
+  dispatches: number;
+  submits: number;
+  uploadBytes: number;
+  downloadBytes: number;
 }
 
 /**

@@ -14,7 +14,18 @@ import { describeWebGpuAdapter } from '../compute/webgpu-adapter.js';
 import { describeNativeGemm, loadSystemBlas, nativeGemmStatus } from '../compute/native-gemm.js';
 import { setNativeTrainingKernelsEnabled } from '../compute/native-training-kernels.js';
 import { setWasmMatMulPath, wasmMatMulPath, type WasmMatMulPath } from '../compute/wasm-matmul.js';
-import { median, timeRuns, type BenchResult, type BenchStep } from './bench-result.js';
+import {
+  median,
+  timeRuns,
+  type BenchResult,
+  type BenchStep,
+  type GpuUpdateCounts,
+} from './bench-result.js';
+import { GpuPpoUpdate } from '../agents/ppo-gpu-update.js';
+import { resolvePpoConfig } from '../agents/ppo-config.js';
+import { startGpuCallMeter, type GpuCallMeter } from '../gpu/call-meter.js';
+import { openGpuDevice, type RolloutArrays } from '../gpu/index.js';
+import { Rng } from '../core/random.js';
 
 /** Named shapes: `finrl` is FinRL_Crypto's configuration (actor and critic 81→512→512, 10 assets, minibatch 2048). */
 export const PPO_UPDATE_PRESETS = {
@@ -47,8 +58,9 @@ export interface PpoUpdateBenchOptions {
   /** Split each wasm row's time into products, element-wise, copies, optimizer and dispatch. Default true. */
   split?: boolean;
   /**
-   * Also measure webgpu: `auto` (default) when Dawn finds a hardware adapter, `always` on any
-   * adapter (a software one is ~50× slower than wasm), `never`.
+   * Also measure the GPU paths, tradelab's engine (`gpu`) and tfjs's webgpu backend: `auto`
+   * (default) when Dawn finds a hardware adapter, `always` on any adapter (a software one, as
+   * lavapipe, computes on the CPU: its figures compare dispatch overhead, not GPUs), `never`.
    */
   webgpu?: 'auto' | 'always' | 'never';
   /** Progress: before each path, and at the end. */
@@ -116,15 +128,34 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
   if (options.stock !== false)
     paths.push({ backend: 'wasm', path: 'stock', name: 'wasm, stock kernels' });
   const webgpu = options.webgpu ?? 'auto';
+  let meter: GpuCallMeter | undefined;
   if (webgpu !== 'never') {
     const adapter = (await listBackends()).find((b) => b.name === 'webgpu')?.webgpuAdapter;
-    if (adapter !== undefined && (webgpu === 'always' || !adapter.software))
-      paths.push({ backend: 'webgpu', name: `webgpu on ${describeWebGpuAdapter(adapter)}` });
+    if (adapter !== undefined && (webgpu === 'always' || !adapter.software)) {
+      const on = describeWebGpuAdapter(adapter);
+      paths.push({ backend: 'gpu', name: `gpu, tradelab's engine on ${on}` });
+      paths.push({ backend: 'webgpu', name: `webgpu (tfjs) on ${on}` });
+      meter = await startGpuCallMeter();
+    }
   }
+  const shapeName = `(state ${state}, netDim ${netDim}, actions ${actions}, batch ${batch})`;
   const results: BenchResult[] = [];
   try {
     for (const [done, path] of paths.entries()) {
       options.onStep?.(path.name, done, paths.length);
+      if (path.backend === 'gpu') {
+        if (policy !== 'mlp') continue; // the engine trains MLP actors only
+        results.push(
+          await benchEngine(
+            { state, netDim, actions, batch, updates, repeat },
+            path.name,
+            shapeName,
+            machine,
+            meter,
+          ),
+        );
+        continue;
+      }
       // The stock kernels are ~100× slower: one update, once, is figure enough.
       const stock = path.path === 'stock';
       const pathUpdates = stock ? 1 : updates;
@@ -151,7 +182,9 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
         stats?.dispose();
       };
       await run(); // warm-up: kernels set up, Adam's slots created
+      meter?.take();
       const runs = await timeRuns(stock ? 1 : repeat, run);
+      const counted = meter?.take();
       const seconds = median(runs);
       const split =
         options.split !== false && path.backend === 'wasm' && !stock
@@ -159,13 +192,16 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
           : undefined;
       results.push({
         bench: 'ppo-update',
-        name: `PPO update${policy === 'mlp' ? '' : `, ${policy} actor`}, ${path.name} (state ${state}, netDim ${netDim}, actions ${actions}, batch ${batch})`,
+        name: `PPO update${policy === 'mlp' ? '' : `, ${policy} actor`}, ${path.name} ${shapeName}`,
         items: batch * pathUpdates,
         seconds,
         runs,
         rate: (batch * pathUpdates) / seconds,
         unit: 'samples/s',
         ...(split === undefined ? {} : { split }),
+        ...(path.backend === 'webgpu' && counted !== undefined
+          ? { gpu: perUpdate(counted, runs.length * pathUpdates) }
+          : {}),
         machine,
       });
       disposeMinibatch(minibatch);
@@ -174,6 +210,7 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
     }
     options.onStep?.('done', paths.length, paths.length);
   } finally {
+    meter?.stop();
     setNativeTrainingKernelsEnabled(true);
     await useBackend('wasm');
     setWasmMatMulPath(restore);
@@ -191,4 +228,84 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
       "1.5× PyTorch 1.13's CPU update at these shapes, one thread, on the 2-core development machine (bench/pytorch-ppo-update.py: 14,164 samples/s)";
   }
   return results;
+}
+
+/** Counts over `updates` updates, per update. */
+function perUpdate(counts: GpuUpdateCounts, updates: number): GpuUpdateCounts {
+  return {
+    dispatches: counts.dispatches / updates,
+    submits: counts.submits / updates,
+    uploadBytes: counts.uploadBytes / updates,
+    downloadBytes: counts.downloadBytes / updates,
+  };
+}
+
+/**
+ * The engine's row: `updates` minibatch steps on one minibatch as one command buffer and one read
+ * of the statistics (as a training update records its minibatches), timed like the tfjs rows.
+ */
+async function benchEngine(
+  shape: {
+    state: number;
+    netDim: number;
+    actions: number;
+    batch: number;
+    updates: number;
+    repeat: number;
+  },
+  name: string,
+  shapeName: string,
+  machine: BenchResult['machine'],
+  meter: GpuCallMeter | undefined,
+): Promise<BenchResult> {
+  const { state, netDim, actions, batch, updates, repeat } = shape;
+  const gpu = await openGpuDevice();
+  const nets = createPpoNetworks({ stateDim: state, actionDim: actions, netDim, seed: 1 });
+  const optimizer = ppoOptimizer(3e-4);
+  try {
+    const config = resolvePpoConfig({
+      nEnvs: 1,
+      netDim,
+      targetStep: batch,
+      batchSize: batch,
+      repeatTimes: updates,
+    });
+    const engine = await GpuPpoUpdate.create(gpu, nets, optimizer, config);
+    const rng = new Rng(1);
+    const normal = (n: number, shift = 0): Float32Array =>
+      Float32Array.from({ length: n }, () => shift + rng.normal());
+    const rollout: RolloutArrays = {
+      rows: batch,
+      states: normal(batch * state),
+      actions: normal(batch * actions),
+      logProbs: normal(batch, -4),
+      advantages: normal(batch),
+      returns: normal(batch),
+      values: normal(batch),
+    };
+    const order = Int32Array.from({ length: batch }, (_, i) => i);
+    const run = async (): Promise<void> => {
+      await engine.program.train(rollout, () => order, { learningRate: 3e-4, targetKl: null });
+    };
+    await run(); // warm-up
+    meter?.take();
+    const runs = await timeRuns(repeat, run);
+    const counted = meter?.take();
+    const seconds = median(runs);
+    return {
+      bench: 'ppo-update',
+      name: `PPO update, ${name} ${shapeName}`,
+      items: batch * updates,
+      seconds,
+      runs,
+      rate: (batch * updates) / seconds,
+      unit: 'samples/s',
+      ...(counted === undefined ? {} : { gpu: perUpdate(counted, runs.length * updates) }),
+      machine,
+    };
+  } finally {
+    optimizer.dispose();
+    disposePpoNetworks(nets);
+    gpu.destroy();
+  }
 }

@@ -103,6 +103,21 @@ export function printBench(out: Output, results: readonly BenchResult[]): void {
     ]))
       out.line(line);
   }
+  const gpu = results.filter((r) => r.gpu !== undefined);
+  if (gpu.length > 0) {
+    out.line('\nWhat one update asks of the GPU (counted by one meter for every GPU path):');
+    for (const line of renderTable(gpu, [
+      {
+        header: 'PATH',
+        value: (r) => r.name.replace(/^PPO update, /, '').replace(/ \(state.*$/, ''),
+      },
+      { header: 'DISPATCHES', value: (r) => count(r.gpu?.dispatches ?? 0), right: true },
+      { header: 'SUBMITS', value: (r) => (r.gpu?.submits ?? 0).toFixed(1), right: true },
+      { header: 'UPLOADED', value: (r) => formatBytes(r.gpu?.uploadBytes ?? 0), right: true },
+      { header: 'READ BACK', value: (r) => formatBytes(r.gpu?.downloadBytes ?? 0), right: true },
+    ]))
+      out.line(line);
+  }
   const tcn = results.filter((r) => r.tcn !== undefined);
   if (tcn.length > 0) {
     out.line(

@@ -22,12 +22,15 @@ import {
   type WebGpuAdapterInfo,
 } from './webgpu-adapter.js';
 import { installWebGpuKernels } from './webgpu-kernels.js';
+import { openGpuDevice, type GpuDevice } from '../gpu/index.js';
 
 /*
- * TensorFlow.js backends: which exist here, and starting the chosen one. tfjs's names are kept:
+ * The backends: which exist here, and starting the chosen one. tfjs's names are kept:
  * `cpu` is its pure-JavaScript backend (not the `cpu` GPU profile). wasm and cpu are dependencies;
  * webgpu (`@tensorflow/tfjs-backend-webgpu` on the `webgpu` package, Dawn) is an optional one and
- * runs when Dawn finds an adapter. tfjs-node (`@tensorflow/tfjs-node`) is not offered: tradelab
+ * runs when Dawn finds an adapter. `gpu` is tradelab's own engine (src/gpu/) on the same Dawn: the
+ * PPO update of MLP networks runs there as a few fused kernels per minibatch, and everything else
+ * (acting in rollouts, evaluation, the FT-Transformer) on wasm with the native kernels. tfjs-node (`@tensorflow/tfjs-node`) is not offered: tradelab
  * does not start it, and a choice is listed only once it runs and is tested.
  */
 
@@ -44,7 +47,7 @@ export interface BackendStatus {
   nativeGemm?: NativeGemmStatus;
   /** wasm only: the path `auto` takes for matrix products, and why. */
   autoMatMul?: { path: WasmMatMulPath; why: string; measured?: GemmChoice };
-  /** webgpu only: the adapter it runs on, when there is one. */
+  /** webgpu and gpu: the adapter it runs on, when there is one. */
   webgpuAdapter?: WebGpuAdapterInfo;
 }
 
@@ -79,6 +82,8 @@ export interface ActiveBackend {
   matmul: string;
   /** Why this backend: the choice and, for `auto`, the reason. */
   why: string;
+  /** gpu only: the engine's device, which trainers run their updates on. */
+  gpu?: GpuDevice;
 }
 
 /** How the webgpu row's detail starts when its packages are installed but Dawn finds no adapter. */
@@ -100,6 +105,26 @@ async function webgpuStatus(): Promise<BackendStatus> {
     detail: probe.adapter.software
       ? `Dawn on a software adapter, ${adapter}: works, slower than wasm (auto keeps wasm)`
       : `Dawn on ${adapter}`,
+    webgpuAdapter: probe.adapter,
+  };
+}
+
+/** The gpu row: tradelab's engine, available when Dawn finds an adapter (the webgpu package alone). */
+async function gpuStatus(): Promise<BackendStatus> {
+  const probe = await probeWebGpuAdapter({ packages: ['webgpu'] });
+  if (!probe.found)
+    return {
+      name: 'gpu',
+      available: false,
+      detail: probe.missing === true ? probe.reason : `${NO_ADAPTER}${probe.reason}`,
+    };
+  const adapter = describeWebGpuAdapter(probe.adapter);
+  return {
+    name: 'gpu',
+    available: true,
+    detail: probe.adapter.software
+      ? `tradelab's WebGPU engine on a software adapter, ${adapter}: correct, slower than wasm (auto keeps wasm)`
+      : `tradelab's WebGPU engine on ${adapter}: the PPO update on the GPU, the rest on wasm`,
     webgpuAdapter: probe.adapter,
   };
 }
@@ -157,6 +182,8 @@ async function backendStatus(name: BackendName): Promise<BackendStatus> {
   switch (name) {
     case 'wasm':
       return wasmStatus();
+    case 'gpu':
+      return gpuStatus();
     case 'webgpu':
       return webgpuStatus();
     case 'cpu':
@@ -170,7 +197,7 @@ async function backendStatus(name: BackendName): Promise<BackendStatus> {
 
 /** Every backend and whether it can run here. */
 export async function listBackends(): Promise<BackendStatus[]> {
-  const names: BackendName[] = ['wasm', 'webgpu', 'cpu'];
+  const names: BackendName[] = ['wasm', 'gpu', 'webgpu', 'cpu'];
   const statuses: BackendStatus[] = [];
   for (const name of names) statuses.push(await backendStatus(name));
   return statuses;
@@ -216,55 +243,52 @@ function setUpWasmMatMul(options: UseBackendOptions): string {
 
 /**
  * Starts the backend for `choice`: `auto` is wasm, except on a GPU profile where Dawn finds a
- * hardware adapter and the native GEMM is not built: there, webgpu. A backend that is not available is an error naming the fallback. On wasm,
- * `options.matmul` picks how matrix products run.
+ * hardware adapter: there, `gpu` (tradelab's engine). A backend that is not available is an error
+ * naming the fallback. On wasm (and gpu, whose other work runs there), `options.matmul` picks how
+ * matrix products run.
  */
 export async function useBackend(
   choice: BackendChoice,
   options: UseBackendOptions = {},
 ): Promise<ActiveBackend> {
-  // Dawn is asked for an adapter only when webgpu may be chosen, and once: a trial worker on wasm
-  // need not load it (and its Vulkan driver).
-  let webgpuProbed: BackendStatus | undefined;
+  // Dawn is asked for an adapter only when the GPU may be chosen, and once: a trial worker on
+  // wasm need not load it (and its Vulkan driver).
+  let probed: BackendStatus | undefined;
   let name: BackendName;
   let why: string;
   if (choice === 'auto') {
-    const webgpu = options.gpuProfile === true ? await backendStatus('webgpu') : undefined;
-    webgpuProbed = webgpu;
-    const adapter = webgpu?.webgpuAdapter;
+    probed = options.gpuProfile === true ? await backendStatus('gpu') : undefined;
+    const adapter = probed?.webgpuAdapter;
     if (options.gpuProfile !== true) {
       name = 'wasm';
       why = 'auto: a CPU profile';
-    } else if (webgpu?.available === true && adapter !== undefined && !adapter.software) {
-      // Measured on an H100 (bench/results/2026-11-25-gpu-bundle-h100-tables.txt): tfjs's WebGPU
-      // kernels are dispatch-bound, so one CPU core on the native GEMM trains PPO as fast or
-      // faster (end to end 16× at netDim 256); against XNNPACK alone webgpu wins (6× an update).
-      const native = nativeGemmStatus();
-      if (native.available) {
-        name = 'wasm';
-        why = `auto: the native GEMM outran WebGPU on an H100 (PPO end to end 16×), so wasm; --backend webgpu takes the adapter (${describeWebGpuAdapter(adapter)})`;
-      } else {
-        name = 'webgpu';
-        why = `auto: a GPU profile, a WebGPU adapter (${describeWebGpuAdapter(adapter)}) and no native GEMM (${native.reason})`;
-      }
+    } else if (probed?.available === true && adapter !== undefined && !adapter.software) {
+      // tfjs's webgpu backend is never auto's choice: measured on an H100
+      // (bench/results/2026-11-25-gpu-bundle-h100-tables.txt) it was dispatch-bound, one CPU
+      // core's speed; the engine records a whole update as a few fused kernels per minibatch.
+      name = 'gpu';
+      why = `auto: a GPU profile and a GPU (${describeWebGpuAdapter(adapter)}): tradelab's engine trains there`;
     } else {
-      // A software adapter computes on the CPU, slower than wasm: only --backend webgpu takes it.
+      // A software adapter computes on the CPU, slower than wasm: only --backend gpu takes it.
       name = 'wasm';
       why =
         adapter?.software === true
           ? `auto: the only WebGPU adapter is a software one (${describeWebGpuAdapter(adapter)}), so wasm`
-          : `auto: no WebGPU here (${webgpu?.detail ?? 'unknown'}), so wasm`;
+          : `auto: no WebGPU here (${probed?.detail ?? 'unknown'}), so wasm`;
     }
   } else {
     name = choice;
     why = `--backend ${choice}`;
   }
-  const status =
-    name === 'webgpu' && webgpuProbed !== undefined ? webgpuProbed : await backendStatus(name);
-  if (name === 'webgpu' && !status.available && status.detail.startsWith(NO_ADAPTER))
+  const status = probed?.name === name ? probed : await backendStatus(name);
+  if (
+    (name === 'webgpu' || name === 'gpu') &&
+    !status.available &&
+    status.detail.startsWith(NO_ADAPTER)
+  )
     throw new TradelabError(
       'BACKEND_UNAVAILABLE',
-      `backend webgpu: no WebGPU adapter was found: ${status.detail.slice(NO_ADAPTER.length)}`,
+      `backend ${name}: no WebGPU adapter was found: ${status.detail.slice(NO_ADAPTER.length)}`,
       { hint: 'use --backend wasm, which always runs, or fix what the message names' },
     );
   if (!status.available)
@@ -276,7 +300,8 @@ export async function useBackend(
       },
     );
   let matmul = 'JavaScript loops';
-  if (name === 'wasm') {
+  let gpu: GpuDevice | undefined;
+  if (name === 'wasm' || name === 'gpu') {
     // require, not import: see tfjs.ts (Node would parse the CommonJS bundle for its exports).
     createRequire(import.meta.url)('@tensorflow/tfjs-backend-wasm');
     matmul = setUpWasmMatMul(options);
@@ -293,14 +318,20 @@ export async function useBackend(
     installWebGpuKernels();
     matmul = 'WebGPU compute shaders';
   }
-  if (!(await tf.setBackend(name)))
+  if (name === 'gpu') {
+    gpu = await openGpuDevice();
+    matmul = `the PPO update on tradelab's WebGPU kernels (${describeWebGpuAdapter(gpu.adapter)}); the rest on ${matmul}`;
+  }
+  // The engine is not a tfjs backend: tfjs runs on wasm beside it.
+  const tfjsBackend = name === 'gpu' ? 'wasm' : name;
+  if (!(await tf.setBackend(tfjsBackend)))
     throw new TradelabError(
       'BACKEND_UNAVAILABLE',
-      `TensorFlow.js could not start its ${name} backend`,
+      `TensorFlow.js could not start its ${tfjsBackend} backend`,
       {
         hint: 'run `tradelab backends` to see what is available',
       },
     );
   await tf.ready();
-  return { name, matmul, why };
+  return { name, matmul, why, ...(gpu === undefined ? {} : { gpu }) };
 }

@@ -64,6 +64,8 @@ export type WebGpuProbe =
 export interface ProbeWebGpuOptions {
   /** How long to wait for `requestAdapter()`. Default 10,000 ms. */
   timeoutMs?: number;
+  /** The packages that must be installed. Default {@link WEBGPU_PACKAGES} (tfjs's webgpu backend). */
+  packages?: readonly string[];
 }
 
 const require = createRequire(import.meta.url);
@@ -71,11 +73,11 @@ const require = createRequire(import.meta.url);
 /** The npm packages the webgpu backend needs, in the order they are reported missing. */
 export const WEBGPU_PACKAGES = ['webgpu', '@tensorflow/tfjs-backend-webgpu'] as const;
 
-/** The packages of {@link WEBGPU_PACKAGES} that cannot be resolved from here. */
-export function missingWebGpuPackages(): string[] {
+/** The packages of `packages` (default {@link WEBGPU_PACKAGES}) that cannot be resolved from here. */
+export function missingWebGpuPackages(packages: readonly string[] = WEBGPU_PACKAGES): string[] {
   // Resolved, not imported: importing tfjs-backend-webgpu before navigator.gpu exists would make
   // it skip registering the backend for the rest of the process.
-  return WEBGPU_PACKAGES.filter((name) => {
+  return packages.filter((name) => {
     try {
       require.resolve(name);
       return false;
@@ -238,11 +240,12 @@ function dawnSaid(said: readonly string[]): string {
  * prints reaches this process's stderr and this process never loads Dawn for a look.
  */
 export async function probeWebGpuAdapter(options: ProbeWebGpuOptions = {}): Promise<WebGpuProbe> {
-  const missing = missingWebGpuPackages();
+  const packages = options.packages ?? WEBGPU_PACKAGES;
+  const missing = missingWebGpuPackages(packages);
   if (missing.length > 0)
     return {
       found: false,
-      reason: `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not installed: npm install ${WEBGPU_PACKAGES.join(' ')}`,
+      reason: `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not installed: npm install ${packages.join(' ')}`,
       missing: true,
     };
   if (adapterOverride() === 'none')

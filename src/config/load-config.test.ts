@@ -493,7 +493,7 @@ describe('errors in the environment and flags', () => {
     expect(error.message).toContain(
       `TRADELAB_BACKEND in ${join(root, '.env')}:2: this string is not allowed`,
     );
-    expect(error.message).toContain('"auto"|"wasm"|"webgpu"|"cpu"');
+    expect(error.message).toContain('"auto"|"wasm"|"gpu"|"webgpu"|"cpu"');
   });
 
   it('refuses a boolean it cannot read, naming the variable', () => {

@@ -1,5 +1,5 @@
 /** Compute backends a user can ask for (tfjs names; `cpu` here is tfjs's pure-JavaScript backend). */
-export const BACKENDS = ['auto', 'wasm', 'webgpu', 'cpu'] as const;
+export const BACKENDS = ['auto', 'wasm', 'gpu', 'webgpu', 'cpu'] as const;
 /** A requested compute backend. */
 export type BackendChoice = (typeof BACKENDS)[number];
 

@@ -136,6 +136,74 @@ export class ExactAdam extends tf.AdamOptimizer {
     state.incrementIterations();
   }
 
+  /**
+   * The moments of `variables` (the order the optimizer was stepped with) and the products: what
+   * an optimizer outside tfjs (the GPU engine) continues from. A variable not stepped yet has zeros.
+   */
+  async moments(variables: readonly tf.Variable[]): Promise<{
+    m: Float32Array[];
+    v: Float32Array[];
+    accBeta1: number;
+    accBeta2: number;
+  }> {
+    const state = this as unknown as AdamState;
+    const read = async (
+      list: (MomentSlot | undefined)[],
+      i: number,
+      size: number,
+    ): Promise<Float32Array> =>
+      list[i] === undefined
+        ? new Float32Array(size)
+        : ((await (list[i]).variable.data()) as Float32Array);
+    const m: Float32Array[] = [];
+    const v: Float32Array[] = [];
+    for (const [i, variable] of variables.entries()) {
+      m.push(await read(state.accumulatedFirstMoment, i, variable.size));
+      v.push(await read(state.accumulatedSecondMoment, i, variable.size));
+    }
+    return {
+      m,
+      v,
+      accBeta1: ((await state.accBeta1.data()) as Float32Array)[0] as number,
+      accBeta2: ((await state.accBeta2.data()) as Float32Array)[0] as number,
+    };
+  }
+
+  /**
+   * Takes over the state an optimizer outside tfjs reached after `steps` more steps: the moments of
+   * `variables` (in the order of {@link moments}) and the products, so a checkpoint saves it.
+   */
+  setMoments(
+    variables: readonly tf.Variable[],
+    moments: { m: Float32Array[]; v: Float32Array[]; accBeta1: number; accBeta2: number },
+    steps: number,
+  ): void {
+    const state = this as unknown as AdamState;
+    tf.tidy(() => {
+      variables.forEach((variable, i) => {
+        const put = (
+          list: (MomentSlot | undefined)[],
+          suffix: string,
+          values: Float32Array,
+        ): void => {
+          const tensor = tf.tensor(values, variable.shape);
+          const existing = list[i];
+          if (existing === undefined)
+            list[i] = {
+              originalName: `${variable.name}/${suffix}`,
+              variable: tensor.variable(false),
+            };
+          else existing.variable.assign(tensor);
+        };
+        put(state.accumulatedFirstMoment, 'm', moments.m[i] as Float32Array);
+        put(state.accumulatedSecondMoment, 'v', moments.v[i] as Float32Array);
+      });
+      state.accBeta1.assign(tf.scalar(moments.accBeta1));
+      state.accBeta2.assign(tf.scalar(moments.accBeta2));
+    });
+    for (let s = 0; s < steps; s++) state.incrementIterations();
+  }
+
   /** tfjs's state (iterations, moments), then the bias-correction products. */
   override async getWeights(): Promise<OptimizerWeight[]> {
     const products = this as unknown as AdamProducts;

@@ -43,6 +43,6 @@ export async function run(context: CommandContext): Promise<void> {
     out.line(`Matrix products (matmul auto): ${wasm.autoMatMul.path}: ${wasm.autoMatMul.why}.`);
   out.line();
   out.line(
-    `Setting: backend ${chosen} (auto: wasm; webgpu only on a GPU profile without the native GEMM; --backend to choose).`,
+    `Setting: backend ${chosen} (auto: wasm; gpu, tradelab's engine, on a GPU profile with a hardware adapter; --backend to choose).`,
   );
 }

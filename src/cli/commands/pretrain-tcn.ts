@@ -50,7 +50,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   const resume = options.resume === true;
   const dir = typeof options.out === 'string' ? projectPath(context, options.out) : undefined;
   const previous = resume && dir !== undefined ? readPretrainRun(dir) : undefined;
-  const budget = await machineBudget(project);
+  const budget = await machineBudget(project, 'tcn');
   const settings = resolveSettings(
     options,
     previous?.settings,

@@ -223,6 +223,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       resume,
       ...(checkpointEvery === undefined ? {} : { checkpointEvery }),
       backend: { name: backend.name, matmul: backend.matmul, threads },
+      gpu: backend.gpu,
       tradelabVersion: tradelabVersion(),
       command: process.argv.slice(2),
       onUpdate: (report, trainer) => {

@@ -156,8 +156,9 @@ export const DTYPE_BYTES: Readonly<Record<PlanDtype, number>> = {
 export const CONTEXT_BYTES: Readonly<
   Record<'gpu' | 'host', Readonly<Record<PlanBackend, number>>>
 > = {
-  gpu: { webgpu: 512 * MIB, wasm: 0, cpu: 0 },
-  host: { webgpu: 256 * MIB, wasm: 160 * MIB, cpu: 160 * MIB },
+  // The engine holds one Dawn device and its own buffers, without tfjs's webgpu backend around it.
+  gpu: { webgpu: 512 * MIB, gpu: 256 * MIB, wasm: 0, cpu: 0 },
+  host: { webgpu: 256 * MIB, gpu: 256 * MIB, wasm: 160 * MIB, cpu: 160 * MIB },
 };
 
 /** A wasm32 heap cannot grow past 4 GiB. */
@@ -176,7 +177,7 @@ const rolloutFloatsPerStep = (obsDim: number, actDim: number): number => 2 * obs
  */
 export function planWorkers(input: PlanInput): WorkerPlan {
   const settings = input.profile.workloads[input.workload];
-  const device = computeDevice(input.profile, input.backend);
+  const device = computeDevice(input.profile, input.backend, input.workload);
   const forecastOnCard = input.workload === 'forecast' && device === 'gpu';
   const dtype = input.dtype ?? 'float32';
   const bytes = DTYPE_BYTES[dtype];

@@ -1,0 +1,20 @@
+export {
+  BufferUsage,
+  GpuDevice,
+  openGpuDevice,
+  type GpuAdapterSummary,
+  type GpuCounts,
+  type GpuFeature,
+  type OpenGpuDeviceOptions,
+} from './gpu-device.js';
+export {
+  PpoUpdateProgram,
+  ppoParameterSlots,
+  type AdamMoments,
+  type ParameterSlot,
+  type PpoProgramConstants,
+  type PpoProgramShape,
+  type PpoTrainOptions,
+  type PpoTrainResult,
+  type RolloutArrays,
+} from './ppo-update-program.js';

@@ -1,0 +1,237 @@
+import type { BindingKind, KernelSpec } from '../pipeline-cache.js';
+
+/*
+ * Tiled SGEMM in WGSL: C = epilogue(op(A) · op(B)), op a transpose or not, on flat buffers at
+ * element offsets with leading dimensions, so one kernel serves every layer of a network whose
+ * weights live in one buffer. A workgroup of 16×16 threads computes a 64×64 tile of C; each thread
+ * keeps a 4×4 block of it in registers (rows and columns 16 apart, so neighbouring threads write
+ * neighbouring addresses), and the K dimension is walked 16 at a time through workgroup memory,
+ * each tile loaded with consecutive threads on consecutive addresses whichever way the operand is
+ * stored. Edges are guarded, so no dimension needs to be a multiple of the tile.
+ *
+ * The epilogue is fused so a dense layer is one dispatch: bias and activation forward; the
+ * activation's derivative (from the layer's output, `aux`) backward. `onesRow` makes A one row
+ * taller, a row of ones: the product's last row is then the column sums of B, which is a dense
+ * layer's bias gradient written right after its weight gradient.
+ *
+ * A dimension given as 0 is the minibatch's row count, read from group 1: a whole update is
+ * recorded once and replayed with a different range per minibatch.
+ */
+
+/** The epilogue applied to each element of the product. */
+export type GemmEpilogue =
+  | 'none'
+  | 'bias'
+  | 'bias-relu'
+  | 'bias-tanh'
+  /** × (aux > 0): ReLU's derivative from the layer's output. */
+  | 'relu-grad'
+  /** × (1 − aux²): tanh's derivative from the layer's output. */
+  | 'tanh-grad';
+
+/** The compile-time shape of a GEMM kernel. */
+export interface GemmVariant {
+  transposeA: boolean;
+  transposeB: boolean;
+  epilogue: GemmEpilogue;
+  /** A gets a last row of ones (bias gradient). Only with transposeA. */
+  onesRow?: boolean;
+  /** Whether a dimension may be 0 = the minibatch's rows (the kernel then reads group 1). */
+  perMinibatch?: boolean;
+}
+
+/** Rows and columns of C per workgroup, and K per step through workgroup memory. */
+export const GEMM_TILE = { m: 64, n: 64, k: 16 } as const;
+
+/** The uniform of one GEMM call: dimensions, leading dimensions and element offsets. */
+export interface GemmCall {
+  /** Rows of op(A) and C (without the ones row); 0: the minibatch's rows. */
+  m: number;
+  /** Columns of op(B) and C; 0: the minibatch's rows. */
+  n: number;
+  /** Columns of op(A), rows of op(B); 0: the minibatch's rows. */
+  k: number;
+  lda: number;
+  ldb: number;
+  ldc: number;
+  offsetA?: number;
+  offsetB?: number;
+  offsetC?: number;
+  offsetBias?: number;
+  offsetAux?: number;
+  ldAux?: number;
+}
+
+/** Bytes of the {@link GemmCall} uniform. */
+export const GEMM_UNIFORM_BYTES = 48;
+
+/** The uniform's words, in the order of the WGSL struct. */
+export function gemmUniform(call: GemmCall): Uint32Array {
+  return Uint32Array.from([
+    call.m,
+    call.n,
+    call.k,
+    call.lda,
+    call.ldb,
+    call.ldc,
+    call.offsetA ?? 0,
+    call.offsetB ?? 0,
+    call.offsetC ?? 0,
+    call.offsetBias ?? 0,
+    call.offsetAux ?? 0,
+    call.ldAux ?? call.ldc,
+  ]);
+}
+
+/** Workgroups for a product of `m` (plus the ones row) × `n`. */
+export function gemmWorkgroups(variant: GemmVariant, m: number, n: number): [number, number] {
+  const rows = m + (variant.onesRow === true ? 1 : 0);
+  return [Math.ceil(n / GEMM_TILE.n), Math.ceil(rows / GEMM_TILE.m)];
+}
+
+/** Whether the epilogue reads a bias, and whether it reads `aux`. */
+function epilogueInputs(epilogue: GemmEpilogue): { bias: boolean; aux: boolean } {
+  return {
+    bias: epilogue.startsWith('bias'),
+    aux: epilogue === 'relu-grad' || epilogue === 'tanh-grad',
+  };
+}
+
+/** The group-0 bindings: params, A, B, C, then bias and aux when the epilogue reads them. */
+function gemmBindings(epilogue: GemmEpilogue): BindingKind[] {
+  const inputs = epilogueInputs(epilogue);
+  return [
+    'uniform',
+    'read',
+    'read',
+    'write',
+    ...(inputs.bias ? (['read'] as const) : []),
+    ...(inputs.aux ? (['read'] as const) : []),
+  ];
+}
+
+/** A short name for the variant, e.g. "gemm tn ones". */
+export function gemmLabel(variant: GemmVariant): string {
+  const t = `${variant.transposeA ? 't' : 'n'}${variant.transposeB ? 't' : 'n'}`;
+  return `gemm ${t} ${variant.epilogue}${variant.onesRow === true ? ' ones' : ''}`;
+}
+
+/** The kernel of `variant`. */
+export function gemmKernel(variant: GemmVariant): KernelSpec {
+  const { m: TM, n: TN, k: TK } = GEMM_TILE;
+  const inputs = epilogueInputs(variant.epilogue);
+  const perMinibatch = variant.perMinibatch === true;
+  const ones = variant.onesRow === true;
+  if (ones && !variant.transposeA) throw new Error('gemmKernel: onesRow needs transposeA');
+  const biasBinding = 4;
+  const auxBinding = inputs.bias ? 5 : 4;
+  // Loads: element e of a tile goes to (row, k). Consecutive e follow the operand's storage order.
+  const loadA = variant.transposeA
+    ? `let kk = e / ${TM}u; let mm = e % ${TM}u; let gm = row0 + mm; let gk = k0 + kk;
+       var v = 0.0;
+       if (gk < K) {
+         if (gm < M) { v = a[p.offA + gk * p.lda + gm]; }${ones ? ` else if (gm == M) { v = 1.0; }` : ''}
+       }`
+    : `let mm = e / ${TK}u; let kk = e % ${TK}u; let gm = row0 + mm; let gk = k0 + kk;
+       var v = 0.0;
+       if (gm < M && gk < K) { v = a[p.offA + gm * p.lda + gk]; }`;
+  const loadB = variant.transposeB
+    ? `let nn = e / ${TK}u; let kk = e % ${TK}u; let gn = col0 + nn; let gk = k0 + kk;
+       var v = 0.0;
+       if (gn < N && gk < K) { v = b[p.offB + gn * p.ldb + gk]; }`
+    : `let kk = e / ${TN}u; let nn = e % ${TN}u; let gn = col0 + nn; let gk = k0 + kk;
+       var v = 0.0;
+       if (gn < N && gk < K) { v = b[p.offB + gk * p.ldb + gn]; }`;
+  const epilogue = (() => {
+    switch (variant.epilogue) {
+      case 'none':
+        return '';
+      case 'bias':
+        return 'v = v + bias[p.offBias + col];';
+      case 'bias-relu':
+        return 'v = max(v + bias[p.offBias + col], 0.0);';
+      case 'bias-tanh':
+        return 'v = tanh(v + bias[p.offBias + col]);';
+      case 'relu-grad':
+        return 'if (aux[p.offAux + r * p.ldAux + col] <= 0.0) { v = 0.0; }';
+      case 'tanh-grad':
+        return 'let h = aux[p.offAux + r * p.ldAux + col]; v = v * (1.0 - h * h);';
+    }
+  })();
+  const code = /* wgsl */ `
+struct Params { m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32,
+                offA: u32, offB: u32, offC: u32, offBias: u32, offAux: u32, ldAux: u32 };
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read> b: array<f32>;
+@group(0) @binding(3) var<storage, read_write> c: array<f32>;
+${inputs.bias ? `@group(0) @binding(${biasBinding}) var<storage, read> bias: array<f32>;` : ''}
+${inputs.aux ? `@group(0) @binding(${auxBinding}) var<storage, read> aux: array<f32>;` : ''}
+${perMinibatch ? 'struct Minibatch { start: u32, rows: u32 };\n@group(1) @binding(0) var<uniform> mb: Minibatch;' : ''}
+
+var<workgroup> tileA: array<f32, ${TK * TM}>;
+var<workgroup> tileB: array<f32, ${TK * TN}>;
+
+fn dim(v: u32) -> u32 {
+  ${perMinibatch ? 'if (v == 0u) { return mb.rows; }' : ''}
+  return v;
+}
+
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec3u,
+        @builtin(local_invocation_index) li: u32) {
+  let M = dim(p.m);
+  let N = dim(p.n);
+  let K = dim(p.k);
+  let row0 = wg.y * ${TM}u;
+  let col0 = wg.x * ${TN}u;
+  var acc: array<f32, 16>;
+  for (var i = 0u; i < 16u; i++) { acc[i] = 0.0; }
+  for (var k0 = 0u; k0 < K; k0 += ${TK}u) {
+    for (var i = 0u; i < ${(TM * TK) / 256}u; i++) {
+      let e = li + i * 256u;
+      ${loadA}
+      tileA[kk * ${TM}u + mm] = v;
+    }
+    for (var i = 0u; i < ${(TN * TK) / 256}u; i++) {
+      let e = li + i * 256u;
+      ${loadB}
+      tileB[kk * ${TN}u + nn] = v;
+    }
+    workgroupBarrier();
+    for (var kk = 0u; kk < ${TK}u; kk++) {
+      var av: array<f32, 4>;
+      var bv: array<f32, 4>;
+      for (var i = 0u; i < 4u; i++) {
+        av[i] = tileA[kk * ${TM}u + lid.y + 16u * i];
+        bv[i] = tileB[kk * ${TN}u + lid.x + 16u * i];
+      }
+      for (var i = 0u; i < 4u; i++) {
+        for (var j = 0u; j < 4u; j++) {
+          acc[i * 4u + j] = acc[i * 4u + j] + av[i] * bv[j];
+        }
+      }
+    }
+    workgroupBarrier();
+  }
+  let rows = M${ones ? ' + 1u' : ''};
+  for (var i = 0u; i < 4u; i++) {
+    let r = row0 + lid.y + 16u * i;
+    for (var j = 0u; j < 4u; j++) {
+      let col = col0 + lid.x + 16u * j;
+      if (r < rows && col < N) {
+        var v = acc[i * 4u + j];
+        ${epilogue}
+        c[p.offC + r * p.ldc + col] = v;
+      }
+    }
+  }
+}
+`;
+  return {
+    label: gemmLabel(variant),
+    code,
+    bindings: gemmBindings(variant.epilogue),
+    perMinibatch,
+  };
+}
