@@ -1,7 +1,7 @@
 import * as tf from '../compute/tfjs.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useBackend } from '../compute/backends.js';
-import { probeWebGpuAdapter } from '../compute/webgpu-adapter.js';
+import { gpuTestAdapter } from '../../test/support/webgpu.js';
 import { syntheticMarket } from '../env/synthetic-market.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
 import { PpoTrainer, type PpoUpdateReport } from './ppo.js';
@@ -10,11 +10,10 @@ import { PpoTrainer, type PpoUpdateReport } from './ppo.js';
  * PPO on the webgpu backend (a GPU, or lavapipe here): every read is asynchronous there, so this
  * is what proves the agent never reads synchronously. Its updates match the same updates on
  * wasm up to float32 rounding, and it moves exactly the same bytes between host and device.
- * Machines without an adapter, CI among them, skip it and say why.
+ * Machines without an adapter skip it and say why; CI has lavapipe and fails without it.
  */
 
-const probe = await probeWebGpuAdapter();
-if (!probe.found) console.warn(`ppo-webgpu.test.ts: skipping PPO on WebGPU: ${probe.reason}`);
+const found = await gpuTestAdapter('src/agents/ppo-webgpu.test.ts');
 
 afterAll(async () => {
   await useBackend('wasm');
@@ -54,7 +53,7 @@ async function train(backend: 'wasm' | 'webgpu'): Promise<Trained> {
 // lavapipe compiles each new shader with LLVM (seconds apiece until Mesa's cache has them).
 const FIRST_RUN_MS = 300_000;
 
-describe.skipIf(!probe.found)('PPO on WebGPU', () => {
+describe.skipIf(!found)('PPO on WebGPU', () => {
   it(
     'trains as on wasm, up to rounding, with the same host↔device traffic and no leak',
     async () => {

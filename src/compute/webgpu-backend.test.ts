@@ -3,18 +3,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Rng } from '../core/random.js';
 import { TradelabError } from '../core/index.js';
 import { useBackend } from './backends.js';
-import { nativeGemmStatus } from './native-gemm.js';
 import { missingWebGpuPackages, probeWebGpuAdapter } from './webgpu-adapter.js';
+import { gpuTestAdapter } from '../../test/support/webgpu.js';
 
 /*
  * The webgpu backend: without an adapter (forced with TRADELAB_WEBGPU_ADAPTER=none) it is a clear
  * error naming the fallback and `auto` falls back to wasm; with one (a GPU, or lavapipe from
  * mesa-vulkan-drivers ≥ 23) tfjs's products on it match the cpu backend's. Machines without an
- * adapter, CI among them, skip the second part and say why.
+ * adapter skip the second part and say why; CI has lavapipe and fails without it.
  */
 
+const found = await gpuTestAdapter('src/compute/webgpu-backend.test.ts');
 const probe = await probeWebGpuAdapter();
-if (!probe.found) console.warn(`webgpu-backend.test.ts: skipping tfjs on WebGPU: ${probe.reason}`);
 
 const saved = process.env.TRADELAB_WEBGPU_ADAPTER;
 afterEach(() => {
@@ -73,7 +73,7 @@ async function products(rng: Rng): Promise<Float32Array[]> {
 // machine until Mesa's shader cache has them.
 const FIRST_RUN_MS = 120_000;
 
-describe.skipIf(!probe.found)('tfjs on WebGPU', () => {
+describe.skipIf(!found)('tfjs on WebGPU', () => {
   it(
     'computes products, transposed and fused with bias + ReLU, as the cpu backend does',
     async () => {
@@ -106,13 +106,10 @@ describe.skipIf(!probe.found)('tfjs on WebGPU', () => {
     tf.dispose([...terms, sum]);
   });
 
-  it('auto takes a hardware adapter on a GPU profile only without the native GEMM, and never a software one', async () => {
+  it("auto takes a hardware adapter on a GPU profile for tradelab's engine, never tfjs's webgpu, never a software one", async () => {
     if (!probe.found) return; // narrows the type: the describe is skipped without an adapter
     const active = await useBackend('auto', { gpuProfile: true });
-    const webgpu = !probe.adapter.software && !nativeGemmStatus().available;
-    expect(active.name).toBe(webgpu ? 'webgpu' : 'wasm');
-    expect(active.why).toMatch(
-      probe.adapter.software ? /software/ : webgpu ? /no native GEMM/ : /native GEMM outran WebGPU/,
-    );
+    expect(active.name).toBe(probe.adapter.software ? 'wasm' : 'gpu');
+    expect(active.why).toMatch(probe.adapter.software ? /software/ : /tradelab's engine/);
   });
 });
