@@ -10,8 +10,9 @@
 # (every --json line, each with the command that printed it) and log.txt (the commands, their
 # stderr and how long each took).
 #
-#   --backend webgpu  (default) tradelab backends; bench gemm; bench ppo-update with a webgpu row,
-#                     on tradelab's target shape and FinRL's; bench ppo on webgpu and on wasm;
+#   --backend webgpu  (default) tradelab backends; bench gemm; bench ppo-update with the GPU rows
+#                     (tradelab's engine, tfjs's webgpu; dispatches and bytes per update), on
+#                     tradelab's target shape and FinRL's; bench ppo on the engine, webgpu and wasm;
 #                     PyTorch's update on the same shapes, on CUDA when it sees a GPU and on one CPU
 #                     thread. Takes a few minutes.
 #   --backend wasm    the same without webgpu: for a machine with no GPU (the test runs this).
@@ -213,6 +214,7 @@ else
   ppo_args='--envs 16,64'
   torch_args=''
 fi
+[ "$backend" = webgpu ] && bench bench ppo --backend gpu $ppo_args
 [ "$backend" = webgpu ] && bench bench ppo --backend webgpu $ppo_args
 bench bench ppo --backend wasm $ppo_args
 

@@ -246,6 +246,13 @@ export class PpoTrainer {
     this.envSteps += c.targetStep;
     const logStd = await this.actor.logStd();
     const transfer = this.transfer.take();
+    if (this.gpu !== undefined) {
+      // The engine's own traffic: the rollout and orders up, the statistics and weights back.
+      const engine = this.gpu.takeCounts();
+      transfer.uploadBytes += engine.uploadBytes;
+      transfer.downloadBytes += engine.downloadBytes;
+      transfer.reads += engine.reads;
+    }
     let std = 0;
     for (const v of logStd) std += Math.exp(v) / logStd.length;
     const episodes = rollout.episodeReturns.length;

@@ -52,15 +52,20 @@ export async function benchPpo(options: PpoBenchOptions = {}): Promise<BenchResu
   for (const nEnvs of options.envs ?? [16]) {
     const steps = Math.max(1, Math.round(targetStep / nEnvs)) * nEnvs;
     const env = new VectorTradingEnv(data, normalizer, { nEnvs, episodeLength: 1000, seed: 1 });
-    const trainer = new PpoTrainer(env, {
-      netDim,
-      nEnvs,
-      targetStep: steps,
-      batchSize: Math.min(options.batchSize ?? 512, steps),
-      repeatTimes: options.repeatTimes ?? 8,
-      breakStep: steps * (updates + 1),
-      seed: 1,
-    });
+    const trainer = new PpoTrainer(
+      env,
+      {
+        netDim,
+        nEnvs,
+        targetStep: steps,
+        batchSize: Math.min(options.batchSize ?? 512, steps),
+        repeatTimes: options.repeatTimes ?? 8,
+        breakStep: steps * (updates + 1),
+        seed: 1,
+      },
+      // On the engine (--backend gpu) the update runs there.
+      backend.gpu === undefined ? {} : { gpu: backend.gpu },
+    );
     await trainer.update(); // warm-up: kernels compiled, Adam's slots created
     const reports: PpoUpdateReport[] = [];
     for (let u = 0; u < updates; u++) reports.push(await trainer.update());

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { GpuDevice } from '../gpu/index.js';
 import { savePpoModel } from '../agents/ppo-checkpoint.js';
 import { resolvePpoConfig, type PpoConfig } from '../agents/ppo-config.js';
 import { PpoTrainer } from '../agents/ppo.js';
@@ -52,6 +53,8 @@ export interface DrlObjectiveHost {
   memoryCheck?(trial: TrialShape): Promise<string | undefined> | string | undefined;
   /** Keep the best split's model as artifacts. Default true. */
   keepModel?: boolean;
+  /** tradelab's GPU engine (backend `gpu`): every split's updates run there. Default none. */
+  gpu?: GpuDevice | undefined;
 }
 
 /** A trial's model and data sizes, for the memory check. */
@@ -187,7 +190,11 @@ async function runDrlTrial(
         nEnvs: ppo.nEnvs,
         seed: ppo.seed * 1000 + index,
       });
-      const trainer = new PpoTrainer(trainEnv, ppo);
+      const trainer = new PpoTrainer(
+        trainEnv,
+        ppo,
+        host.gpu === undefined || ppo.policy !== 'mlp' ? {} : { gpu: host.gpu },
+      );
       // What a split really runs: whole updates of targetStep, so breakStep rounded up.
       const splitSteps = trainer.totalUpdates * ppo.targetStep;
       const splits = ctx.splits.splits.length;

@@ -54,11 +54,12 @@ export function workerThreads(workers: number, cores: number = availableParallel
 /** The `drl` objective of one worker, its products on its share of the cores. */
 export async function createObjective(setup: ObjectiveSetup): Promise<Objective> {
   const settings = setup.options as unknown as DrlWorkerSettings;
-  await useBackend(settings.backend, {
+  const active = await useBackend(settings.backend, {
     gpuProfile: settings.gpuProfile,
     nativeThreads: workerThreads(setup.workers),
   });
   return createDrlObjective({
+    gpu: active.gpu,
     loadMarket: (spec) => loadStudyData(openDatasetStore(settings.dataDir), spec),
     memoryCheck: (shape) =>
       Promise.resolve(
