@@ -19,6 +19,11 @@ process.env.TRADELAB_TEST_RUN_DIR ??= join(tmpdir(), `tradelab-vitest-${process.
  * put src/agents/ppo-learning.test.ts, 1.6 kB and the longest of all, near the end.
  */
 const LONGEST_FIRST = [
+  // The GPU engine's tests on lavapipe: LLVM compiles each kernel at its first dispatch (~10 s a
+  // GEMM variant in a fresh CI home, cached in ~/.cache/mesa_shader_cache_db after).
+  'src/gpu/kernels/gemm.test.ts',
+  'src/agents/ppo-gpu-update.test.ts',
+  'test/train-gpu-cli.test.ts',
   'test/container-build.test.ts',
   'src/agents/ppo-learning.test.ts',
   'test/service-load.test.ts',

@@ -141,7 +141,7 @@ describe('configuration from the CLI', () => {
     expect(result.stderr).toContain(
       'environment variable TRADELAB_BACKEND: "cuda" is not allowed for compute.backend',
     );
-    expect(result.stderr).toContain('"auto"|"wasm"|"webgpu"|"cpu"');
+    expect(result.stderr).toContain('"auto"|"wasm"|"gpu"|"webgpu"|"cpu"');
   });
 
   it('does not offer the tensorflow backend, which tradelab cannot start', async () => {
@@ -154,7 +154,7 @@ describe('configuration from the CLI', () => {
     ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--backend: "tensorflow" is not allowed for compute.backend');
-    expect(result.stderr).toContain('expected one of "auto"|"wasm"|"webgpu"|"cpu"');
+    expect(result.stderr).toContain('expected one of "auto"|"wasm"|"gpu"|"webgpu"|"cpu"');
     for (const command of [
       ['profiles', 'plan'],
       ['train', 'ppo'],

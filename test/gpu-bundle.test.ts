@@ -96,12 +96,13 @@ describe.runIf(process.platform === 'linux' || process.env.CI === 'true')('the G
       const commands = [...new Set(records.map((r) => r.command))];
       expect(commands.slice(0, 4)).toEqual([
         'tradelab backends',
-        'tradelab bench gemm --repeat 1 --no-xnnpack',
+        'tradelab bench gemm --repeat 1 --no-xnnpack --gpu never',
         'tradelab bench ppo-update --state 8 --net-dim 32 --actions 2 --batch 64 --updates 1 --repeat 1 --no-stock --webgpu never',
         'tradelab bench ppo --backend wasm --envs 2 --net-dim 16 --assets 2 --target-step 64 --batch-size 32 --repeat-times 1 --updates 1',
       ]);
       expect(records.filter((r) => r.command === 'tradelab backends').map((r) => r.name)).toEqual([
         'wasm',
+        'gpu',
         'webgpu',
         'cpu',
       ]);

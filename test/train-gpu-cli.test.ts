@@ -32,12 +32,12 @@ const read = (path: string): string => readFileSync(join(dir, path), 'utf8');
 const json = (path: string): Record<string, unknown> =>
   JSON.parse(read(path)) as Record<string, unknown>;
 
-describe.skipIf(!found)('tradelab train ppo --backend gpu', () => {
+describe.skipIf(!found)('tradelab train ppo --backend gpu', { timeout: 180_000 }, () => {
   beforeAll(async () => {
     dir = await syntheticProject('tradelab-gpu-train-', 0.2);
     const straight = await runCli(['train', 'ppo', ...RUN, '--out', 'runs/straight'], { cwd: dir });
     expect(straight.code, straight.stderr).toBe(0);
-  }, 120_000);
+  }, 300_000);
 
   it('records the engine as the run backend and trains every update on it', () => {
     const manifest = json('runs/straight/manifest.json') as {
@@ -84,7 +84,7 @@ describe.skipIf(!found)('tradelab train ppo --backend gpu', () => {
     expect(json('runs/resumed/manifest.json').evaluation).toEqual(
       json('runs/straight/manifest.json').evaluation,
     );
-  }, 120_000);
+  }, 300_000);
 
   it('backtests the model it trained on the CPU with the figures of its own evaluation', async () => {
     const backtest = await runCli(

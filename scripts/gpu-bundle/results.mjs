@@ -8,8 +8,9 @@
 //   node results.mjs webgpu LINES
 //       says whether `tradelab backends --json` (LINES) found a WebGPU adapter; exits 1 if not
 //   node results.mjs ratios RESULTS
-//       prints, per shape, tradelab's PPO update against PyTorch's (webgpu against CUDA, the best
-//       CPU row against one CPU thread), and bench ppo's webgpu rows against its wasm rows
+//       prints, per shape, tradelab's PPO update against PyTorch's (the GPU engine and tfjs's
+//       webgpu against CUDA, the best CPU row against one CPU thread), and bench ppo's gpu and
+//       webgpu rows against its wasm rows
 //
 // A command's benchmarks run once, with --json, and the table is drawn from those lines: a second
 // run for the table would double the GPU machine's time and could disagree with the first.
@@ -72,29 +73,28 @@ function ratios(resultsPath) {
     const rows = updates.filter((r) => r.name.includes(shape));
     const torch = rows.filter((r) => r.name.includes('PyTorch'));
     const ours = rows.filter((r) => !r.name.includes('PyTorch'));
+    const engine = (r) => r.name.includes("tradelab's engine");
+    const webgpu = (r) => r.name.includes('webgpu');
+    const cuda = best(torch.filter((r) => r.name.includes('CUDA')));
     lines.push(`${shape.slice(1, -1)}:`);
-    lines.push(
-      ratio(
-        'webgpu ÷ PyTorch CUDA',
-        best(ours.filter((r) => r.name.includes('webgpu'))),
-        best(torch.filter((r) => r.name.includes('CUDA'))),
-      ),
-    );
+    lines.push(ratio("tradelab's GPU engine ÷ PyTorch CUDA", best(ours.filter(engine)), cuda));
+    lines.push(ratio("tfjs's webgpu ÷ PyTorch CUDA", best(ours.filter(webgpu)), cuda));
     lines.push(
       ratio(
         'best CPU row ÷ PyTorch CPU',
-        best(ours.filter((r) => !r.name.includes('webgpu'))),
+        best(ours.filter((r) => !webgpu(r) && !engine(r))),
         best(torch.filter((r) => r.name.includes('CPU'))),
       ),
     );
   }
-  // bench ppo: the same nEnvs and netDim on webgpu and on wasm.
+  // bench ppo: the same nEnvs and netDim on the GPU backends and on wasm.
   const training = records.filter((r) => r.bench === 'ppo' && r.name.startsWith('PPO training'));
   const onBackend = (backend) => training.filter((r) => r.command.includes(`--backend ${backend}`));
-  const webgpu = onBackend('webgpu');
-  if (webgpu.length > 0) {
-    lines.push('', 'bench ppo, webgpu against wasm (env steps/s end to end):');
-    for (const row of webgpu) {
+  for (const backend of ['gpu', 'webgpu']) {
+    const rows = onBackend(backend);
+    if (rows.length === 0) continue;
+    lines.push('', `bench ppo, ${backend} against wasm (env steps/s end to end):`);
+    for (const row of rows) {
       const key = row.name.split(':')[0];
       const wasm = onBackend('wasm').find((r) => r.name.split(':')[0] === key);
       lines.push(

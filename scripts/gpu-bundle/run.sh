@@ -193,13 +193,14 @@ fi
 webgpu_row=always
 [ "$backend" = webgpu ] || webgpu_row=never
 if [ "$quick" = 1 ]; then
-  bench bench gemm --repeat 1 --no-xnnpack
+  bench bench gemm --repeat 1 --no-xnnpack --gpu $webgpu_row
   update_shapes='--state 8 --net-dim 32 --actions 2 --batch 64'
   bench bench ppo-update $update_shapes --updates 1 --repeat 1 --no-stock --webgpu $webgpu_row
   ppo_args='--envs 2 --net-dim 16 --assets 2 --target-step 64 --batch-size 32 --repeat-times 1 --updates 1'
   torch_args='--updates 1 --repeat 1'
 else
-  bench bench gemm
+  # With the engine's GEMM on the PPO shapes and 4096×512×512, by GPU timestamps.
+  bench bench gemm --gpu $webgpu_row
   # tradelab's target shape (the issue's) and FinRL's (81 -> 512 -> 512, 10 assets, batch 2048).
   update_shapes='--state 64 --net-dim 512 --actions 4 --batch 4096
 --state 81 --net-dim 512 --actions 10 --batch 2048'

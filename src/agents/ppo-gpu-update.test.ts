@@ -135,7 +135,8 @@ async function values(nets: PpoNetworks): Promise<Float32Array[]> {
   return Promise.all(ppoVariables(nets).map(async (v) => (await v.data()) as Float32Array));
 }
 
-describe.skipIf(!found)('PPO update on the GPU engine', () => {
+// Generous: lavapipe compiles each kernel variant on first use (see vitest.config.ts).
+describe.skipIf(!found)('PPO update on the GPU engine', { timeout: 240_000 }, () => {
   let gpu: GpuDevice;
   beforeAll(async () => {
     await useBackend('wasm');

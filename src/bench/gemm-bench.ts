@@ -1,5 +1,7 @@
 import { availableParallelism, loadavg } from 'node:os';
-import { useBackend } from '../compute/backends.js';
+import { listBackends, useBackend } from '../compute/backends.js';
+import { benchGpuGemm, GPU_GEMM_REFERENCE } from './gpu-gemm-bench.js';
+import type { GemmShape } from './gemm-shape.js';
 import { writeGemmChoice, type GemmChoice } from '../compute/gemm-choice.js';
 import {
   GemmParams,
@@ -12,6 +14,8 @@ import { tfjsMatMulCall } from '../compute/tfjs-matmul-call.js';
 import { setWasmMatMulPath, wasmMatMulPath } from '../compute/wasm-matmul.js';
 import { median, type BenchResult } from './bench-result.js';
 
+export type { GemmShape } from './gemm-shape.js';
+
 /*
  * GFLOP/s of single-precision matrix products per kernel and shape: tradelab's own kernels (each
  * one the CPU runs), the system BLAS when there is one, and XNNPACK through the wasm backend (what
@@ -19,17 +23,6 @@ import { median, type BenchResult } from './bench-result.js';
  * PPO update's on FinRL_Crypto's networks (state 81, two hidden layers of 512, minibatch 2048):
  * forward, both backward products, a rollout step and one evaluated observation.
  */
-
-/** One product: op(A) m × k times op(B) k × n. */
-export interface GemmShape {
-  m: number;
-  n: number;
-  k: number;
-  transA: boolean;
-  transB: boolean;
-  /** What the product is in a PPO update, e.g. "forward, hidden layer". */
-  role: string;
-}
 
 /** The PPO shapes (see the file header). */
 export const PPO_GEMM_SHAPES: readonly GemmShape[] = [
@@ -58,6 +51,11 @@ export interface GemmBenchOptions {
   saveChoice?: boolean;
   /** Time only tradelab's best kernel and the system BLAS, no peak (what the choice needs). Default false. */
   onlyBest?: boolean;
+  /**
+   * Also time the GPU engine's GEMM on these shapes and 4096×512×512: `auto` (default) where Dawn
+   * finds a hardware adapter, `always` on any (a software one computes on the CPU), `never`.
+   */
+  gpu?: 'auto' | 'always' | 'never';
 }
 
 const flopsOf = (s: GemmShape): number => 2 * s.m * s.n * s.k;
@@ -210,6 +208,13 @@ export async function benchGemm(options: GemmBenchOptions = {}): Promise<BenchRe
     } finally {
       setWasmMatMulPath(restore);
     }
+  }
+
+  const gpu = options.gpu ?? 'auto';
+  if (gpu !== 'never' && options.onlyBest !== true) {
+    const adapter = (await listBackends()).find((b) => b.name === 'gpu')?.webgpuAdapter;
+    if (adapter !== undefined && (gpu === 'always' || !adapter.software))
+      results.push(...(await benchGpuGemm({ shapes: [...shapes, GPU_GEMM_REFERENCE], repeat })));
   }
 
   if (options.saveChoice === true && addon !== undefined) saveChoice(results, kernels);

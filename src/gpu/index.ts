@@ -18,3 +18,5 @@ export {
   type PpoTrainResult,
   type RolloutArrays,
 } from './ppo-update-program.js';
+export { GpuPassTimer } from './gpu-timer.js';
+export { startGpuCallMeter, type GpuCallCounts, type GpuCallMeter } from './call-meter.js';

@@ -96,9 +96,20 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         description:
           "record whether tradelab's kernels or the system BLAS was faster; matmul auto then uses the faster",
       },
+      {
+        name: 'gpu',
+        type: 'string',
+        value: 'WHEN',
+        description:
+          "the GPU engine's GEMM rows (GPU timestamps), with 4096×512×512: auto (a hardware adapter; default), always (a software one too), never",
+      },
     ],
     settings: [],
-    examples: ['tradelab bench gemm', 'tradelab bench gemm --threads 2 --json'],
+    examples: [
+      'tradelab bench gemm',
+      'tradelab bench gemm --threads 2 --json',
+      'tradelab bench gemm --gpu always --no-xnnpack',
+    ],
     load: () => import('../commands/bench-gemm.js'),
   },
   {

@@ -68,7 +68,8 @@ function reference(
   return { out, scale };
 }
 
-describe.skipIf(!found)('tiled GEMM on the GPU engine', () => {
+// Generous: lavapipe compiles each kernel variant on first use (see vitest.config.ts).
+describe.skipIf(!found)('tiled GEMM on the GPU engine', { timeout: 240_000 }, () => {
   let gpu: GpuDevice;
   beforeAll(async () => {
     gpu = await openGpuDevice();

@@ -5,9 +5,10 @@ import type { BindingKind, KernelSpec } from '../pipeline-cache.js';
  * element offsets with leading dimensions, so one kernel serves every layer of a network whose
  * weights live in one buffer. A workgroup of 16×16 threads computes a 64×64 tile of C; each thread
  * keeps a 4×4 block of it in registers (rows and columns 16 apart, so neighbouring threads write
- * neighbouring addresses), and the K dimension is walked 16 at a time through workgroup memory,
- * each tile loaded with consecutive threads on consecutive addresses whichever way the operand is
- * stored. Edges are guarded, so no dimension needs to be a multiple of the tile.
+ * neighbouring addresses; named registers, the loop unrolled), and the K dimension is walked 16
+ * at a time through workgroup memory, each tile loaded with consecutive threads on consecutive
+ * addresses whichever way the operand is stored. Edges are guarded, so no dimension needs to be a
+ * multiple of the tile.
  *
  * The epilogue is fused so a dense layer is one dispatch: bias and activation forward; the
  * activation's derivative (from the layer's output, `aux`) backward. `onesRow` makes A one row
@@ -158,6 +159,28 @@ export function gemmKernel(variant: GemmVariant): KernelSpec {
         return 'let h = aux[p.offAux + r * p.ldAux + col]; v = v * (1.0 - h * h);';
     }
   })();
+  // The 4×4 block in named registers, the product and the stores unrolled: an array indexed in a
+  // loop may be placed in memory by the shader compiler, and the block is the innermost loop.
+  const block = [0, 1, 2, 3].flatMap((i) => [0, 1, 2, 3].map((j) => [i, j] as const));
+  const declareAccumulators = block.map(([i, j]) => `  var acc${i}${j} = 0.0;`).join('\n');
+  const multiply = [
+    ...[0, 1, 2, 3].map((i) => `      let a${i} = tileA[kk * ${TM}u + lid.y + ${16 * i}u];`),
+    ...[0, 1, 2, 3].map((j) => `      let b${j} = tileB[kk * ${TN}u + lid.x + ${16 * j}u];`),
+    ...block.map(([i, j]) => `      acc${i}${j} = acc${i}${j} + a${i} * b${j};`),
+  ].join('\n');
+  const store = block
+    .map(
+      ([i, j]) => `  {
+    let r = row0 + lid.y + ${16 * i}u;
+    let col = col0 + lid.x + ${16 * j}u;
+    if (r < rows && col < N) {
+      var v = acc${i}${j};
+      ${epilogue}
+      c[p.offC + r * p.ldc + col] = v;
+    }
+  }`,
+    )
+    .join('\n');
   const code = /* wgsl */ `
 struct Params { m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32,
                 offA: u32, offB: u32, offC: u32, offBias: u32, offAux: u32, ldAux: u32 };
@@ -185,8 +208,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
   let K = dim(p.k);
   let row0 = wg.y * ${TM}u;
   let col0 = wg.x * ${TN}u;
-  var acc: array<f32, 16>;
-  for (var i = 0u; i < 16u; i++) { acc[i] = 0.0; }
+${declareAccumulators}
   for (var k0 = 0u; k0 < K; k0 += ${TK}u) {
     for (var i = 0u; i < ${(TM * TK) / 256}u; i++) {
       let e = li + i * 256u;
@@ -200,32 +222,12 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
     }
     workgroupBarrier();
     for (var kk = 0u; kk < ${TK}u; kk++) {
-      var av: array<f32, 4>;
-      var bv: array<f32, 4>;
-      for (var i = 0u; i < 4u; i++) {
-        av[i] = tileA[kk * ${TM}u + lid.y + 16u * i];
-        bv[i] = tileB[kk * ${TN}u + lid.x + 16u * i];
-      }
-      for (var i = 0u; i < 4u; i++) {
-        for (var j = 0u; j < 4u; j++) {
-          acc[i * 4u + j] = acc[i * 4u + j] + av[i] * bv[j];
-        }
-      }
+${multiply}
     }
     workgroupBarrier();
   }
   let rows = M${ones ? ' + 1u' : ''};
-  for (var i = 0u; i < 4u; i++) {
-    let r = row0 + lid.y + 16u * i;
-    for (var j = 0u; j < 4u; j++) {
-      let col = col0 + lid.x + 16u * j;
-      if (r < rows && col < N) {
-        var v = acc[i * 4u + j];
-        ${epilogue}
-        c[p.offC + r * p.ldc + col] = v;
-      }
-    }
-  }
+${store}
 }
 `;
   return {
