@@ -264,6 +264,24 @@ describe.skipIf(!found)('PPO update on the GPU engine', { timeout: 240_000 }, ()
     });
   });
 
+  it('times one minibatch step per kernel by device timestamps: every dispatch, each kernel once', async () => {
+    const c = config({});
+    const nets = networks(c, 4);
+    const optimizer = ppoOptimizer(c.learningRate, c.adamEpsilon);
+    const engine = await GpuPpoUpdate.create(gpu, nets, optimizer, c);
+    const kernels = await engine.program.profileStep(rollout(2), c.learningRate);
+    expect(kernels).toBeDefined();
+    const labels = (kernels ?? []).map((k) => k.kernel);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(labels).toEqual(expect.arrayContaining(['gather minibatch', 'ppo loss A=3', 'adam']));
+    expect((kernels ?? []).reduce((n, k) => n + k.dispatches, 0)).toBe(
+      engine.program.dispatchesPerStep,
+    );
+    for (const k of kernels ?? []) expect(k.seconds).toBeGreaterThanOrEqual(0);
+    optimizer.dispose();
+    disposePpoNetworks(nets);
+  });
+
   it('stops after the pass whose last minibatch passes the target KL, reading once per pass', async () => {
     const c = config({ repeatTimes: 4 });
     const nets = networks(c, 2);

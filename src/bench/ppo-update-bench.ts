@@ -292,6 +292,7 @@ async function benchEngine(
     const runs = await timeRuns(repeat, run);
     const counted = meter?.take();
     const seconds = median(runs);
+    const kernels = await engine.program.profileStep(rollout, 3e-4);
     return {
       bench: 'ppo-update',
       name: `PPO update, ${name} ${shapeName}`,
@@ -301,6 +302,7 @@ async function benchEngine(
       rate: (batch * updates) / seconds,
       unit: 'samples/s',
       ...(counted === undefined ? {} : { gpu: perUpdate(counted, runs.length * updates) }),
+      ...(kernels === undefined ? {} : { gpuKernels: kernels }),
       machine,
     };
   } finally {

@@ -118,6 +118,25 @@ export function printBench(out: Output, results: readonly BenchResult[]): void {
     ]))
       out.line(line);
   }
+  for (const r of results) {
+    const kernels = r.gpuKernels;
+    if (kernels === undefined || kernels.length === 0) continue;
+    const total = kernels.reduce((sum, k) => sum + k.seconds, 0);
+    out.line(
+      `\nGPU time of one minibatch step by kernel (device timestamps, each dispatch timed alone), ${r.name.replace(/^PPO update, /, '').replace(/:.*? \(state/, ' (state')}:`,
+    );
+    for (const line of renderTable(kernels, [
+      { header: 'KERNEL', value: (k) => k.kernel },
+      { header: 'DISPATCHES', value: (k) => String(k.dispatches), right: true },
+      { header: 'GPU MS', value: (k) => (k.seconds * 1000).toFixed(3), right: true },
+      {
+        header: 'SHARE',
+        value: (k) => (total > 0 ? `${((100 * k.seconds) / total).toFixed(0)}%` : '-'),
+        right: true,
+      },
+    ]))
+      out.line(line);
+  }
   const tcn = results.filter((r) => r.tcn !== undefined);
   if (tcn.length > 0) {
     out.line(

@@ -20,3 +20,4 @@ export {
 } from './ppo-update-program.js';
 export { GpuPassTimer } from './gpu-timer.js';
 export { startGpuCallMeter, type GpuCallCounts, type GpuCallMeter } from './call-meter.js';
+export { profileDispatches, type KernelTime } from './kernel-profile.js';

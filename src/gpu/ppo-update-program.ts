@@ -7,6 +7,7 @@ import {
   type MinibatchBinding,
 } from './dispatch.js';
 import type { GpuDevice } from './gpu-device.js';
+import { profileDispatches, type KernelTime } from './kernel-profile.js';
 import { MINIBATCH_STRIDE } from './pipeline-cache.js';
 import {
   adamKernel,
@@ -509,19 +510,7 @@ export class PpoUpdateProgram {
         { hint: 'build the program with rolloutRows at least targetStep' },
       );
     this.uploadRollout(rollout);
-    gpu.write(
-      buffers.adamParams,
-      0,
-      new Uint8Array(
-        adamUniform({
-          count: this.size,
-          learningRate: options.learningRate,
-          beta1: this.adamConstants.beta1,
-          beta2: this.adamConstants.beta2,
-          epsilon: this.adamConstants.epsilon,
-        }),
-      ),
-    );
+    this.writeAdamConstants(options.learningRate);
     gpu.write(buffers.stats, 0, new Float32Array(8));
 
     const perPass = options.targetKl !== null;
@@ -566,6 +555,51 @@ export class PpoUpdateProgram {
       }
     }
     return { statSums: stats.slice(0, 5), steps, passes, dispatches };
+  }
+
+  /**
+   * GPU time per kernel of one minibatch step on the first `batchSize` rows of `rollout` (device
+   * timestamps, each dispatch timed alone; undefined without timestamp queries). It trains: the
+   * weights and Adam's state move by one step.
+   */
+  async profileStep(
+    rollout: RolloutArrays,
+    learningRate: number,
+  ): Promise<KernelTime[] | undefined> {
+    const { gpu, shape, buffers } = this;
+    this.uploadRollout(rollout);
+    this.writeAdamConstants(learningRate);
+    const rows = Math.min(shape.batchSize, rollout.rows);
+    gpu.write(
+      buffers.order,
+      0,
+      Uint32Array.from({ length: rows }, (_, i) => i),
+    );
+    gpu.write(buffers.ranges, 0, Uint32Array.from([0, rows]));
+    const times = await profileDispatches(gpu, this.step, {
+      group: this.rangeGroup,
+      slot: 0,
+      rows,
+    });
+    gpu.check();
+    return times;
+  }
+
+  /** Adam's constants with this update's learning rate. */
+  private writeAdamConstants(learningRate: number): void {
+    this.gpu.write(
+      this.buffers.adamParams,
+      0,
+      new Uint8Array(
+        adamUniform({
+          count: this.size,
+          learningRate,
+          beta1: this.adamConstants.beta1,
+          beta2: this.adamConstants.beta2,
+          epsilon: this.adamConstants.epsilon,
+        }),
+      ),
+    );
   }
 
   /** The rollout's columns into the rollout buffer, at the layout's offsets. */
