@@ -264,11 +264,15 @@ describe.skipIf(!found)('PPO update on the GPU engine', { timeout: 240_000 }, ()
     });
   });
 
-  it('times one minibatch step per kernel by device timestamps: every dispatch, each kernel once', async () => {
+  it('counts the buffers it holds, and times one minibatch step per kernel by device timestamps', async () => {
     const c = config({});
     const nets = networks(c, 4);
     const optimizer = ppoOptimizer(c.learningRate, c.adamEpsilon);
+    const before = gpu.allocatedBytes;
     const engine = await GpuPpoUpdate.create(gpu, nets, optimizer, c);
+    // Weights, m, v and the gradients at least, and the rollout's columns.
+    const rolloutBytes = ROWS * (STATE + ACTIONS + 4) * 4;
+    expect(gpu.allocatedBytes - before).toBeGreaterThan(4 * engine.program.size * 4 + rolloutBytes);
     const kernels = await engine.program.profileStep(rollout(2), c.learningRate);
     expect(kernels).toBeDefined();
     const labels = (kernels ?? []).map((k) => k.kernel);

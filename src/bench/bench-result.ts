@@ -35,6 +35,8 @@ export interface BenchResult {
   tcn?: TcnBenchDetail;
   /** GPU rows: what one update asked of the device, counted by one meter for every GPU path. */
   gpu?: GpuUpdateCounts;
+  /** The engine's rows: the bytes its buffers hold on the GPU (every one it made). */
+  gpuMemoryBytes?: number;
   /** The engine's rows: GPU time per kernel of one minibatch step, by device timestamps. */
   gpuKernels?: { kernel: string; dispatches: number; seconds: number }[];
 }

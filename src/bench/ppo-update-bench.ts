@@ -303,6 +303,7 @@ async function benchEngine(
       unit: 'samples/s',
       ...(counted === undefined ? {} : { gpu: perUpdate(counted, runs.length * updates) }),
       ...(kernels === undefined ? {} : { gpuKernels: kernels }),
+      gpuMemoryBytes: gpu.allocatedBytes,
       machine,
     };
   } finally {

@@ -115,6 +115,11 @@ export function printBench(out: Output, results: readonly BenchResult[]): void {
       { header: 'SUBMITS', value: (r) => (r.gpu?.submits ?? 0).toFixed(1), right: true },
       { header: 'UPLOADED', value: (r) => formatBytes(r.gpu?.uploadBytes ?? 0), right: true },
       { header: 'READ BACK', value: (r) => formatBytes(r.gpu?.downloadBytes ?? 0), right: true },
+      {
+        header: 'GPU MEMORY',
+        value: (r) => (r.gpuMemoryBytes === undefined ? '-' : formatBytes(r.gpuMemoryBytes)),
+        right: true,
+      },
     ]))
       out.line(line);
   }

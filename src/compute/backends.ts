@@ -19,6 +19,7 @@ import {
   describeWebGpuAdapter,
   installWebGpuGlobals,
   probeWebGpuAdapter,
+  WEBGPU_PACKAGES,
   type WebGpuAdapterInfo,
 } from './webgpu-adapter.js';
 import { installWebGpuKernels } from './webgpu-kernels.js';
@@ -89,44 +90,46 @@ export interface ActiveBackend {
 /** How the webgpu row's detail starts when its packages are installed but Dawn finds no adapter. */
 const NO_ADAPTER = 'installed, no adapter: ';
 
-/** The webgpu row: available when its packages are installed and Dawn finds an adapter. */
-async function webgpuStatus(): Promise<BackendStatus> {
-  const probe = await probeWebGpuAdapter();
+/**
+ * A row of a backend on Dawn (webgpu, gpu): available when `packages` are installed and Dawn
+ * finds an adapter; `detail` says what runs on a hardware or a software one.
+ */
+async function dawnStatus(
+  name: 'webgpu' | 'gpu',
+  packages: readonly string[],
+  detail: (adapter: string, software: boolean) => string,
+): Promise<BackendStatus> {
+  const probe = await probeWebGpuAdapter({ packages });
   if (!probe.found)
     return {
-      name: 'webgpu',
+      name,
       available: false,
       detail: probe.missing === true ? probe.reason : `${NO_ADAPTER}${probe.reason}`,
     };
-  const adapter = describeWebGpuAdapter(probe.adapter);
   return {
-    name: 'webgpu',
+    name,
     available: true,
-    detail: probe.adapter.software
-      ? `Dawn on a software adapter, ${adapter}: works, slower than wasm (auto keeps wasm)`
-      : `Dawn on ${adapter}`,
+    detail: detail(describeWebGpuAdapter(probe.adapter), probe.adapter.software),
     webgpuAdapter: probe.adapter,
   };
 }
 
-/** The gpu row: tradelab's engine, available when Dawn finds an adapter (the webgpu package alone). */
-async function gpuStatus(): Promise<BackendStatus> {
-  const probe = await probeWebGpuAdapter({ packages: ['webgpu'] });
-  if (!probe.found)
-    return {
-      name: 'gpu',
-      available: false,
-      detail: probe.missing === true ? probe.reason : `${NO_ADAPTER}${probe.reason}`,
-    };
-  const adapter = describeWebGpuAdapter(probe.adapter);
-  return {
-    name: 'gpu',
-    available: true,
-    detail: probe.adapter.software
+/** The webgpu row: tfjs's backend, which needs its package and Dawn's. */
+function webgpuStatus(): Promise<BackendStatus> {
+  return dawnStatus('webgpu', WEBGPU_PACKAGES, (adapter, software) =>
+    software
+      ? `Dawn on a software adapter, ${adapter}: works, slower than wasm (auto keeps wasm)`
+      : `Dawn on ${adapter}`,
+  );
+}
+
+/** The gpu row: tradelab's engine, which needs the webgpu package alone. */
+function gpuStatus(): Promise<BackendStatus> {
+  return dawnStatus('gpu', ['webgpu'], (adapter, software) =>
+    software
       ? `tradelab's WebGPU engine on a software adapter, ${adapter}: correct, slower than wasm (auto keeps wasm)`
       : `tradelab's WebGPU engine on ${adapter}: the PPO update on the GPU, the rest on wasm`,
-    webgpuAdapter: probe.adapter,
-  };
+  );
 }
 
 /**

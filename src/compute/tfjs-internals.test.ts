@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from './backends.js';
+import { installWebGpuGlobals, missingWebGpuPackages } from './webgpu-adapter.js';
 
 /*
  * The TensorFlow.js internals our kernels reach into, each by name with the shape we rely on: a
@@ -141,7 +142,11 @@ describe('tfjs-backend-wasm internals', () => {
 
 describe('tfjs-backend-webgpu internals', () => {
   it('registers AddN, and its backend disposes data by dataId', async () => {
-    // An optional dependency: absent, webgpu-kernels.ts never runs.
+    // An optional dependency: absent, webgpu-kernels.ts never runs. The globals first, as
+    // useBackend does: imported without navigator.gpu the package skips registering its backend
+    // for the rest of the process, and the webgpu tests after this file in a worker would fail.
+    if (missingWebGpuPackages().length > 0) return;
+    await installWebGpuGlobals();
     const webgpu = await import('@tensorflow/tfjs-backend-webgpu').catch(() => undefined);
     if (webgpu === undefined) return;
     const addN = tf.getKernel('AddN', 'webgpu') as tf.KernelConfig | undefined;

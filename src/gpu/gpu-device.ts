@@ -78,6 +78,7 @@ const MAP_MODE_READ = 0x1;
 export class GpuDevice {
   readonly pipelines: PipelineCache;
   private counts: GpuCounts = emptyCounts();
+  private allocated = 0;
   private lost: string | undefined;
   private readonly errors: string[] = [];
 
@@ -102,20 +103,31 @@ export class GpuDevice {
 
   /** A storage buffer of `bytes` (rounded up to 16), readable and writable by kernels and copies. */
   storageBuffer(bytes: number, label: string): GPUBuffer {
-    return this.device.createBuffer({
+    return this.buffer(
+      bytes,
       label,
-      size: Math.max(16, Math.ceil(bytes / 16) * 16),
-      usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
-    });
+      BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+    );
   }
 
   /** A uniform buffer of `bytes` (rounded up to 16). */
   uniformBuffer(bytes: number, label: string): GPUBuffer {
-    return this.device.createBuffer({
-      label,
-      size: Math.max(16, Math.ceil(bytes / 16) * 16),
-      usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST,
-    });
+    return this.buffer(bytes, label, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+  }
+
+  /** A buffer of `bytes` (rounded up to 16, at least 16), counted in {@link allocatedBytes}. */
+  buffer(bytes: number, label: string, usage: number): GPUBuffer {
+    const size = Math.max(16, Math.ceil(bytes / 16) * 16);
+    this.allocated += size;
+    return this.device.createBuffer({ label, size, usage });
+  }
+
+  /**
+   * Bytes of every buffer made through this device's methods (not the short-lived read staging):
+   * what a program holds in GPU memory, the figure the planner's terms are checked against.
+   */
+  get allocatedBytes(): number {
+    return this.allocated;
   }
 
   /** Writes `data` into `buffer` at `byteOffset` (queued before the next submit). */

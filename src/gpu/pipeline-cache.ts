@@ -40,10 +40,10 @@ const BUFFER_TYPE: Record<BindingKind, GPUBufferBindingType> = {
 export class PipelineCache {
   private readonly kernels = new Map<string, Kernel>();
   /** Group 1: the minibatch's range, one uniform buffer at a dynamic offset. */
-  readonly minibatchLayout: GPUBindGroupLayout;
+  readonly rangeLayout: GPUBindGroupLayout;
 
   constructor(private readonly device: GPUDevice) {
-    this.minibatchLayout = device.createBindGroupLayout({
+    this.rangeLayout = device.createBindGroupLayout({
       label: 'minibatch range',
       entries: [
         {
@@ -79,7 +79,7 @@ export class PipelineCache {
         buffer: { type: BUFFER_TYPE[kind] },
       })),
     });
-    const layouts = spec.perMinibatch ? [group0, this.minibatchLayout] : [group0];
+    const layouts = spec.perMinibatch ? [group0, this.rangeLayout] : [group0];
     this.device.pushErrorScope('validation');
     const pipeline = await this.device.createComputePipelineAsync({
       label: spec.label,

@@ -178,10 +178,13 @@ export class PpoUpdateProgram {
       ranges: GPUBuffer;
       stats: GPUBuffer;
       adamParams: GPUBuffer;
+      /** Adam's bias-correction products β₁ᵗ, β₂ᵗ. */
+      products: GPUBuffer;
     },
     private readonly step: Dispatch[],
     private readonly rangeGroup: GPUBindGroup,
     slots: ParameterSlot[],
+    private readonly adamConstants: PpoProgramConstants,
   ) {
     this.slots = slots;
     const last = slots[slots.length - 1] as ParameterSlot;
@@ -215,11 +218,7 @@ export class PpoUpdateProgram {
     const rollout = gpu.storageBuffer(rolloutLayout.size * 4, 'ppo rollout');
     const order = gpu.storageBuffer(shape.passes * shape.rolloutRows * 4, 'ppo order');
     const batch = gpu.storageBuffer(batchLayout.size * 4, 'ppo minibatch');
-    const ranges = gpu.device.createBuffer({
-      label: 'ppo minibatch ranges',
-      size: maxSteps * MINIBATCH_STRIDE,
-      usage: 0x40 | 0x8, // UNIFORM | COPY_DST
-    });
+    const ranges = gpu.uniformBuffer(maxSteps * MINIBATCH_STRIDE, 'ppo minibatch ranges');
     const stats = gpu.storageBuffer(8 * 4, 'ppo statistics');
     const partials = gpu.storageBuffer(NORM_WORKGROUPS * 4, 'gradient norm partials');
     const scalars = gpu.storageBuffer(4 * 4, 'clip scale and products');
@@ -438,25 +437,21 @@ export class PpoUpdateProgram {
 
     const rangeGroup = gpu.device.createBindGroup({
       label: 'minibatch ranges',
-      layout: gpu.pipelines.minibatchLayout,
+      layout: gpu.pipelines.rangeLayout,
       entries: [{ binding: 0, resource: { buffer: ranges, size: 8 } }],
     });
     const program = new PpoUpdateProgram(
       gpu,
       shape,
-      { state, rollout, order, ranges, stats, adamParams },
+      { state, rollout, order, ranges, stats, adamParams, products },
       step,
       rangeGroup,
       slots,
+      constants,
     );
-    program.products = products;
-    program.adamConstants = constants;
     gpu.check();
     return program;
   }
-
-  private products!: GPUBuffer;
-  private adamConstants!: PpoProgramConstants;
 
   /** Sets the parameters (flat, in {@link slots}' layout). */
   writeParameters(values: Float32Array): void {
@@ -471,7 +466,11 @@ export class PpoUpdateProgram {
     const section = sectionOf(this.size);
     this.gpu.write(this.buffers.state, section * 4, moments.m);
     this.gpu.write(this.buffers.state, 2 * section * 4, moments.v);
-    this.gpu.write(this.products, 0, Float32Array.from([moments.accBeta1, moments.accBeta2]));
+    this.gpu.write(
+      this.buffers.products,
+      0,
+      Float32Array.from([moments.accBeta1, moments.accBeta2]),
+    );
   }
 
   /** The parameters now (one read). */
@@ -483,7 +482,7 @@ export class PpoUpdateProgram {
   async readMoments(): Promise<AdamMoments> {
     const section = sectionOf(this.size);
     const both = await this.gpu.readFloats(this.buffers.state, section, 2 * section);
-    const products = await this.gpu.readFloats(this.products, 0, 2);
+    const products = await this.gpu.readFloats(this.buffers.products, 0, 2);
     return {
       m: both.slice(0, this.size),
       v: both.slice(section, section + this.size),

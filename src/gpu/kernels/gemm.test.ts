@@ -127,7 +127,7 @@ describe.skipIf(!found)('tiled GEMM on the GPU engine', { timeout: 240_000 }, ()
       range[MINIBATCH_STRIDE / 4 + 1] = minibatchRows;
       const rangeBuffer = uniformOf(gpu, range, 'range');
       const group = gpu.device.createBindGroup({
-        layout: gpu.pipelines.minibatchLayout,
+        layout: gpu.pipelines.rangeLayout,
         entries: [{ binding: 0, resource: { buffer: rangeBuffer, size: 8 } }],
       });
       runDispatches(gpu, [dispatch], { group, slot: 1, rows: minibatchRows });
