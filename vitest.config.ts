@@ -23,6 +23,7 @@ const LONGEST_FIRST = [
   // GEMM variant in a fresh CI home, cached in ~/.cache/mesa_shader_cache_db after).
   'src/gpu/kernels/gemm.test.ts',
   'src/agents/ppo-gpu-update.test.ts',
+  'src/gpu/kernels/conv-gemm.test.ts',
   'test/train-gpu-cli.test.ts',
   'test/container-build.test.ts',
   'src/agents/ppo-learning.test.ts',

@@ -39,6 +39,18 @@ export interface GemmVariant {
   onesRow?: boolean;
   /** Whether a dimension may be 0 = the minibatch's rows (the kernel then reads group 1). */
   perMinibatch?: boolean;
+  /**
+   * A causal dilated convolution read as one GEMM, its shifted inputs gathered as the tiles load
+   * (no im2col copy). Rows are sequences of `time` steps one after another; tap j of a kernel of
+   * `taps` reads step t − (taps − 1 − j)·dilation, zero before the sequence starts. The uniform's
+   * conv fields give taps, dilation, channels and time.
+   * - 'forward': A the input [rows, channels], B the kernel [taps·channels, outputs]: Y = conv(X).
+   * - 'input-gradient': A dY [rows, channels = outputs], B the kernel read as its transpose per
+   *   tap: dX[t] = Σ_j dY[t + shift_j] · W_jᵀ, zero past the sequence's end. N is the inputs.
+   * - 'weight-gradient': Aᵀ with A the input (transposeA): dW[j·C + c, o] = Σ_t X[t − shift_j, c]
+   *   · dY[t, o]; with onesRow the bias gradient follows.
+   */
+  conv?: 'forward' | 'input-gradient' | 'weight-gradient';
 }
 
 /** Rows and columns of C per workgroup, and K per step through workgroup memory. */
@@ -61,10 +73,12 @@ export interface GemmCall {
   offsetBias?: number;
   offsetAux?: number;
   ldAux?: number;
+  /** A convolution variant's taps, dilation, channels of A's rows, and steps per sequence. */
+  conv?: { taps: number; dilation: number; channels: number; time: number };
 }
 
 /** Bytes of the {@link GemmCall} uniform. */
-export const GEMM_UNIFORM_BYTES = 48;
+export const GEMM_UNIFORM_BYTES = 64;
 
 /** The uniform's words, in the order of the WGSL struct. */
 export function gemmUniform(call: GemmCall): Uint32Array {
@@ -81,6 +95,10 @@ export function gemmUniform(call: GemmCall): Uint32Array {
     call.offsetBias ?? 0,
     call.offsetAux ?? 0,
     call.ldAux ?? call.ldc,
+    call.conv?.taps ?? 1,
+    call.conv?.dilation ?? 1,
+    call.conv?.channels ?? 1,
+    call.conv?.time ?? 1,
   ]);
 }
 
@@ -114,7 +132,8 @@ function gemmBindings(epilogue: GemmEpilogue): BindingKind[] {
 /** A short name for the variant, e.g. "gemm tn ones". */
 export function gemmLabel(variant: GemmVariant): string {
   const t = `${variant.transposeA ? 't' : 'n'}${variant.transposeB ? 't' : 'n'}`;
-  return `gemm ${t} ${variant.epilogue}${variant.onesRow === true ? ' ones' : ''}`;
+  const conv = variant.conv === undefined ? '' : ` conv ${variant.conv}`;
+  return `gemm ${t} ${variant.epilogue}${variant.onesRow === true ? ' ones' : ''}${conv}`;
 }
 
 /** The kernel of `variant`. */
@@ -127,20 +146,59 @@ export function gemmKernel(variant: GemmVariant): KernelSpec {
   const biasBinding = 4;
   const auxBinding = inputs.bias ? 5 : 4;
   // Loads: element e of a tile goes to (row, k). Consecutive e follow the operand's storage order.
-  const loadA = variant.transposeA
-    ? `let kk = e / ${TM}u; let mm = e % ${TM}u; let gm = row0 + mm; let gk = k0 + kk;
+  const conv = variant.conv;
+  if (conv === 'forward' && (variant.transposeA || variant.transposeB))
+    throw new Error('gemmKernel: a forward convolution reads A and B untransposed');
+  if (conv === 'input-gradient' && (variant.transposeA || variant.transposeB))
+    throw new Error("gemmKernel: an input gradient's transposes are the convolution's own");
+  if (conv === 'weight-gradient' && (!variant.transposeA || variant.transposeB))
+    throw new Error('gemmKernel: a weight gradient reads Aᵀ and B');
+  // Where tap j of row `row` reads, for the convolution variants: the shifted row, or none.
+  const shifted = (row: string, tapIndex: string, sign: '-' | '+'): string => `
+       let tap = ${tapIndex} / p.convChannels;
+       let shift = (p.convTaps - 1u - tap) * p.convDilation;
+       let timeStep = ${row} % p.convTime;
+       let inside = ${sign === '-' ? 'timeStep >= shift' : 'timeStep + shift < p.convTime'};
+       let source = ${row} ${sign} shift;`;
+  // Loads: element e of a tile goes to (row, k). Consecutive e follow the operand's storage order.
+  const loadA =
+    conv === 'forward' || conv === 'input-gradient'
+      ? `let mm = e / ${TK}u; let kk = e % ${TK}u; let gm = row0 + mm; let gk = k0 + kk;
+       var v = 0.0;
+       if (gm < M && gk < K) {${shifted('gm', 'gk', conv === 'forward' ? '-' : '+')}
+         if (inside) { v = a[p.offA + source * p.lda + gk % p.convChannels]; }
+       }`
+      : conv === 'weight-gradient'
+        ? `let kk = e / ${TM}u; let mm = e % ${TM}u; let gm = row0 + mm; let gk = k0 + kk;
+       var v = 0.0;
+       if (gk < K) {
+         if (gm < M) {${shifted('gk', 'gm', '-')}
+           if (inside) { v = a[p.offA + source * p.lda + gm % p.convChannels]; }
+         }${ones ? ` else if (gm == M) { v = 1.0; }` : ''}
+       }`
+        : variant.transposeA
+          ? `let kk = e / ${TM}u; let mm = e % ${TM}u; let gm = row0 + mm; let gk = k0 + kk;
        var v = 0.0;
        if (gk < K) {
          if (gm < M) { v = a[p.offA + gk * p.lda + gm]; }${ones ? ` else if (gm == M) { v = 1.0; }` : ''}
        }`
-    : `let mm = e / ${TK}u; let kk = e % ${TK}u; let gm = row0 + mm; let gk = k0 + kk;
+          : `let mm = e / ${TK}u; let kk = e % ${TK}u; let gm = row0 + mm; let gk = k0 + kk;
        var v = 0.0;
        if (gm < M && gk < K) { v = a[p.offA + gm * p.lda + gk]; }`;
-  const loadB = variant.transposeB
-    ? `let nn = e / ${TK}u; let kk = e % ${TK}u; let gn = col0 + nn; let gk = k0 + kk;
+  // The input gradient reads the kernel [taps, N inputs, C outputs] at (k = tap·C + o, n = c).
+  const loadB =
+    conv === 'input-gradient'
+      ? `let kk = e / ${TN}u; let nn = e % ${TN}u; let gn = col0 + nn; let gk = k0 + kk;
+       var v = 0.0;
+       if (gn < N && gk < K) {
+         let tap = gk / p.convChannels;
+         v = b[p.offB + (tap * N + gn) * p.convChannels + gk % p.convChannels];
+       }`
+      : variant.transposeB
+        ? `let nn = e / ${TK}u; let kk = e % ${TK}u; let gn = col0 + nn; let gk = k0 + kk;
        var v = 0.0;
        if (gn < N && gk < K) { v = b[p.offB + gn * p.ldb + gk]; }`
-    : `let kk = e / ${TN}u; let nn = e % ${TN}u; let gn = col0 + nn; let gk = k0 + kk;
+        : `let kk = e / ${TN}u; let nn = e % ${TN}u; let gn = col0 + nn; let gk = k0 + kk;
        var v = 0.0;
        if (gn < N && gk < K) { v = b[p.offB + gk * p.ldb + gn]; }`;
   const epilogue = (() => {
@@ -183,7 +241,8 @@ export function gemmKernel(variant: GemmVariant): KernelSpec {
     .join('\n');
   const code = /* wgsl */ `
 struct Params { m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32,
-                offA: u32, offB: u32, offC: u32, offBias: u32, offAux: u32, ldAux: u32 };
+                offA: u32, offB: u32, offC: u32, offBias: u32, offAux: u32, ldAux: u32,
+                convTaps: u32, convDilation: u32, convChannels: u32, convTime: u32 };
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<storage, read> b: array<f32>;
