@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jsonLines, runCli, runCliSignalled } from './support/run-cli.js';
+import { trialsOf } from './support/study-project.js';
 import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 import { gpuTestAdapter } from './support/webgpu.js';
 
@@ -26,6 +27,22 @@ const RUN = [
   '1',
   '--json',
 ];
+
+/** A tiny trading study: two splits of two updates, to check the wiring, not the learning. */
+const STUDY_FILE = `preset: ensemble_conservative
+data: SYN0,SYN1:1h
+cv: walk-forward:2
+holdout: 20%
+sampler: { type: random, seed: 5 }
+params:
+  netDim: 16
+  nEnvs: 4
+  targetStep: 128
+  batchSize: 64
+  breakStep: 256
+  repeatTimes: 1
+  episodeLength: 64
+`;
 
 let dir: string;
 const read = (path: string): string => readFileSync(join(dir, path), 'utf8');
@@ -85,6 +102,43 @@ describe.skipIf(!found)('tradelab train ppo --backend gpu', { timeout: 180_000 }
       json('runs/straight/manifest.json').evaluation,
     );
   }, 300_000);
+
+  it('runs a trading study whose workers train on the engine', async () => {
+    writeFileSync(join(dir, 'study.yaml'), STUDY_FILE);
+    const created = await runCli(['study', 'create', 'gpu', '--file', 'study.yaml'], { cwd: dir });
+    expect(created.code, created.stderr).toBe(0);
+    const ran = await runCli(
+      ['study', 'run', 'gpu', '--trials', '2', '--workers', '1', '--backend', 'gpu'],
+      { cwd: dir },
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/Finished 2 trials .*: 2 complete, 0 pruned, 0 failed/);
+    const trials = await trialsOf(dir, 'gpu');
+    expect(trials.map((t) => t.userAttrs.updateDevice)).toEqual(['gpu', 'gpu']);
+  }, 300_000);
+
+  it("says an FT-Transformer's update stays on the CPU, and trains it there", async () => {
+    const ft = await runCli(
+      [
+        'train',
+        'ppo',
+        ...tinyRunFlags({ 'target-step': '128', 'batch-size': '64', 'repeat-times': '1' }),
+        '--steps',
+        '128',
+        '--policy',
+        'ft_transformer',
+        '--backend',
+        'gpu',
+        '--out',
+        'runs/ft',
+      ],
+      { cwd: dir },
+    );
+    expect(ft.code, ft.stderr).toBe(0);
+    expect(ft.stdout).toContain(
+      "the FT-Transformer's update stays on the CPU (wasm): the GPU engine trains MLP actors",
+    );
+  }, 120_000);
 
   it('backtests the model it trained on the CPU with the figures of its own evaluation', async () => {
     const backtest = await runCli(

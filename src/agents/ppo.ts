@@ -8,6 +8,7 @@ import { EventLoopTurns, TradelabError } from '../core/index.js';
 import { computeGae, type GaeOutput } from './gae.js';
 import { GaussianActor } from './gaussian-policy.js';
 import { isExactAdam, type ExactAdam } from '../models/index.js';
+import { Mlp } from '../models/mlp.js';
 import { resolvePpoConfig, type PpoConfig } from './ppo-config.js';
 import {
   createPpoNetworks,
@@ -170,7 +171,8 @@ export class PpoTrainer {
     this.updatesDone = options.resume?.updatesDone ?? 0;
     this.envSteps = options.resume?.envSteps ?? 0;
     this.resetEvery = options.resetEvery ?? 0;
-    this.gpu = options.gpu;
+    // The engine trains MLP actors; an FT-Transformer's update stays on the CPU.
+    this.gpu = this.nets.actor instanceof Mlp ? options.gpu : undefined;
     if (this.gpu !== undefined && !isExactAdam(this.optimizer))
       throw new TradelabError(
         'INVALID_ARGUMENT',

@@ -94,6 +94,7 @@ describe('the DRL objective', () => {
     }
     expect(trial.userAttrs.envSteps).toBe(1536);
     expect(trial.userAttrs.peakRssBytes).toBeGreaterThan(0);
+    expect(trial.userAttrs.updateDevice).toBe('cpu');
 
     // Out-of-sample returns: one per filled test bar, each tested once in walk-forward.
     const oos = decodeOosReturns(await s.storage.getArtifact(trial.id, DRL_ARTIFACTS.oosReturns));

@@ -172,7 +172,10 @@ async function runDrlTrial(
   let peakTensorBytes = 0;
   let best: { split: number; value: number } | undefined;
   const modelDir = host.keepModel === false ? undefined : makeOwnedTempDir(TRIAL_DIR_PREFIX);
+  // Where the PPO updates ran: tradelab's GPU engine, or tfjs on the CPU.
+  const onEngine = host.gpu !== undefined && ppo.policy === 'mlp';
   const attrs = (): Record<string, unknown> => ({
+    updateDevice: onEngine ? 'gpu' : 'cpu',
     splits: results,
     envSteps,
     rolloutSeconds,
@@ -193,7 +196,7 @@ async function runDrlTrial(
       const trainer = new PpoTrainer(
         trainEnv,
         ppo,
-        host.gpu === undefined || ppo.policy !== 'mlp' ? {} : { gpu: host.gpu },
+        onEngine && host.gpu !== undefined ? { gpu: host.gpu } : {},
       );
       // What a split really runs: whole updates of targetStep, so breakStep rounded up.
       const splitSteps = trainer.totalUpdates * ppo.targetStep;

@@ -179,6 +179,10 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       `  test  ${testRange === undefined ? 'none' : describeBarRange(testRange, data.timestamps, data.timeframe)}`,
     );
     out.line(`  backend ${backend.name} (${backend.matmul}); ${backend.why}`);
+    if (backend.gpu !== undefined && (previous?.ppo.policy ?? ppo.policy) === 'ft_transformer')
+      out.line(
+        "  the FT-Transformer's update stays on the CPU (wasm): the GPU engine trains MLP actors",
+      );
     out.line(`  run directory ${dir}`);
     out.line();
   }
