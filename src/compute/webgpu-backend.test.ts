@@ -37,6 +37,20 @@ describe('webgpu without an adapter', () => {
     expect(hint).toContain('--backend wasm');
   });
 
+  it('useBackend("gpu") (tradelab\'s engine) says no adapter was found and names --backend wasm', async () => {
+    process.env.TRADELAB_WEBGPU_ADAPTER = 'none';
+    const error = await useBackend('gpu').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TradelabError);
+    const { code, message, hint } = error as TradelabError;
+    expect(code).toBe('BACKEND_UNAVAILABLE');
+    expect(message).toContain(
+      missingWebGpuPackages(['webgpu']).length > 0
+        ? 'not installed'
+        : 'backend gpu: no WebGPU adapter was found: TRADELAB_WEBGPU_ADAPTER=none',
+    );
+    expect(hint).toContain('--backend wasm');
+  });
+
   it('auto on a GPU profile falls back to wasm and says why', async () => {
     process.env.TRADELAB_WEBGPU_ADAPTER = 'none';
     const active = await useBackend('auto', { gpuProfile: true });
