@@ -101,7 +101,7 @@ export class GpuPpoUpdate {
     const { program } = this;
     const flat = new Float32Array(program.size);
     for (const [i, slot] of program.slots.entries())
-      flat.set((await (this.variables[i] as tf.Variable).data()), slot.offset);
+      flat.set(await (this.variables[i] as tf.Variable).data(), slot.offset);
     program.writeParameters(flat);
     const order = ppoVariables(this.nets);
     const moments = await optimizer.moments(order);

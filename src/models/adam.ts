@@ -154,7 +154,7 @@ export class ExactAdam extends tf.AdamOptimizer {
     ): Promise<Float32Array> =>
       list[i] === undefined
         ? new Float32Array(size)
-        : ((await (list[i]).variable.data()) as Float32Array);
+        : ((await list[i].variable.data()) as Float32Array);
     const m: Float32Array[] = [];
     const v: Float32Array[] = [];
     for (const [i, variable] of variables.entries()) {
