@@ -1,4 +1,6 @@
+import * as tf from '../../compute/tfjs.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { causalConv1d, nativeConvActive, useBackend } from '../../compute/index.js';
 import { Rng } from '../../core/random.js';
 import { gpuTestAdapter } from '../../../test/support/webgpu.js';
 import { dispatchOf, runDispatches, storageOf, uniformOf } from '../dispatch.js';
@@ -10,7 +12,9 @@ import { gemmKernel, gemmUniform, gemmWorkgroups, type GemmVariant } from './gem
  * tiles load: forward (with bias and ReLU), the input gradient and the weight gradient with the
  * bias gradient as its last row, against a float64 convolution in JavaScript. Kernel layout
  * [taps, inputs, outputs]; tap j reads step t − (taps − 1 − j)·dilation, as compute/causal-conv.ts.
- * Shapes: sequences shorter than a shift, channel counts off the tile, dilations 1 to 8.
+ * Shapes: sequences shorter than a shift, channel counts off the tile, dilations 1 to 8. The
+ * dropout epilogue against the CPU's own convolution (tfjs on wasm with the native kernels): the
+ * same elements dropped, the same scale.
  */
 
 const found = await gpuTestAdapter('src/gpu/kernels/conv-gemm.test.ts');
@@ -54,11 +58,16 @@ describe.skipIf(!found)(
       b: Float32Array,
       bias: Float32Array | undefined,
       rows: number,
+      dropout?: { rate: number; seed: number },
     ): Promise<Float32Array> {
       const kernel = await gpu.pipelines.kernel(gemmKernel(variant));
       const out = gpu.storageBuffer(rows * dims.n * 4, 'c');
       const buffers = [
-        uniformOf(gpu, gemmUniform({ ...dims, conv }), 'conv'),
+        uniformOf(
+          gpu,
+          gemmUniform({ ...dims, conv, ...(dropout === undefined ? {} : { dropout }) }),
+          'conv',
+        ),
         storageOf(gpu, a, 'a'),
         storageOf(gpu, b, 'b'),
         out,
@@ -219,6 +228,55 @@ describe.skipIf(!found)(
       );
       expectClose(weightGradient, dw, dwScale, `weight gradient ${JSON.stringify(s)}`);
     }
+
+    it("drops exactly the values the CPU's causal convolution drops, and scales the others as it does", async () => {
+      await useBackend('wasm');
+      expect(nativeConvActive(), 'the native convolution (CI builds it)').toBe(true);
+      const s = { batch: 3, time: 17, inputs: 6, outputs: 40, taps: 3, dilation: 2 };
+      const rng = new Rng(77);
+      const rows = s.batch * s.time;
+      const x = values(rng, rows * s.inputs);
+      const w = values(rng, s.taps * s.inputs * s.outputs);
+      const bias = values(rng, s.outputs);
+      const rate = 0.3;
+      const seed = 2_000_123_457; // past 2³¹, as a long run's seeds are
+      const cpu = tf.tidy(() =>
+        causalConv1d(
+          tf.tensor3d(x, [s.batch, s.time, s.inputs]),
+          tf.tensor3d(w, [s.taps, s.inputs, s.outputs]),
+          tf.tensor1d(bias),
+          s.dilation,
+          { relu: true, dropout: rate, dropoutSeed: seed },
+        ).dataSync(),
+      ) as Float32Array;
+      const gpuY = await run(
+        { transposeA: false, transposeB: false, epilogue: 'bias-relu-dropout', conv: 'forward' },
+        {
+          m: rows,
+          n: s.outputs,
+          k: s.taps * s.inputs,
+          lda: s.inputs,
+          ldb: s.outputs,
+          ldc: s.outputs,
+        },
+        { taps: s.taps, dilation: s.dilation, channels: s.inputs, time: s.time },
+        x,
+        w,
+        bias,
+        rows,
+        { rate, seed },
+      );
+      let dropped = 0;
+      cpu.forEach((want, i) => {
+        const got = gpuY[i] as number;
+        if (want === 0) dropped++;
+        expect(Math.abs(got - want), `element ${i}`).toBeLessThanOrEqual(
+          1e-5 * (1 + Math.abs(want)),
+        );
+      });
+      // About rate of the values dropped, plus the ReLU's zeros: the masks were really applied.
+      expect(dropped / cpu.length).toBeGreaterThan(rate);
+    });
 
     it('matches a float64 convolution forward and both gradients, dilations 1 to 8, shifts past short sequences', async () => {
       await check({ batch: 3, time: 20, inputs: 5, outputs: 7, taps: 3, dilation: 1 });

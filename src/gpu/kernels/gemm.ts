@@ -25,6 +25,13 @@ export type GemmEpilogue =
   | 'bias'
   | 'bias-relu'
   | 'bias-tanh'
+  /**
+   * Bias, ReLU, then inverted dropout: element i of C (i = row · ldc + column) is zeroed where the
+   * i-th draw of mulberry32 seeded with the uniform's seed falls below the threshold, the others
+   * scaled by 1/(1 − rate). The CPU's causal convolution draws its masks the same way, and a
+   * draw's state is the seed plus (i + 1) steps of a constant, so every element draws its own.
+   */
+  | 'bias-relu-dropout'
   /** × (aux > 0): ReLU's derivative from the layer's output. */
   | 'relu-grad'
   /** × (1 − aux²): tanh's derivative from the layer's output. */
@@ -75,13 +82,18 @@ export interface GemmCall {
   ldAux?: number;
   /** A convolution variant's taps, dilation, channels of A's rows, and steps per sequence. */
   conv?: { taps: number; dilation: number; channels: number; time: number };
+  /** The dropout epilogue's rate and seed. */
+  dropout?: { rate: number; seed: number };
 }
 
 /** Bytes of the {@link GemmCall} uniform. */
-export const GEMM_UNIFORM_BYTES = 64;
+export const GEMM_UNIFORM_BYTES = 80;
 
 /** The uniform's words, in the order of the WGSL struct. */
 export function gemmUniform(call: GemmCall): Uint32Array {
+  const rate = call.dropout?.rate ?? 0;
+  // As the CPU's applyDropout: floor(rate · 2³²) and 1/(1 − rate) in float32.
+  const scaleBits = new Uint32Array(Float32Array.of(1 / (1 - rate)).buffer)[0] as number;
   return Uint32Array.from([
     call.m,
     call.n,
@@ -99,6 +111,10 @@ export function gemmUniform(call: GemmCall): Uint32Array {
     call.conv?.dilation ?? 1,
     call.conv?.channels ?? 1,
     call.conv?.time ?? 1,
+    Math.floor(rate * 4294967296),
+    scaleBits,
+    ((call.dropout?.seed ?? 0) ^ 0x9e3779b9) >>> 0,
+    0,
   ]);
 }
 
@@ -209,6 +225,12 @@ export function gemmKernel(variant: GemmVariant): KernelSpec {
         return 'v = v + bias[p.offBias + col];';
       case 'bias-relu':
         return 'v = max(v + bias[p.offBias + col], 0.0);';
+      case 'bias-relu-dropout':
+        return `v = max(v + bias[p.offBias + col], 0.0);
+        let draw = p.dropState + (r * p.ldc + col + 1u) * 0x6d2b79f5u;
+        var z = (draw ^ (draw >> 15u)) * (1u | draw);
+        z = (z + (z ^ (z >> 7u)) * (61u | z)) ^ z;
+        if ((z ^ (z >> 14u)) < p.dropThreshold) { v = 0.0; } else { v = v * bitcast<f32>(p.dropScale); }`;
       case 'bias-tanh':
         return 'v = tanh(v + bias[p.offBias + col]);';
       case 'relu-grad':
@@ -242,7 +264,8 @@ export function gemmKernel(variant: GemmVariant): KernelSpec {
   const code = /* wgsl */ `
 struct Params { m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32,
                 offA: u32, offB: u32, offC: u32, offBias: u32, offAux: u32, ldAux: u32,
-                convTaps: u32, convDilation: u32, convChannels: u32, convTime: u32 };
+                convTaps: u32, convDilation: u32, convChannels: u32, convTime: u32,
+                dropThreshold: u32, dropScale: u32, dropState: u32, pad: u32 };
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<storage, read> b: array<f32>;
