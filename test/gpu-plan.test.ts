@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openGpuDevice, PpoUpdateProgram, type GpuDevice } from '../src/gpu/index.js';
+import { jsonLines, runCliInProcess } from './support/run-cli.js';
+import { gpuTestAdapter } from './support/webgpu.js';
+
+/*
+ * The planner's VRAM terms for a PPO worker on the engine (`profiles plan --backend gpu`) against
+ * what the engine really allocates for the same networks, minibatch and rollout: every buffer of
+ * the update program, counted by GpuDevice.allocatedBytes (building a program allocates, it does
+ * not compute, so seed 000's RTX 3070 configuration is cheap to check on lavapipe). The plan's
+ * terms (without its context estimate, which only a GPU can measure) must cover the allocation and
+ * not overstate it by more than a quarter.
+ */
+
+const found = await gpuTestAdapter('test/gpu-plan.test.ts');
+
+interface Plan {
+  batchSize: number;
+  targetStep: number;
+  perWorker: { label: string; bytes: number; formula: string }[];
+}
+
+describe.skipIf(!found)("the planner's terms for the GPU engine", { timeout: 120_000 }, () => {
+  let gpu: GpuDevice;
+  beforeAll(async () => {
+    gpu = await openGpuDevice();
+  });
+  afterAll(() => {
+    gpu.destroy();
+  });
+
+  for (const flags of [[], ['--net-dim', '256', '--batch-size', '4096']])
+    it(`covers what the engine allocates for rtx_3070 ${flags.join(' ') || "(seed 000's configuration)"}`, async () => {
+      const planned = await runCliInProcess([
+        'profiles',
+        'plan',
+        '--profile',
+        'rtx_3070',
+        '--backend',
+        'gpu',
+        '--no-detect',
+        '--json',
+        ...flags,
+      ]);
+      expect(planned.code, planned.stderr).toBe(0);
+      const plan = jsonLines(planned.stdout)[0] as unknown as Plan;
+      const weights = plan.perWorker.find((t) => t.label === 'weights');
+      const shape = /(\d+)×(\d+) hidden, obs (\d+), act (\d+)/.exec(weights?.formula ?? '');
+      expect(shape, weights?.formula).not.toBeNull();
+      const [layers, netDim, obs, act] = (shape ?? []).slice(1).map(Number) as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      const terms = plan.perWorker
+        .filter((t) => t.label !== 'framework/context')
+        .reduce((sum, t) => sum + t.bytes, 0);
+      const before = gpu.allocatedBytes;
+      await PpoUpdateProgram.build(
+        gpu,
+        {
+          stateDim: obs,
+          actionDim: act,
+          hidden: Array.from({ length: layers }, () => netDim),
+          activation: 'relu',
+          tanhMean: true,
+          rolloutRows: plan.targetStep,
+          batchSize: plan.batchSize,
+          passes: 8,
+          normalizeAdvantages: true,
+          clipValueLoss: false,
+        },
+        {
+          ratioClip: 0.2,
+          entropyCoef: 0.01,
+          valueCoef: 0.5,
+          maxGradNorm: 0.5,
+          beta1: 0.9,
+          beta2: 0.999,
+          epsilon: 1e-5,
+        },
+      );
+      const allocated = gpu.allocatedBytes - before;
+      expect(allocated).toBeLessThanOrEqual(terms);
+      expect(allocated).toBeGreaterThan(0.75 * terms);
+    });
+});
