@@ -25,6 +25,7 @@ const LONGEST_FIRST = [
   'src/agents/ppo-gpu-update.test.ts',
   'src/gpu/kernels/conv-gemm.test.ts',
   'src/gpu/kernels/weight-norm.test.ts',
+  'src/gpu/kernels/tcn-parts.test.ts',
   'test/gpu-plan.test.ts',
   'test/train-gpu-cli.test.ts',
   'test/container-build.test.ts',
