@@ -21,3 +21,11 @@ export {
 export { GpuPassTimer } from './gpu-timer.js';
 export { startGpuCallMeter, type GpuCallCounts, type GpuCallMeter } from './call-meter.js';
 export { profileDispatches, type KernelTime } from './kernel-profile.js';
+export {
+  TcnStepProgram,
+  tcnParameterSlots,
+  type TcnMicroBatch,
+  type TcnProgramConstants,
+  type TcnProgramShape,
+  type TcnStepOutput,
+} from './tcn-step-program.js';

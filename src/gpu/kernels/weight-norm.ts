@@ -26,6 +26,11 @@ export interface WeightNormCall {
   /** Backward: where dv and dg go. */
   offsetDv?: number;
   offsetDg?: number;
+  /**
+   * Backward: where the bias gradient goes, copied from right after dW (where the convolution's
+   * weight-gradient GEMM writes it as its ones row); absent: not copied.
+   */
+  offsetDb?: number;
 }
 
 /** The uniform's words. */
@@ -39,6 +44,10 @@ export function weightNormUniform(call: WeightNormCall): Uint32Array {
     call.offsetNorm,
     call.offsetDv ?? 0,
     call.offsetDg ?? 0,
+    call.offsetDb ?? 0xffffffff,
+    0,
+    0,
+    0,
   ]);
 }
 
@@ -49,7 +58,7 @@ export function weightNormWorkgroups(columns: number): [number] {
 
 const PARAMS = /* wgsl */ `
 struct Params { rows: u32, columns: u32, offV: u32, offG: u32, offW: u32, offNorm: u32,
-                offDv: u32, offDg: u32 };
+                offDv: u32, offDg: u32, offDb: u32, pad0: u32, pad1: u32, pad2: u32 };
 @group(0) @binding(0) var<uniform> p: Params;`;
 
 /** w and ‖v‖ from v and g. Bindings: params, weights (v, g), out (w, norms). */
@@ -104,6 +113,7 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
   }
   let dg = dot / norm;
   grads[p.offDg + o] = dg;
+  if (p.offDb != 0xffffffffu) { grads[p.offDb + o] = dw[p.offW + p.rows * p.columns + o]; }
   let scale = g / norm;
   let pull = g * dg / (norm * norm);
   for (var r = 0u; r < p.rows; r++) {
