@@ -676,6 +676,24 @@ export class TcnStepProgram {
     return this.gpu.readFloats(this.parts.state, 0, this.size);
   }
 
+  /** Adam's moments (in the parameters' layout) and products now. */
+  async readMoments(): Promise<{
+    m: Float32Array;
+    v: Float32Array;
+    accBeta1: number;
+    accBeta2: number;
+  }> {
+    const section = Math.ceil(this.size / 64) * 64;
+    const both = await this.gpu.readFloats(this.parts.state, section, 2 * section);
+    const products = await this.gpu.readFloats(this.parts.products, 0, 2);
+    return {
+      m: both.slice(0, this.size),
+      v: both.slice(section, section + this.size),
+      accBeta1: products[0] as number,
+      accBeta2: products[1] as number,
+    };
+  }
+
   /**
    * One step over `batches` (their chunks [rows, time, inputs] and targets), dropout seeded from
    * `seed` as the CPU trainer seeds it; returns the loss and the forecasts in batch order.

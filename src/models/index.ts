@@ -42,3 +42,4 @@ export {
   type TcnStepResult,
   type TcnTrainerOptions,
 } from './tcn-trainer.js';
+export { GpuTcnTrainer } from './tcn-gpu-trainer.js';

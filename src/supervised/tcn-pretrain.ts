@@ -10,6 +10,7 @@ import {
   makeDirectory,
 } from '../core/index.js';
 import {
+  GpuTcnTrainer,
   loadTcnModel,
   saveTcnModel,
   Tcn,
@@ -17,6 +18,7 @@ import {
   tcnSize,
   type TcnBatch,
 } from '../models/index.js';
+import type { GpuDevice } from '../gpu/index.js';
 import { forecastRows } from './forecast-rows.js';
 import { writePretrainReport } from './pretrain-report.js';
 import { RUN_FORMAT, type EpochRow, type PretrainRunJson } from './pretrain-run.js';
@@ -57,6 +59,8 @@ export interface PretrainOptions {
   /** The data as the user named it (`SPY:5m`), for run.json. */
   spec: string;
   backend: string;
+  /** tradelab's GPU engine (backend gpu): the training steps run there. Default none. */
+  gpu?: GpuDevice | undefined;
   precision: PrecisionUsed;
   /** Continue the run in `dir`. */
   resume?: boolean;
@@ -171,6 +175,12 @@ export async function pretrainTcn(
     });
   }
 
+  // On the engine, the steps run there from the state above (fresh or resumed).
+  const engine =
+    options.gpu === undefined
+      ? undefined
+      : await GpuTcnTrainer.create(options.gpu, net, trainer, settings.chunkLen, settings.chunks);
+
   const har = previous?.har ?? fitHarBaseline(dataset);
   const validationRows = scoredRows(har, dataset, dataset.validation);
   const run: PretrainRunJson = {
@@ -239,7 +249,8 @@ export async function pretrainTcn(
           for (let r = 0; r < settings.chunks; r++)
             batch.y[r] = ((dataset.train.target[rows[r] ?? 0] ?? 0) - mean) / sd;
         }
-        const result = trainer.step(micro, step);
+        const result =
+          engine === undefined ? trainer.step(micro, step) : await engine.step(micro, step);
         step++;
         lossSum += result.loss;
         for (const batch of micro) for (const v of batch.y) targets.push(v);
@@ -247,6 +258,8 @@ export async function pretrainTcn(
         options.onStep?.(epoch, s + 1, result.loss);
       }
       if (stopped) break;
+      // Validation runs on the CPU: the engine's weights come back once an epoch.
+      await engine?.syncWeights();
       const trainSeconds = (performance.now() - started) / 1000;
       const evalStarted = performance.now();
       const forecast = forecastRows(
@@ -287,6 +300,7 @@ export async function pretrainTcn(
       };
       const meta = modelMeta(dataset, settings);
       if (best) await saveTcnModel(join(dir, 'model'), net, { meta: { ...meta, epoch } });
+      await engine?.syncOptimizer();
       await saveTcnModel(checkpointDir, net, {
         meta,
         checkpoint: { optimizer: trainer.optimizer, state: { ...state } },

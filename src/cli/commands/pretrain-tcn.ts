@@ -161,6 +161,10 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   out.note(
     `backend ${backend.name} (${backend.matmul}); ${settings.chunks} chunks × ${settings.accum} accumulated a step, ${settings.stepsPerEpoch} steps an epoch, up to ${settings.epochs} epochs`,
   );
+  if (backend.gpu !== undefined)
+    out.note(
+      `the TCN's steps run on tradelab's GPU engine${settings.checkpoint ? ", which keeps every block's activations (gradient checkpointing is not recomputed there yet)" : ''}; validation on the CPU`,
+    );
 
   const resumeCommand = `tradelab pretrain tcn --out ${String(options.out)} --resume`;
   const signals = onStopSignals({
@@ -198,6 +202,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       dir,
       spec,
       backend: `${backend.name} (${backend.matmul})`,
+      gpu: backend.gpu,
       precision,
       resume: previous !== undefined,
       onStep: (epoch, step, loss) => {
