@@ -5,13 +5,16 @@ import {
   missingWebGpuPackages,
   probeWebGpuAdapter,
 } from './webgpu-adapter.js';
+import { gpuTestAdapter } from '../../test/support/webgpu.js';
 
 /*
  * Adapter detection without depending on one: the forced "none", a bad setting, and how an adapter
- * is described. Whether a real adapter computes correctly is in webgpu-backend.test.ts.
+ * is described; then, where there is one (lavapipe in CI, which fails without it), what the probe
+ * says of it. Whether a real adapter computes correctly is in webgpu-backend.test.ts.
  */
 
 const packagesMissing = missingWebGpuPackages().length > 0;
+const found = await gpuTestAdapter('src/compute/webgpu-adapter.test.ts');
 const saved = process.env.TRADELAB_WEBGPU_ADAPTER;
 afterEach(() => {
   if (saved === undefined) delete process.env.TRADELAB_WEBGPU_ADAPTER;
@@ -43,6 +46,18 @@ describe('probeWebGpuAdapter', () => {
     const probe = await probeWebGpuAdapter();
     if (probe.found) expect(probe.adapter.description + probe.adapter.device).not.toBe('');
     else expect(probe.reason.length).toBeGreaterThan(10);
+  });
+});
+
+describe.skipIf(!found)('probeWebGpuAdapter on a real adapter', () => {
+  it("names it, and calls Mesa's lavapipe (llvmpipe) software, as auto needs", async () => {
+    const probe = await probeWebGpuAdapter({ packages: ['webgpu'] });
+    expect(probe.found).toBe(true);
+    if (!probe.found) return;
+    const { adapter } = probe;
+    expect(describeWebGpuAdapter(adapter)).not.toMatch(/^unnamed adapter/);
+    if (/llvmpipe|lavapipe/i.test(`${adapter.description} ${adapter.device}`))
+      expect(adapter.software).toBe(true);
   });
 });
 

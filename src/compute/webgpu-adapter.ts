@@ -148,7 +148,7 @@ function whyNoLinuxAdapter(said: readonly string[]): string {
     if (manifests.length === 0)
       return `libvulkan.so.1 is installed but no Vulkan driver is (nothing in ${VULKAN_ICD_DIRS.join(', ')}): install the GPU's driver (NVIDIA: the proprietary driver; AMD/Intel: mesa-vulkan-drivers)`;
   }
-  return `Vulkan is installed but Dawn could use none of its devices (a driver too old for WebGPU, e.g. Mesa before 23, or none installed)${dawnSaid(said)}`;
+  return `Vulkan is installed but Dawn could use none of its devices (a driver too old for WebGPU, e.g. Debian 12's Mesa 22.3 where Mesa 25 works, or none installed)${dawnSaid(said)}`;
 }
 
 /*

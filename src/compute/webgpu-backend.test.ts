@@ -9,7 +9,7 @@ import { gpuTestAdapter } from '../../test/support/webgpu.js';
 /*
  * The webgpu backend: without an adapter (forced with TRADELAB_WEBGPU_ADAPTER=none) it is a clear
  * error naming the fallback and `auto` falls back to wasm; with one (a GPU, or lavapipe from
- * mesa-vulkan-drivers ≥ 23) tfjs's products on it match the cpu backend's. Machines without an
+ * mesa-vulkan-drivers ≥ 25) tfjs's products on it match the cpu backend's. Machines without an
  * adapter skip the second part and say why; CI has lavapipe and fails without it.
  */
 
