@@ -7,16 +7,11 @@ import {
   type MinibatchBinding,
 } from './dispatch.js';
 import type { GpuDevice } from './gpu-device.js';
+import { OptimizerState, type AdamMoments } from './optimizer-state.js';
+
+export type { AdamMoments } from './optimizer-state.js';
 import { profileDispatches, type KernelTime } from './kernel-profile.js';
 import { MINIBATCH_STRIDE } from './pipeline-cache.js';
-import {
-  adamKernel,
-  adamUniform,
-  adamWorkgroups,
-  clipScaleKernel,
-  NORM_WORKGROUPS,
-  sumOfSquaresKernel,
-} from './kernels/adam.js';
 import {
   gemmKernel,
   gemmUniform,
@@ -116,14 +111,6 @@ export interface PpoTrainResult {
   dispatches: number;
 }
 
-/** Adam's state: the moments in the parameters' layout, and the bias-correction products. */
-export interface AdamMoments {
-  m: Float32Array;
-  v: Float32Array;
-  accBeta1: number;
-  accBeta2: number;
-}
-
 /** One network's layers: sizes from input to output, and where each layer's weights sit. */
 interface NetworkPlan {
   sizes: number[];
@@ -172,19 +159,15 @@ export class PpoUpdateProgram {
     private readonly gpu: GpuDevice,
     readonly shape: PpoProgramShape,
     private readonly buffers: {
-      state: GPUBuffer;
       rollout: GPUBuffer;
       order: GPUBuffer;
       ranges: GPUBuffer;
       stats: GPUBuffer;
-      adamParams: GPUBuffer;
-      /** Adam's bias-correction products β₁ᵗ, β₂ᵗ. */
-      products: GPUBuffer;
     },
+    private readonly optimizer: OptimizerState,
     private readonly step: Dispatch[],
     private readonly rangeGroup: GPUBindGroup,
     slots: ParameterSlot[],
-    private readonly adamConstants: PpoProgramConstants,
   ) {
     this.slots = slots;
     const last = slots[slots.length - 1] as ParameterSlot;
@@ -211,19 +194,14 @@ export class PpoUpdateProgram {
     const rolloutLayout = minibatchLayout(shape.stateDim, shape.actionDim, shape.rolloutRows);
     const maxSteps = shape.passes * Math.ceil(shape.rolloutRows / shape.batchSize);
 
-    // [weights | m | v], each section 256-byte aligned (a binding's offset must be).
-    const section = sectionOf(size);
-    const state = gpu.storageBuffer(3 * section * 4, 'ppo state');
+    const optimizer = new OptimizerState(gpu, size, constants, 'ppo');
+    const state = optimizer.state;
     const grads = gpu.storageBuffer(size * 4, 'ppo gradients');
     const rollout = gpu.storageBuffer(rolloutLayout.size * 4, 'ppo rollout');
     const order = gpu.storageBuffer(shape.passes * shape.rolloutRows * 4, 'ppo order');
     const batch = gpu.storageBuffer(batchLayout.size * 4, 'ppo minibatch');
     const ranges = gpu.uniformBuffer(maxSteps * MINIBATCH_STRIDE, 'ppo minibatch ranges');
     const stats = gpu.storageBuffer(8 * 4, 'ppo statistics');
-    const partials = gpu.storageBuffer(NORM_WORKGROUPS * 4, 'gradient norm partials');
-    const scalars = gpu.storageBuffer(4 * 4, 'clip scale and products');
-    const adamParams = gpu.uniformBuffer(32, 'adam constants');
-    const products = gpu.storageBuffer(2 * 4, 'adam products');
 
     const plan = (name: string, outputs: number): NetworkPlan => {
       const sizes = [shape.stateDim, ...shape.hidden, outputs];
@@ -389,51 +367,7 @@ export class PpoUpdateProgram {
     }
 
     // The optimizer: ‖g‖ in two steps, then Adam with the clip scale, on the flat buffers.
-    const normParams = uniformOf(gpu, Uint32Array.from([size]), 'gradient count');
-    step.push(
-      dispatchOf(
-        gpu,
-        await gpu.pipelines.kernel(sumOfSquaresKernel()),
-        [normParams, grads, partials],
-        [NORM_WORKGROUPS],
-      ),
-    );
-    const clipParams = uniformOf(
-      gpu,
-      Float32Array.from([constants.maxGradNorm, constants.beta1, constants.beta2]),
-      'clip constants',
-    );
-    step.push(
-      dispatchOf(
-        gpu,
-        await gpu.pipelines.kernel(clipScaleKernel()),
-        [clipParams, partials, scalars, products],
-        [1],
-      ),
-    );
-    // Adam reads the weights, m and v as three bindings of one buffer: views at their offsets.
-    const adam = await gpu.pipelines.kernel(adamKernel());
-    const view = (index: number): GPUBufferBinding => ({
-      buffer: state,
-      offset: index * section * 4,
-      size: size * 4,
-    });
-    step.push({
-      kernel: adam,
-      group: gpu.device.createBindGroup({
-        label: 'adam',
-        layout: adam.group0,
-        entries: [
-          { binding: 0, resource: { buffer: adamParams } },
-          { binding: 1, resource: { buffer: grads } },
-          { binding: 2, resource: { buffer: scalars } },
-          { binding: 3, resource: view(0) },
-          { binding: 4, resource: view(1) },
-          { binding: 5, resource: view(2) },
-        ],
-      }),
-      workgroups: () => adamWorkgroups(size),
-    });
+    step.push(...(await optimizer.stepDispatches(grads)));
 
     const rangeGroup = gpu.device.createBindGroup({
       label: 'minibatch ranges',
@@ -443,11 +377,11 @@ export class PpoUpdateProgram {
     const program = new PpoUpdateProgram(
       gpu,
       shape,
-      { state, rollout, order, ranges, stats, adamParams, products },
+      { rollout, order, ranges, stats },
+      optimizer,
       step,
       rangeGroup,
       slots,
-      constants,
     );
     gpu.check();
     return program;
@@ -456,39 +390,24 @@ export class PpoUpdateProgram {
   /** Sets the parameters (flat, in {@link slots}' layout). */
   writeParameters(values: Float32Array): void {
     this.refuseLength('parameters', values.length);
-    this.gpu.write(this.buffers.state, 0, values);
+    this.optimizer.writeParameters(values);
   }
 
   /** Sets Adam's moments and products (a fresh optimizer: zeros and β₁, β₂). */
   writeMoments(moments: AdamMoments): void {
     this.refuseLength('first moments', moments.m.length);
     this.refuseLength('second moments', moments.v.length);
-    const section = sectionOf(this.size);
-    this.gpu.write(this.buffers.state, section * 4, moments.m);
-    this.gpu.write(this.buffers.state, 2 * section * 4, moments.v);
-    this.gpu.write(
-      this.buffers.products,
-      0,
-      Float32Array.from([moments.accBeta1, moments.accBeta2]),
-    );
+    this.optimizer.writeMoments(moments);
   }
 
   /** The parameters now (one read). */
   async readParameters(): Promise<Float32Array> {
-    return this.gpu.readFloats(this.buffers.state, 0, this.size);
+    return this.optimizer.readParameters();
   }
 
   /** Adam's state now (one read of the moments, one of the products). */
   async readMoments(): Promise<AdamMoments> {
-    const section = sectionOf(this.size);
-    const both = await this.gpu.readFloats(this.buffers.state, section, 2 * section);
-    const products = await this.gpu.readFloats(this.buffers.products, 0, 2);
-    return {
-      m: both.slice(0, this.size),
-      v: both.slice(section, section + this.size),
-      accBeta1: products[0] as number,
-      accBeta2: products[1] as number,
-    };
+    return this.optimizer.readMoments();
   }
 
   /**
@@ -509,7 +428,7 @@ export class PpoUpdateProgram {
         { hint: 'build the program with rolloutRows at least targetStep' },
       );
     this.uploadRollout(rollout);
-    this.writeAdamConstants(options.learningRate);
+    this.optimizer.setLearningRate(options.learningRate);
     gpu.write(buffers.stats, 0, new Float32Array(8));
 
     const perPass = options.targetKl !== null;
@@ -567,7 +486,7 @@ export class PpoUpdateProgram {
   ): Promise<KernelTime[] | undefined> {
     const { gpu, shape, buffers } = this;
     this.uploadRollout(rollout);
-    this.writeAdamConstants(learningRate);
+    this.optimizer.setLearningRate(learningRate);
     const rows = Math.min(shape.batchSize, rollout.rows);
     gpu.write(
       buffers.order,
@@ -582,23 +501,6 @@ export class PpoUpdateProgram {
     });
     gpu.check();
     return times;
-  }
-
-  /** Adam's constants with this update's learning rate. */
-  private writeAdamConstants(learningRate: number): void {
-    this.gpu.write(
-      this.buffers.adamParams,
-      0,
-      new Uint8Array(
-        adamUniform({
-          count: this.size,
-          learningRate,
-          beta1: this.adamConstants.beta1,
-          beta2: this.adamConstants.beta2,
-          epsilon: this.adamConstants.epsilon,
-        }),
-      ),
-    );
   }
 
   /** The rollout's columns into the rollout buffer, at the layout's offsets. */
@@ -633,11 +535,6 @@ export class PpoUpdateProgram {
         { hint: 'give values in the layout of ppoParameterSlots() for the same shape' },
       );
   }
-}
-
-/** Floats of one section of the state buffer: `size`, rounded up to 256 bytes. */
-function sectionOf(size: number): number {
-  return Math.ceil(size / 64) * 64;
 }
 
 /** Refuses shapes the kernels cannot take. */

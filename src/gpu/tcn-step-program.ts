@@ -1,15 +1,8 @@
 import { TradelabError } from '../core/index.js';
 import { dispatchOf, encodeDispatches, uniformOf, type Dispatch } from './dispatch.js';
 import type { GpuDevice } from './gpu-device.js';
+import { OptimizerState, type AdamMoments } from './optimizer-state.js';
 import type { ParameterSlot } from './ppo-update-program.js';
-import {
-  adamKernel,
-  adamUniform,
-  adamWorkgroups,
-  clipScaleKernel,
-  NORM_WORKGROUPS,
-  sumOfSquaresKernel,
-} from './kernels/adam.js';
 import {
   gemmKernel,
   gemmUniform,
@@ -129,15 +122,13 @@ export class TcnStepProgram {
   private constructor(
     private readonly gpu: GpuDevice,
     readonly shape: TcnProgramShape,
+    private readonly optimizer: OptimizerState,
     private readonly parts: {
-      state: GPUBuffer;
-      products: GPUBuffer;
       x: GPUBuffer;
       y: GPUBuffer;
       loss: GPUBuffer;
       predictions: GPUBuffer;
       forecast: GPUBuffer;
-      adamParams: GPUBuffer;
       sums: [GPUBuffer, GPUBuffer];
       /** Per micro-batch: the uniforms that depend on its rows and seed, rewritten each time. */
       rowUniforms: { buffer: GPUBuffer; words: (rows: number, seed: number) => Uint32Array }[];
@@ -145,10 +136,10 @@ export class TcnStepProgram {
       /** The forward and backward dispatches of one micro-batch; accumulate per parity. */
       microBatch: Dispatch[];
       accumulate: [Dispatch, Dispatch];
-      optimizer: (finalSum: number) => Dispatch[];
+      /** The optimizer step on either sum. */
+      optimizer: [Dispatch[], Dispatch[]];
     },
     slots: ParameterSlot[],
-    private readonly constants: TcnProgramConstants,
   ) {
     this.slots = slots;
     const last = slots[slots.length - 1] as ParameterSlot;
@@ -169,13 +160,12 @@ export class TcnStepProgram {
       if (slot === undefined) throw new Error(`no TCN slot ${name}`);
       return slot.offset;
     };
-    const section = Math.ceil(size / 64) * 64;
     const { hidden: H, time: T, kernel: K } = shape;
     const maxRows = shape.batch * T;
     const floats = (n: number, label: string): GPUBuffer => gpu.storageBuffer(n * 4, label);
 
-    const state = floats(3 * section, 'tcn state');
-    const products = floats(2, 'tcn adam products');
+    const optimizerState = new OptimizerState(gpu, size, constants, 'tcn');
+    const state = optimizerState.state;
     const grads = floats(size, 'tcn gradients');
     const sums: [GPUBuffer, GPUBuffer] = [floats(size, 'tcn sum 0'), floats(size, 'tcn sum 1')];
     const effective = floats(size, 'tcn effective kernels');
@@ -595,58 +585,22 @@ export class TcnStepProgram {
       dispatchOf(gpu, add, [sumParams, sums[0], grads, sums[1]], elementwiseWorkgroups(size)),
     ];
 
-    const partials = floats(NORM_WORKGROUPS, 'tcn norm partials');
-    const scalars = floats(4, 'tcn clip scale');
-    const adamParams = gpu.uniformBuffer(32, 'tcn adam');
-    const normParams = uniformOf(gpu, Uint32Array.from([size]), 'tcn gradient count');
-    const clipParams = uniformOf(
-      gpu,
-      Float32Array.from([constants.maxGradNorm, constants.beta1, constants.beta2]),
-      'tcn clip',
-    );
-    const squares = await gpu.pipelines.kernel(sumOfSquaresKernel());
-    const clip = await gpu.pipelines.kernel(clipScaleKernel());
-    const adam = await gpu.pipelines.kernel(adamKernel());
-    const optimizer = (finalSum: number): Dispatch[] => {
-      const sum = sums[finalSum] as GPUBuffer;
-      const view = (index: number): GPUBufferBinding => ({
-        buffer: state,
-        offset: index * section * 4,
-        size: size * 4,
-      });
-      return [
-        dispatchOf(gpu, squares, [normParams, sum, partials], [NORM_WORKGROUPS]),
-        dispatchOf(gpu, clip, [clipParams, partials, scalars, products], [1]),
-        {
-          kernel: adam,
-          group: gpu.device.createBindGroup({
-            layout: adam.group0,
-            entries: [
-              { binding: 0, resource: { buffer: adamParams } },
-              { binding: 1, resource: { buffer: sum } },
-              { binding: 2, resource: { buffer: scalars } },
-              { binding: 3, resource: view(0) },
-              { binding: 4, resource: view(1) },
-              { binding: 5, resource: view(2) },
-            ],
-          }),
-          workgroups: () => adamWorkgroups(size),
-        },
-      ];
-    };
+    // The optimizer step on each of the two sums, made once.
+    const optimizer: [Dispatch[], Dispatch[]] = [
+      await optimizerState.stepDispatches(sums[0]),
+      await optimizerState.stepDispatches(sums[1]),
+    ];
     gpu.check();
     return new TcnStepProgram(
       gpu,
       shape,
+      optimizerState,
       {
-        state,
-        products,
         x,
         y,
         loss,
         predictions,
         forecast,
-        adamParams,
         sums,
         rowUniforms,
         mseParams,
@@ -655,43 +609,23 @@ export class TcnStepProgram {
         optimizer,
       },
       slots,
-      constants,
     );
   }
 
   /** Sets the parameters (flat, in {@link slots}' layout) and a fresh or restored Adam state. */
-  writeState(
-    parameters: Float32Array,
-    moments: { m: Float32Array; v: Float32Array; accBeta1: number; accBeta2: number },
-  ): void {
-    const section = Math.ceil(this.size / 64) * 64;
-    this.gpu.write(this.parts.state, 0, parameters);
-    this.gpu.write(this.parts.state, section * 4, moments.m);
-    this.gpu.write(this.parts.state, 2 * section * 4, moments.v);
-    this.gpu.write(this.parts.products, 0, Float32Array.from([moments.accBeta1, moments.accBeta2]));
+  writeState(parameters: Float32Array, moments: AdamMoments): void {
+    this.optimizer.writeParameters(parameters);
+    this.optimizer.writeMoments(moments);
   }
 
   /** The parameters now. */
   async readParameters(): Promise<Float32Array> {
-    return this.gpu.readFloats(this.parts.state, 0, this.size);
+    return this.optimizer.readParameters();
   }
 
   /** Adam's moments (in the parameters' layout) and products now. */
-  async readMoments(): Promise<{
-    m: Float32Array;
-    v: Float32Array;
-    accBeta1: number;
-    accBeta2: number;
-  }> {
-    const section = Math.ceil(this.size / 64) * 64;
-    const both = await this.gpu.readFloats(this.parts.state, section, 2 * section);
-    const products = await this.gpu.readFloats(this.parts.products, 0, 2);
-    return {
-      m: both.slice(0, this.size),
-      v: both.slice(section, section + this.size),
-      accBeta1: products[0] as number,
-      accBeta2: products[1] as number,
-    };
+  async readMoments(): Promise<AdamMoments> {
+    return this.optimizer.readMoments();
   }
 
   /**
@@ -713,19 +647,7 @@ export class TcnStepProgram {
       );
     gpu.write(parts.loss, 0, new Float32Array(1));
     gpu.write(parts.sums[1], 0, new Float32Array(this.size));
-    gpu.write(
-      parts.adamParams,
-      0,
-      new Uint8Array(
-        adamUniform({
-          count: this.size,
-          learningRate,
-          beta1: this.constants.beta1,
-          beta2: this.constants.beta2,
-          epsilon: this.constants.epsilon,
-        }),
-      ),
-    );
+    this.optimizer.setLearningRate(learningRate);
     let offset = 0;
     let finalSum = 1;
     for (const [m, batch] of batches.entries()) {
@@ -750,7 +672,7 @@ export class TcnStepProgram {
     }
     const encoder = gpu.device.createCommandEncoder({ label: 'tcn optimizer' });
     const pass = encoder.beginComputePass();
-    const count = encodeDispatches(pass, parts.optimizer(finalSum));
+    const count = encodeDispatches(pass, parts.optimizer[finalSum] as Dispatch[]);
     pass.end();
     gpu.submit(encoder, count);
     const loss = (await gpu.readFloats(parts.loss, 0, 1))[0] as number;
