@@ -37,7 +37,9 @@ import {
  * micro-batch of chunks, the blocks forward (weight-normalized causal convolutions with ReLU and
  * dropout, the residual, relu(h + residual)), the chunk encoder, the head, the MSE as the
  * micro-batch's share of the step's mean, and every gradient back; the micro-batches' gradients
- * summed; then the global norm clip and Adam. Activations are kept (no recompute yet). Parameters,
+ * summed; then the global norm clip and Adam. With checkpointing the blocks' convolutions run
+ * again, one block at a time, before its backward; the backward's buffers are shared by all
+ * blocks either way (profiles/planner/tcn-size.ts counts what a step holds). Parameters,
  * Adam's moments and products live on the device as in the PPO program; the host uploads each
  * micro-batch's chunks and reads the loss and forecasts once per step.
  */
@@ -57,6 +59,11 @@ export interface TcnProgramShape {
   time: number;
   /** Chunks of the largest micro-batch. */
   batch: number;
+  /**
+   * Gradient checkpointing: keep each block's output only, and recompute its convolutions'
+   * outputs on the device before its backward (the same bits). Default off.
+   */
+  checkpoint?: boolean;
 }
 
 /** The optimizer's constants (models/tcn-trainer.ts: β 0.9, 0.999, ε 1e-8, clip 1). */
@@ -233,34 +240,75 @@ export class TcnStepProgram {
     const dropout = shape.dropout;
     const scale = dropout > 0 ? Math.fround(1 / (1 - dropout)) : 1;
     const rowsBuffer = (label: string, width: number): GPUBuffer => floats(maxRows * width, label);
-    // Each block's buffers, and the backward steps recorded in reverse at the end.
+    const checkpoint = shape.checkpoint === true;
+    // With checkpointing only each block's output is kept; its convolutions' outputs go to one
+    // pair of buffers and are recomputed, block by block, before its backward.
+    const sharedH = checkpoint
+      ? [rowsBuffer('recomputed h1', H), rowsBuffer('recomputed h2', H)]
+      : undefined;
+    // The backward's buffers serve every block in turn: the output's gradient alternates between
+    // two (a block reads one and writes its input's gradient to the other), and a buffer is reused
+    // once what it held is dead (dz2 after conv2's backward, dh1 after dz1 is made).
+    const dOuts = [rowsBuffer('d out even', H), rowsBuffer('d out odd', H)] as const;
+    const g = rowsBuffer('block d sum', H);
+    const dz2 = rowsBuffer('block dz2', H);
+    const dh1 = rowsBuffer('block dh1 / dx conv', H);
+    const dz1 = rowsBuffer('block dz1', H);
+    // Each block's backward, recorded in reverse at the end.
     const blocks: (() => Promise<void>)[] = [];
-    const blocksDOut: GPUBuffer[] = [];
     let input = x;
     let width = shape.inputs;
     for (let i = 0; i < shape.layers; i++) {
       const dilation = 2 ** i;
       const blockInput = input;
       const inWidth = width;
-      const h1 = rowsBuffer(`block${i} h1`, H);
-      const h2 = rowsBuffer(`block${i} h2`, H);
+      const h1 = sharedH?.[0] ?? rowsBuffer(`block${i} h1`, H);
+      const h2 = sharedH?.[1] ?? rowsBuffer(`block${i} h2`, H);
       const out = rowsBuffer(`block${i} out`, H);
       const residualConv = inWidth !== H;
+      if (residualConv && i > 0) throw new Error('only the first TCN block may change width');
       const residual = residualConv ? rowsBuffer(`block${i} residual`, H) : blockInput;
       const convs = [
         { name: `block${i}/conv1`, source: blockInput, channels: inWidth, output: h1, offset: 0 },
         { name: `block${i}/conv2`, source: h1, channels: H, output: h2, offset: 1 },
       ];
-      for (const conv of convs) {
+      const weighted = shape.norm === 'weight';
+      const kernelBuffer = weighted ? effective : state;
+      /** The convolution's GEMM with bias, ReLU and dropout (its masks drawn from the step's seed). */
+      const convForward = async (list: Dispatch[], conv: (typeof convs)[number]): Promise<void> => {
         const v = at(`${conv.name}/v`);
-        const rows = K * conv.channels;
-        let kernelBuffer = state;
-        if (shape.norm === 'weight') {
-          // The effective kernel at v's offset of `effective`, ‖v‖ at g's (unused there).
+        await gemm(
+          list,
+          {
+            transposeA: false,
+            transposeB: false,
+            epilogue: dropout > 0 ? 'bias-relu-dropout' : 'bias-relu',
+            conv: 'forward',
+          },
+          (chunks, seed) => ({
+            m: chunks * T,
+            n: H,
+            k: K * conv.channels,
+            lda: conv.channels,
+            ldb: H,
+            ldc: H,
+            offsetB: v,
+            offsetBias: at(`${conv.name}/b`),
+            conv: { taps: K, dilation, channels: conv.channels, time: T },
+            dropout: { rate: dropout, seed: seed * 1009 + i * 2 + conv.offset },
+          }),
+          [conv.source, kernelBuffer, conv.output, state],
+          (chunks) => ({ m: chunks * T, n: H }),
+        );
+      };
+      for (const conv of convs) {
+        if (weighted) {
+          // The effective kernel at v's offset of `effective`, kept for the backward.
+          const v = at(`${conv.name}/v`);
           const params = uniformOf(
             gpu,
             weightNormUniform({
-              rows,
+              rows: K * conv.channels,
               columns: H,
               offsetV: v,
               offsetG: at(`${conv.name}/g`),
@@ -277,32 +325,8 @@ export class TcnStepProgram {
               weightNormWorkgroups(H),
             ),
           );
-          kernelBuffer = effective;
         }
-        const seedOffset = conv.offset;
-        await gemm(
-          forward,
-          {
-            transposeA: false,
-            transposeB: false,
-            epilogue: dropout > 0 ? 'bias-relu-dropout' : 'bias-relu',
-            conv: 'forward',
-          },
-          (chunks, seed) => ({
-            m: chunks * T,
-            n: H,
-            k: rows,
-            lda: conv.channels,
-            ldb: H,
-            ldc: H,
-            offsetB: v,
-            offsetBias: at(`${conv.name}/b`),
-            conv: { taps: K, dilation, channels: conv.channels, time: T },
-            dropout: { rate: dropout, seed: seed * 1009 + i * 2 + seedOffset },
-          }),
-          [conv.source, kernelBuffer, conv.output, state],
-          (chunks) => ({ m: chunks * T, n: H }),
-        );
+        await convForward(forward, conv);
       }
       if (residualConv)
         await gemm(
@@ -323,13 +347,11 @@ export class TcnStepProgram {
         );
       await elementwise(forward, addReluKernel(), [h2, residual, out], H);
 
-      const dOut = rowsBuffer(`block${i} d out`, H);
+      const dOut = dOuts[i % 2] as GPUBuffer;
       const first = i === 0;
       blocks.push(async () => {
-        const g = rowsBuffer(`block${i} g`, H);
-        const dz2 = rowsBuffer(`block${i} dz2`, H);
-        const dh1 = rowsBuffer(`block${i} dh1`, H);
-        const dz1 = rowsBuffer(`block${i} dz1`, H);
+        // The same kernels on the same inputs and seeds: the recomputed outputs are the same bits.
+        if (checkpoint) for (const conv of convs) await convForward(backward, conv);
         await elementwise(backward, reluMaskKernel(), [dOut, out, g], H);
         const convBackward = async (
           conv: (typeof convs)[number],
@@ -338,7 +360,6 @@ export class TcnStepProgram {
         ): Promise<void> => {
           const v = at(`${conv.name}/v`);
           const rows = K * conv.channels;
-          const weighted = shape.norm === 'weight';
           await gemm(
             backward,
             {
@@ -375,7 +396,7 @@ export class TcnStepProgram {
                 offsetB: v,
                 conv: { taps: K, dilation, channels: H, time: T },
               }),
-              [dZ, weighted ? effective : state, dInput],
+              [dZ, kernelBuffer, dInput],
               (chunks) => ({ m: chunks * T, n: conv.channels }),
             );
           if (weighted) {
@@ -408,10 +429,12 @@ export class TcnStepProgram {
         await elementwise(backward, reluMaskKernel(), [g, h2, dz2], H, scale);
         await convBackward(conv2, dz2, dh1);
         await elementwise(backward, reluMaskKernel(), [dh1, h1, dz1], H, scale);
-        const dPrevious = first ? undefined : blocksDOut[i - 1];
-        const dConv = first ? undefined : rowsBuffer(`block${i} dx conv`, inWidth);
+        // Blocks after the first take their input at width H, so dh1 (dead now) holds dx.
+        const dPrevious = first ? undefined : (dOuts[(i + 1) % 2] as GPUBuffer);
+        const dConv = first ? undefined : dh1;
         await convBackward(conv1, dz1, dConv);
-        let dResidual = g;
+        // The residual's gradient is g itself: only the first block changes width (its 1×1
+        // convolution needs no input gradient).
         if (residualConv) {
           await gemm(
             backward,
@@ -428,29 +451,10 @@ export class TcnStepProgram {
             [blockInput, g, grads],
             () => ({ m: inWidth, n: H }),
           );
-          if (!first) {
-            dResidual = rowsBuffer(`block${i} dx residual`, inWidth);
-            await gemm(
-              backward,
-              { transposeA: false, transposeB: true, epilogue: 'none' },
-              (chunks) => ({
-                m: chunks * T,
-                n: inWidth,
-                k: H,
-                lda: H,
-                ldb: H,
-                ldc: inWidth,
-                offsetB: at(`block${i}/residual/w`),
-              }),
-              [g, state, dResidual],
-              (chunks) => ({ m: chunks * T, n: inWidth }),
-            );
-          }
         }
         if (dPrevious !== undefined && dConv !== undefined)
-          await elementwise(backward, addKernel(), [dConv, dResidual, dPrevious], inWidth);
+          await elementwise(backward, addKernel(), [dConv, g, dPrevious], H);
       });
-      blocksDOut.push(dOut);
       input = out;
       width = H;
     }
@@ -571,7 +575,7 @@ export class TcnStepProgram {
       dispatchOf(
         gpu,
         await gpu.pipelines.kernel(poolingBackwardKernel(shape.pooling)),
-        [poolParams, dz, blocksDOut[shape.layers - 1] as GPUBuffer],
+        [poolParams, dz, dOuts[(shape.layers - 1) % 2] as GPUBuffer],
         (chunks) => elementwiseWorkgroups(chunks * T * H),
       ),
     );

@@ -8,8 +8,8 @@ import type { TcnBatch, TcnStepResult, TcnTrainer } from './tcn-trainer.js';
  * ExactAdam stay the source of truth for validation, evaluation and checkpoints: the engine takes
  * them when it starts (fresh or resumed), the weights come back when the CPU needs them (once an
  * epoch, for validation) and Adam's moments before a checkpoint is written, so a run stopped and
- * resumed continues with the same bits. Gradient checkpointing is not recomputed on the engine
- * yet: it keeps every block's activations.
+ * resumed continues with the same bits. With the trainer's gradient checkpointing the engine
+ * recomputes each block's convolutions before its backward, as the CPU does.
  */
 
 /** The steps of `trainer` on the engine. */
@@ -48,6 +48,7 @@ export class GpuTcnTrainer {
         dropout: c.dropout,
         time,
         batch: chunks,
+        checkpoint: trainer.options.checkpoint,
       },
       { beta1: 0.9, beta2: 0.999, epsilon: 1e-8, maxGradNorm: trainer.options.maxGradNorm ?? 1 },
     );

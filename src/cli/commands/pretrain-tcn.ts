@@ -163,7 +163,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   );
   if (backend.gpu !== undefined)
     out.note(
-      `the TCN's steps run on tradelab's GPU engine${settings.checkpoint ? ", which keeps every block's activations (gradient checkpointing is not recomputed there yet)" : ''}; validation on the CPU`,
+      `the TCN's steps run on tradelab's GPU engine${settings.checkpoint ? ", which recomputes each block's convolutions (gradient checkpointing)" : ''}; validation on the CPU`,
     );
 
   const resumeCommand = `tradelab pretrain tcn --out ${String(options.out)} --resume`;
