@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openGpuDevice, PpoUpdateProgram, type GpuDevice } from '../src/gpu/index.js';
+import {
+  openGpuDevice,
+  PpoUpdateProgram,
+  TcnStepProgram,
+  type GpuDevice,
+} from '../src/gpu/index.js';
 import { jsonLines, runCliInProcess } from './support/run-cli.js';
 import { gpuTestAdapter } from './support/webgpu.js';
 
@@ -9,7 +14,8 @@ import { gpuTestAdapter } from './support/webgpu.js';
  * the update program, counted by GpuDevice.allocatedBytes (building a program allocates, it does
  * not compute, so seed 000's RTX 3070 configuration is cheap to check on lavapipe). The plan's
  * terms (without its context estimate, which only a GPU can measure) must cover the allocation and
- * not overstate it by more than a quarter.
+ * not overstate it by more than a quarter. The TCN's terms are counted from the step program's
+ * buffers, so they must match its allocation to the kernels' uniforms (64 KiB).
  */
 
 const found = await gpuTestAdapter('test/gpu-plan.test.ts');
@@ -84,5 +90,57 @@ describe.skipIf(!found)("the planner's terms for the GPU engine", { timeout: 120
       const allocated = gpu.allocatedBytes - before;
       expect(allocated).toBeLessThanOrEqual(terms);
       expect(allocated).toBeGreaterThan(0.75 * terms);
+    });
+
+  for (const checkpoint of [true, false])
+    it(`matches what the engine allocates for a TCN step, checkpointing ${checkpoint ? 'on' : 'off'}`, async () => {
+      const planned = await runCliInProcess([
+        'profiles',
+        'plan',
+        '--profile',
+        'rtx_5080',
+        '--backend',
+        'gpu',
+        '--workload',
+        'tcn',
+        '--hidden',
+        '64',
+        '--layers',
+        '6',
+        '--chunk-len',
+        '128',
+        '--batch-size',
+        '16',
+        ...(checkpoint ? [] : ['--no-checkpoint']),
+        '--no-detect',
+        '--json',
+      ]);
+      expect(planned.code, planned.stderr).toBe(0);
+      const plan = jsonLines(planned.stdout)[0] as unknown as Plan & { device: string };
+      expect(plan.device).toBe('gpu');
+      const terms = plan.perWorker
+        .filter((t) => t.label !== 'framework/context')
+        .reduce((sum, t) => sum + t.bytes, 0);
+      const before = gpu.allocatedBytes;
+      // Seed 003's 4 features and kernel 3; the planner's head is as wide as the TCN.
+      await TcnStepProgram.build(
+        gpu,
+        {
+          inputs: 4,
+          hidden: 64,
+          layers: 6,
+          kernel: 3,
+          norm: 'weight',
+          pooling: 'last',
+          headHidden: 64,
+          dropout: 0.1,
+          time: 128,
+          batch: 16,
+          checkpoint,
+        },
+        { beta1: 0.9, beta2: 0.999, epsilon: 1e-8, maxGradNorm: 1 },
+      );
+      const allocated = gpu.allocatedBytes - before;
+      expect(Math.abs(allocated - terms)).toBeLessThanOrEqual(64 * 1024);
     });
 });

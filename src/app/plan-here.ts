@@ -104,12 +104,13 @@ export interface MachineBudget {
 export async function machineBudget(
   project: Project,
   workload: Workload = 'drl',
+  modelKind?: 'mlp' | 'tcn' | 'params',
 ): Promise<MachineBudget> {
   const choice = await project.chooseProfile();
   const { profile } = choice;
   const backend = resolvePlanBackend(project.config.settings.backend, profile);
   const memory: MemoryBudget =
-    computeDevice(profile, backend, workload) === 'gpu'
+    computeDevice(profile, backend, workload, modelKind) === 'gpu'
       ? {
           kind: 'gpu',
           totalBytes: profile.vramGb * 1024 ** 3,
@@ -127,7 +128,13 @@ export async function machineBudget(
 /** Plans workers for this project on this machine: the chosen profile, its memory, this CPU. */
 export async function planHere(project: Project, request: PlanRequest = {}): Promise<PlanHere> {
   const workload = request.workload ?? 'drl';
-  const { choice, backend, memory, safetyFactor } = await machineBudget(project, workload);
+  // A forecasting set of window MLPs is sized as `params`, and the engine leaves it on the host.
+  const forecastKind = request.forecast?.kind === 'mlp' ? 'params' : 'tcn';
+  const { choice, backend, memory, safetyFactor } = await machineBudget(
+    project,
+    workload,
+    workload === 'forecast' ? forecastKind : undefined,
+  );
   const { profile } = choice;
   const dataset = request.dataset ?? DEFAULT_DATASET;
   const lookback = request.lookback ?? 1;

@@ -38,7 +38,11 @@ export {
 } from './planner/mlp-size.js';
 export {
   SEED_TCN_SHAPE,
+  TCN_ENGINE_TRANSIENT_BYTES_PER_PARAM,
   tcnElementsPerBar,
+  tcnEngineElementsPerBar,
+  tcnEngineElementsPerChunk,
+  tcnEngineStepBytes,
   tcnParamCount,
   tcnStepBytes,
   tcnTransientBytesPerParam,

@@ -4,7 +4,13 @@ import { createProfileRegistry } from '../profile-registry.js';
 import { GIB, MIB } from './format-bytes.js';
 import { mlpParamCount, mlpTrainingElementsPerSample, mlpUnitsPerSample } from './mlp-size.js';
 import { planWorkers, type PlanInput } from './plan-workers.js';
-import { SEED_TCN_SHAPE, tcnElementsPerBar, tcnParamCount } from './tcn-size.js';
+import {
+  SEED_TCN_SHAPE,
+  tcnElementsPerBar,
+  tcnEngineElementsPerBar,
+  tcnEngineElementsPerChunk,
+  tcnParamCount,
+} from './tcn-size.js';
 
 const registry = createProfileRegistry();
 const profile = (name: string) => registry.resolve(name);
@@ -211,7 +217,7 @@ describe('planWorkers', () => {
     expect(card.perWorker.map((t) => t.label)).toContain('model (from profile)');
     // No model on the host: the card's figure is not taken for it.
     expect(() => planWorkers({ ...forecast, backend: 'wasm', memory: host })).toThrow(
-      /needs its model: profile rtx_4090's memoryPerModelGb is for its card/,
+      /needs its model: profile rtx_4090's memoryPerModelGb is for tfjs's webgpu on its card/,
     );
   });
 
@@ -255,6 +261,55 @@ describe('planWorkers', () => {
       model: { kind: 'tcn', ...SEED_TCN_SHAPE, checkpoint: false },
     });
     expect(h100.fits).toBe(false);
+  });
+
+  it("plans the TCN on the engine by the engine's own buffers, on the card", () => {
+    const onEngine = (checkpoint: boolean) =>
+      planWorkers({
+        profile: profile('rtx_5080'),
+        workload: 'tcn',
+        backend: 'gpu',
+        memory: { kind: 'gpu', totalBytes: 16 * GIB },
+        cpuCores: 16,
+        model: { kind: 'tcn', ...SEED_TCN_SHAPE, checkpoint },
+      });
+    const checkpointed = onEngine(true);
+    expect(checkpointed).toMatchObject({ device: 'gpu', batchSize: 200, workers: 1 });
+    const shape = { ...SEED_TCN_SHAPE, checkpoint: true };
+    // 12 block outputs + 2 recomputed + 1 residual (4 features → 512) + 6 of the backward.
+    expect(tcnEngineElementsPerBar(shape)).toBe(21 * 512 + 4);
+    const term = (plan: typeof checkpointed, label: string) =>
+      plan.perWorker.find((t) => t.label === label);
+    expect(term(checkpointed, 'activations')?.bytes).toBe(
+      200 * (512 * tcnEngineElementsPerBar(shape) + tcnEngineElementsPerChunk(shape)) * 4,
+    );
+    expect(term(checkpointed, 'step transients')?.bytes).toBe(tcnParamCount(shape) * 16);
+    expect(term(checkpointed, 'step transients')?.formula).toMatch(/engine's buffers/);
+    // Without checkpointing every block keeps its two convolutions' outputs: 2·12 − 2 more a bar.
+    const plain = onEngine(false);
+    expect(
+      (term(plain, 'activations')?.bytes ?? 0) - (term(checkpointed, 'activations')?.bytes ?? 0),
+    ).toBe(200 * 512 * 22 * 512 * 4);
+    // A forecasting set of TCNs is on the card with its model's terms; window MLPs stay on the host.
+    const forecast = {
+      profile: profile('rtx_4090'),
+      workload: 'forecast' as const,
+      backend: 'gpu' as const,
+      memory: { kind: 'gpu' as const, totalBytes: 24 * GIB },
+      cpuCores: 4,
+    };
+    const tcnSet = planWorkers({
+      ...forecast,
+      model: { kind: 'tcn', ...SEED_TCN_SHAPE, hidden: 32, layers: 4, chunkLen: 64 },
+    });
+    expect(tcnSet.device).toBe('gpu');
+    expect(tcnSet.perWorker.map((t) => t.label)).not.toContain('model (from profile)');
+    const mlpSet = planWorkers({
+      ...forecast,
+      memory: { kind: 'host', totalBytes: 64 * GIB },
+      model: { kind: 'params', paramCount: 1000, activationsPerSample: 10 },
+    });
+    expect(mlpSet.device).toBe('host');
   });
 
   it('rejects a non-positive batch size and a drl plan without a model', () => {

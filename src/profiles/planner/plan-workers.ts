@@ -11,7 +11,10 @@ import {
 } from './mlp-size.js';
 import {
   SEED_TCN_SHAPE,
+  TCN_ENGINE_TRANSIENT_BYTES_PER_PARAM,
   tcnElementsPerBar,
+  tcnEngineElementsPerBar,
+  tcnEngineElementsPerChunk,
   tcnParamCount,
   tcnTransientBytesPerParam,
   type TcnShape,
@@ -177,8 +180,11 @@ const rolloutFloatsPerStep = (obsDim: number, actDim: number): number => 2 * obs
  */
 export function planWorkers(input: PlanInput): WorkerPlan {
   const settings = input.profile.workloads[input.workload];
-  const device = computeDevice(input.profile, input.backend, input.workload);
-  const forecastOnCard = input.workload === 'forecast' && device === 'gpu';
+  const device = computeDevice(input.profile, input.backend, input.workload, input.model?.kind);
+  // tfjs's webgpu on the card is charged seed 004's memory per model; the engine its own buffers.
+  const forecastOnCard = input.workload === 'forecast' && input.backend === 'webgpu';
+  // The engine's TCN step: its buffers, counted from the program (tcn-size.ts).
+  const tcnOnEngine = input.backend === 'gpu' && device === 'gpu';
   const dtype = input.dtype ?? 'float32';
   const bytes = DTYPE_BYTES[dtype];
   const batchSize = input.batchSize ?? defaultBatch(input);
@@ -241,11 +247,15 @@ export function planWorkers(input: PlanInput): WorkerPlan {
         formula: `${p} params × ${bytes} B`,
       });
       if (model.kind === 'tcn') {
-        const perParam = tcnTransientBytesPerParam(model.checkpoint);
+        const perParam = tcnOnEngine
+          ? TCN_ENGINE_TRANSIENT_BYTES_PER_PARAM
+          : tcnTransientBytesPerParam(model.checkpoint);
         terms.push({
           label: 'step transients',
           bytes: paramCount * perParam,
-          formula: `${p} params × ${perParam} B (weight-normalized kernels and their gradients${model.checkpoint ? ', one block at a time' : ''}, clipped gradients, Adam's new state; measured by bench tcn)`,
+          formula: tcnOnEngine
+            ? `${p} params × ${perParam} B (two gradient sums, the weight-normalized kernels and their gradients: the engine's buffers)`
+            : `${p} params × ${perParam} B (weight-normalized kernels and their gradients${model.checkpoint ? ', one block at a time' : ''}, clipped gradients, Adam's new state; measured by bench tcn)`,
         });
       }
       terms.push({
@@ -264,7 +274,9 @@ export function planWorkers(input: PlanInput): WorkerPlan {
         model.kind === 'mlp'
           ? mlpTrainingElementsPerSample(model)
           : model.kind === 'tcn'
-            ? model.chunkLen * tcnElementsPerBar(model)
+            ? tcnOnEngine
+              ? model.chunkLen * tcnEngineElementsPerBar(model) + tcnEngineElementsPerChunk(model)
+              : model.chunkLen * tcnElementsPerBar(model)
             : (model.activationsPerSample ?? 0);
       terms.push({
         label: 'activations',
@@ -273,7 +285,9 @@ export function planWorkers(input: PlanInput): WorkerPlan {
           model.kind === 'mlp'
             ? `batch ${formatCount(batchSize)} × (2 × ${formatCount(mlpUnitsPerSample(model))} layer outputs, saved + gradient, + ${model.obsDim} obs) × ${bytes} B`
             : model.kind === 'tcn'
-              ? `${formatCount(batchSize)} chunks × ${formatCount(model.chunkLen)} bars × ${formatCount(tcnElementsPerBar(model))} elements a bar (${model.checkpoint ? `checkpointed: (2×${model.layers} + 14)` : `no checkpointing: 11×${model.layers}`} × ${model.hidden} + ${model.inputs}) × ${bytes} B`
+              ? tcnOnEngine
+                ? `${formatCount(batchSize)} chunks × (${formatCount(model.chunkLen)} bars × ${formatCount(tcnEngineElementsPerBar(model))} elements a bar (${model.checkpoint ? `checkpointed: ${model.layers} block outputs + 2 recomputed` : `${model.layers} block outputs + 2×${model.layers} convolution outputs`}${model.inputs === model.hidden ? '' : ' + 1 residual'} + 6 of the backward) × ${model.hidden} + ${model.inputs}, + ${formatCount(tcnEngineElementsPerChunk(model))} a chunk) × ${bytes} B`
+                : `${formatCount(batchSize)} chunks × ${formatCount(model.chunkLen)} bars × ${formatCount(tcnElementsPerBar(model))} elements a bar (${model.checkpoint ? `checkpointed: (2×${model.layers} + 14)` : `no checkpointing: 11×${model.layers}`} × ${model.hidden} + ${model.inputs}) × ${bytes} B`
               : perSample === 0
                 ? 'unknown: pass activationsPerSample or a measured figure'
                 : `batch ${formatCount(batchSize)} × ${formatCount(perSample)} elements × ${bytes} B`,
@@ -403,10 +417,10 @@ function defaultModel(input: PlanInput): MlpModel | TcnModel | SizedModel {
       'INVALID_ARGUMENT',
       'the drl workload needs a model: {kind: "mlp", obsDim, actDim, netDim, layers} or {kind: "params", paramCount}',
     );
-  // The profile's memory per forecasting model is the card's (seed 004's VRAM figures).
+  // The profile's memory per forecasting model is tfjs's on the card (seed 004's VRAM figures).
   throw new TradelabError(
     'INVALID_ARGUMENT',
-    `the forecast workload on the ${input.backend} backend needs its model: profile ${input.profile.name}'s memoryPerModelGb is for its card, and this backend computes on the host`,
+    `the forecast workload on the ${input.backend} backend needs its model: profile ${input.profile.name}'s memoryPerModelGb is for tfjs's webgpu on its card, and this backend's memory is its model's own`,
     { hint: 'pass model: {kind: "tcn", …} or {kind: "params", paramCount, activationsPerSample}' },
   );
 }

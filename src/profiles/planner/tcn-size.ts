@@ -62,6 +62,45 @@ export function tcnStepBytes(shape: TcnShape, chunks: number): number {
   );
 }
 
+/**
+ * Float32 elements the GPU engine's TCN step (src/gpu/tcn-step-program.ts) holds per chunk per
+ * bar, counted from its buffers: every block's output; its two convolutions' outputs, or with
+ * checkpointing one shared pair that each block's backward recomputes into; the first block's
+ * residual convolution where the width changes; six buffers of the backward that every block uses
+ * in turn (the output's gradient twice, the sum's, dz2, dh1, dz1); and the chunk itself.
+ */
+export function tcnEngineElementsPerBar({ inputs, hidden, layers, checkpoint }: TcnShape): number {
+  const convOutputs = checkpoint ? 2 : 2 * layers;
+  const residual = inputs === hidden ? 0 : 1;
+  return (layers + convOutputs + residual + 6) * hidden + inputs;
+}
+
+/**
+ * Float32 elements the engine's step holds per chunk: the target, the forecast and its gradient,
+ * 64 slots of forecasts for the step's micro-batches, the encoding and the head's hidden layer
+ * (as wide as the TCN in the planner's model) and their gradients.
+ */
+export function tcnEngineElementsPerChunk({ hidden }: TcnShape): number {
+  return 3 + 64 + 4 * hidden;
+}
+
+/**
+ * Bytes per parameter the engine's step holds besides the weights, their gradients and Adam's
+ * moments: the micro-batches' gradient sums (two, ping-pong), the weight-normalized kernels and
+ * their gradients.
+ */
+export const TCN_ENGINE_TRANSIENT_BYTES_PER_PARAM = 16;
+
+/** What one engine step of `chunks` chunks holds above the weights and Adam's moments. */
+export function tcnEngineStepBytes(shape: TcnShape, chunks: number): number {
+  return (
+    chunks *
+      (shape.chunkLen * tcnEngineElementsPerBar(shape) + tcnEngineElementsPerChunk(shape)) *
+      4 +
+    tcnParamCount(shape) * (4 + TCN_ENGINE_TRANSIENT_BYTES_PER_PARAM)
+  );
+}
+
 /** Seed 003's TCN-12 with 512 channels on chunks of 512 bars of 4 features, checkpointed. */
 export const SEED_TCN_SHAPE: TcnShape = {
   inputs: 4,
