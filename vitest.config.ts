@@ -28,6 +28,7 @@ const LONGEST_FIRST = [
   'src/gpu/kernels/tcn-parts.test.ts',
   'src/models/tcn-gpu-step.test.ts',
   'test/pretrain-gpu-cli.test.ts',
+  'test/forecast-gpu-cli.test.ts',
   'test/gpu-plan.test.ts',
   'test/train-gpu-cli.test.ts',
   'test/container-build.test.ts',

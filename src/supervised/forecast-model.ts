@@ -1,6 +1,7 @@
 import { calendarFor, openDatasetStore, parseDatasetKeys, timeframeMs } from '../data/index.js';
 import { EventLoopTurns, Rng, TradelabError } from '../core/index.js';
-import { Tcn, TcnTrainer, WindowMlp, type TcnBatch } from '../models/index.js';
+import type { GpuDevice } from '../gpu/index.js';
+import { GpuTcnTrainer, Tcn, TcnTrainer, WindowMlp, type TcnBatch } from '../models/index.js';
 import { forecastRows } from './forecast-rows.js';
 import { regressionMetrics } from './regression-metrics.js';
 import { buildReturnDataset } from './return-dataset.js';
@@ -10,7 +11,8 @@ import { buildRvDataset, gatherChunks, type ChunkDataset, type RvSeries } from '
  * One model of a forecasting set (seed 004's backend trains "5 models, 10 epochs per model"): a
  * TCN or a window MLP on chunks of bars, predicting the forward return over `horizon` bars or the
  * log forward realized volatility over `horizon` sessions; trained for a fixed number of epochs and
- * scored on the validation split. Each model of a set differs by its seed.
+ * scored on the validation split. Each model of a set differs by its seed. On the GPU engine a
+ * TCN's steps run there (the window MLP's stay on the CPU); its forecasts are made on the CPU.
  */
 
 /** The model kinds of a set. */
@@ -55,6 +57,8 @@ export interface ForecastModelResult {
   directionalAccuracy: number;
   seconds: number;
   trainLoss: number;
+  /** Where the training steps ran: tradelab's GPU engine, or the CPU (the backend's tfjs). */
+  trainedOn: 'gpu engine' | 'cpu';
 }
 
 /** Loads the set's data from the store and builds its dataset (every worker does the same). */
@@ -100,13 +104,17 @@ export function directionalAccuracy(forecast: readonly number[], truth: readonly
   return counted === 0 ? Number.NaN : hits / counted;
 }
 
-/** Trains model `index` (seed `seed`) of the set and scores it on the validation rows. */
+/**
+ * Trains model `index` (seed `seed`) of the set and scores it on the validation rows; a TCN's
+ * steps on `gpu` when given.
+ */
 export async function trainForecastModel(
   dataset: ChunkDataset,
   settings: ForecastSettings,
   index: number,
   seed: number,
   onEpoch?: (epoch: number, loss: number) => void,
+  gpu?: GpuDevice,
 ): Promise<ForecastModelResult> {
   const inputs = dataset.featureNames.length;
   const net =
@@ -134,6 +142,10 @@ export async function trainForecastModel(
     rows: settings.batchSize,
   };
   const rows = new Int32Array(settings.batchSize);
+  const engine =
+    gpu !== undefined && net instanceof Tcn
+      ? await GpuTcnTrainer.create(gpu, net, trainer, settings.chunkLen, settings.batchSize)
+      : undefined;
   const turns = new EventLoopTurns();
   let trainLoss = Number.NaN;
   try {
@@ -148,12 +160,15 @@ export async function trainForecastModel(
         gatherChunks(dataset, dataset.train, rows, batch.x);
         for (let r = 0; r < settings.batchSize; r++)
           batch.y[r] = ((dataset.train.target[rows[r] ?? 0] ?? 0) - mean) / sd;
-        lossSum += trainer.step([batch], step).loss;
+        lossSum += (
+          engine === undefined ? trainer.step([batch], step) : await engine.step([batch], step)
+        ).loss;
         step++;
       }
       trainLoss = lossSum / settings.stepsPerEpoch;
       onEpoch?.(epoch, trainLoss);
     }
+    await engine?.syncWeights();
     const truth = Array.from(dataset.validation.target);
     const forecast = forecastRows(net, dataset, dataset.validation, settings.batchSize);
     const metrics = regressionMetrics(forecast, truth);
@@ -169,6 +184,7 @@ export async function trainForecastModel(
         settings.target === 'return' ? directionalAccuracy(forecast, truth) : Number.NaN,
       seconds: (performance.now() - started) / 1000,
       trainLoss,
+      trainedOn: engine === undefined ? 'cpu' : 'gpu engine',
     };
   } finally {
     trainer.dispose();

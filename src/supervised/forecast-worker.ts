@@ -49,7 +49,7 @@ function send(m: ForecastWorkerMessage): Promise<void> {
 process.once('message', (message: ForecastJob) => {
   void (async () => {
     try {
-      await useBackend(message.backend, { nativeThreads: 1 });
+      const backend = await useBackend(message.backend, { nativeThreads: 1 });
       const dataset = await loadForecastDataset(message.dataDir, message.settings);
       const result = await trainForecastModel(
         dataset,
@@ -59,6 +59,7 @@ process.once('message', (message: ForecastJob) => {
         (epoch, loss) => {
           void send({ type: 'epoch', index: message.index, epoch, loss });
         },
+        backend.gpu,
       );
       await send({ type: 'done', result });
     } catch (error) {

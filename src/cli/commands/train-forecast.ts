@@ -85,6 +85,12 @@ export async function run(context: CommandContext): Promise<void> {
   out.note(
     `${models} ${model} models forecasting ${target === 'rv' ? `log forward RV over ${settings.horizon} sessions` : `the ${settings.horizon}-bar forward return`} of ${options.data}; ${workers} at once (${plan.limitedBy}: ${binding?.detail ?? ''}); batch ${settings.batchSize} (${options['batch-size'] === undefined ? `profile ${profile.name}, ${at.timeframe}${at.derived ? ', derived from 1h' : ''}` : '--batch-size'}), ${settings.epochs} epochs of ${settings.stepsPerEpoch} steps`,
   );
+  if (plan.backend === 'gpu')
+    out.note(
+      model === 'tcn'
+        ? "the TCNs' steps run on tradelab's GPU engine; their forecasts on the CPU"
+        : "the window MLPs train on the CPU: tradelab's GPU engine trains TCNs (--model tcn)",
+    );
   const result = await runForecastSet({
     dataDir: project.config.settings.dataDir,
     backend: plan.backend,
