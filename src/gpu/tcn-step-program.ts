@@ -1,6 +1,7 @@
 import { TradelabError } from '../core/index.js';
 import { dispatchOf, encodeDispatches, uniformOf, type Dispatch } from './dispatch.js';
 import type { GpuDevice } from './gpu-device.js';
+import { profileDispatches, type KernelTime } from './kernel-profile.js';
 import { OptimizerState, type AdamMoments } from './optimizer-state.js';
 import type { ParameterSlot } from './ppo-update-program.js';
 import {
@@ -136,6 +137,7 @@ export class TcnStepProgram {
       loss: GPUBuffer;
       predictions: GPUBuffer;
       forecast: GPUBuffer;
+      grads: GPUBuffer;
       sums: [GPUBuffer, GPUBuffer];
       /** Per micro-batch: the uniforms that depend on its rows and seed, rewritten each time. */
       rowUniforms: { buffer: GPUBuffer; words: (rows: number, seed: number) => Uint32Array }[];
@@ -147,6 +149,8 @@ export class TcnStepProgram {
       optimizer: [Dispatch[], Dispatch[]];
     },
     slots: ParameterSlot[],
+    /** Bytes of every buffer the program made (what it holds on the device). */
+    readonly allocatedBytes: number,
   ) {
     this.slots = slots;
     const last = slots[slots.length - 1] as ParameterSlot;
@@ -159,6 +163,7 @@ export class TcnStepProgram {
     shape: TcnProgramShape,
     constants: TcnProgramConstants,
   ): Promise<TcnStepProgram> {
+    const allocatedBefore = gpu.allocatedBytes;
     const slots = tcnParameterSlots(shape);
     const last = slots[slots.length - 1] as ParameterSlot;
     const size = last.offset + last.size;
@@ -605,6 +610,7 @@ export class TcnStepProgram {
         loss,
         predictions,
         forecast,
+        grads,
         sums,
         rowUniforms,
         mseParams,
@@ -613,6 +619,7 @@ export class TcnStepProgram {
         optimizer,
       },
       slots,
+      gpu.allocatedBytes - allocatedBefore,
     );
   }
 
@@ -649,29 +656,25 @@ export class TcnStepProgram {
         `a micro-batch has more chunks than the ${shape.batch} the GPU program was built for (or there are over 64 of them)`,
         { hint: 'build the program with batch at least the largest micro-batch' },
       );
-    gpu.write(parts.loss, 0, new Float32Array(1));
-    gpu.write(parts.sums[1], 0, new Float32Array(this.size));
-    this.optimizer.setLearningRate(learningRate);
+    this.startStep(learningRate);
     let offset = 0;
     let finalSum = 1;
     for (const [m, batch] of batches.entries()) {
       // Each micro-batch is its own submit: its uniforms and inputs are rewritten before it.
-      gpu.write(parts.x, 0, batch.x);
-      gpu.write(parts.y, 0, batch.y);
-      gpu.write(parts.mseParams, 0, new Uint8Array(mseUniform(batch.rows, total)));
-      for (const uniform of parts.rowUniforms)
-        gpu.write(uniform.buffer, 0, uniform.words(batch.rows, seed * 64 + m));
+      finalSum = m % 2 === 0 ? 0 : 1;
+      this.prepareMicroBatch(batch, total, seed * 64 + m);
       const encoder = gpu.device.createCommandEncoder({ label: 'tcn micro-batch' });
       const pass = encoder.beginComputePass();
-      let count = encodeDispatches(
-        pass,
-        parts.microBatch.map((d) => ({ ...d, workgroups: () => d.workgroups(batch.rows) })),
-      );
-      finalSum = m % 2 === 0 ? 0 : 1;
-      count += encodeDispatches(pass, [parts.accumulate[finalSum] as Dispatch]);
+      // The first micro-batch's gradients are copied into the sum, not added to a zeroed one.
+      const dispatches =
+        m === 0
+          ? this.parts.microBatch.map((d) => ({ ...d, workgroups: () => d.workgroups(batch.rows) }))
+          : this.microBatchDispatches(batch.rows, finalSum);
+      encodeDispatches(pass, dispatches);
       pass.end();
+      if (m === 0) encoder.copyBufferToBuffer(parts.grads, 0, parts.sums[0], 0, this.size * 4);
       encoder.copyBufferToBuffer(parts.forecast, 0, parts.predictions, offset * 4, batch.rows * 4);
-      gpu.submit(encoder, count);
+      gpu.submit(encoder, dispatches.length);
       offset += batch.rows;
     }
     const encoder = gpu.device.createCommandEncoder({ label: 'tcn optimizer' });
@@ -683,5 +686,52 @@ export class TcnStepProgram {
     const predictions = await gpu.readFloats(parts.predictions, 0, total);
     gpu.check();
     return { loss, predictions };
+  }
+
+  /**
+   * A step of one micro-batch with every dispatch timed alone by the device's timestamps, summed
+   * by kernel (undefined without timestamp queries). It trains: the state moves by one step.
+   */
+  async profileStep(
+    batch: TcnMicroBatch,
+    seed: number,
+    learningRate: number,
+  ): Promise<KernelTime[] | undefined> {
+    this.startStep(learningRate);
+    // The sum the micro-batch is added to starts at zero, as in a step of several.
+    const encoder = this.gpu.device.createCommandEncoder({ label: 'tcn profile' });
+    encoder.clearBuffer(this.parts.sums[1]);
+    this.gpu.submit(encoder, 0);
+    this.prepareMicroBatch(batch, batch.rows, seed * 64);
+    const times = await profileDispatches(this.gpu, [
+      ...this.microBatchDispatches(batch.rows, 0),
+      ...this.parts.optimizer[0],
+    ]);
+    this.gpu.check();
+    return times;
+  }
+
+  /** Zeroes the loss and sets the rate. */
+  private startStep(learningRate: number): void {
+    this.gpu.write(this.parts.loss, 0, new Float32Array(1));
+    this.optimizer.setLearningRate(learningRate);
+  }
+
+  /** Uploads a micro-batch of a step of `total` chunks, with its rows' and seed's uniforms. */
+  private prepareMicroBatch(batch: TcnMicroBatch, total: number, seed: number): void {
+    const { gpu, parts } = this;
+    gpu.write(parts.x, 0, batch.x);
+    gpu.write(parts.y, 0, batch.y);
+    gpu.write(parts.mseParams, 0, new Uint8Array(mseUniform(batch.rows, total)));
+    for (const uniform of parts.rowUniforms)
+      gpu.write(uniform.buffer, 0, uniform.words(batch.rows, seed));
+  }
+
+  /** A micro-batch's forward and backward for `rows` chunks, and its gradients added into sum `into`. */
+  private microBatchDispatches(rows: number, into: number): Dispatch[] {
+    return [
+      ...this.parts.microBatch.map((d) => ({ ...d, workgroups: () => d.workgroups(rows) })),
+      this.parts.accumulate[into] as Dispatch,
+    ];
   }
 }

@@ -1,5 +1,10 @@
 import * as tf from '../compute/tfjs.js';
-import { TcnStepProgram, type GpuDevice, type ParameterSlot } from '../gpu/index.js';
+import {
+  TcnStepProgram,
+  type GpuDevice,
+  type KernelTime,
+  type ParameterSlot,
+} from '../gpu/index.js';
 import type { Tcn } from './tcn.js';
 import type { TcnBatch, TcnStepResult, TcnTrainer } from './tcn-trainer.js';
 
@@ -88,6 +93,21 @@ export class GpuTcnTrainer {
     const result = await this.program.step(batches, seed, this.trainer.optimizer.rate);
     this.stepsSinceSync++;
     return result;
+  }
+
+  /**
+   * One step of one micro-batch with each kernel timed by the device (undefined without timestamp
+   * queries). It trains, and counts as a step.
+   */
+  async profileStep(batch: TcnBatch, seed: number): Promise<KernelTime[] | undefined> {
+    const times = await this.program.profileStep(batch, seed, this.trainer.optimizer.rate);
+    this.stepsSinceSync++;
+    return times;
+  }
+
+  /** Bytes the engine's program holds on the device. */
+  get deviceBytes(): number {
+    return this.program.allocatedBytes;
   }
 
   /** Brings the weights back into the network's variables. */
