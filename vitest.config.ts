@@ -29,6 +29,7 @@ const LONGEST_FIRST = [
   'src/models/tcn-gpu-step.test.ts',
   'test/pretrain-gpu-cli.test.ts',
   'test/forecast-gpu-cli.test.ts',
+  'test/bench-tcn-gpu.test.ts',
   'test/gpu-plan.test.ts',
   'test/train-gpu-cli.test.ts',
   'test/container-build.test.ts',

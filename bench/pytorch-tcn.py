@@ -119,7 +119,9 @@ def main():
         "rate": a.batch * a.seq / s,
         "unit": "timesteps/s",
         "runs": times,
-        "reference": f"PyTorch {torch.__version__} {a.device}, {a.threads} thread(s)",
+        # On CUDA, cuDNN's convolutions use TF32 tensor cores unless told not to (PyTorch's default).
+        "reference": f"PyTorch {torch.__version__} {a.device}, {a.threads} thread(s)"
+        + (f", cuDNN TF32 {'on' if torch.backends.cudnn.allow_tf32 else 'off'}" if dev.type == "cuda" else ""),
         "layers": a.layers,
         "hidden": a.hidden,
         "kernel": a.kernel,

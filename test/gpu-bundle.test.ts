@@ -1,5 +1,13 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +96,9 @@ describe.runIf(process.platform === 'linux' || process.env.CI === 'true')('the G
       expect(tables).toMatch(/^PPO training, nEnvs 2, netDim 16:/m);
       expect(tables).toMatch(/^state 8, netDim 32, actions 2, batch 64:$/m);
       expect(tables).toContain('webgpu ÷ PyTorch CUDA: no ratio');
+      expect(tables).toMatch(
+        /^4 chunks × 32 bars, 2×8, kernel 3, 8 features, checkpointing off:$/m,
+      );
 
       const records = readFileSync(join(dir, 'results.jsonl'), 'utf8')
         .trimEnd()
@@ -124,4 +135,47 @@ describe.runIf(process.platform === 'linux' || process.env.CI === 'true')('the G
     },
     RUN_MS,
   );
+});
+
+describe("the GPU bundle's ratios", () => {
+  it("sets the TCN engine against PyTorch CUDA on the same shape, and seed 003's own it/s beside it", async () => {
+    const results = join(tempDir('tradelab-gpu-ratios-'), 'results.jsonl');
+    const row = (name: string, rate: number): string =>
+      JSON.stringify({ command: 'x', bench: 'tcn', name, rate, unit: 'timesteps/s', runs: [1] });
+    writeFileSync(
+      results,
+      [
+        row(
+          "TCN train step, 200 chunks × 512 bars, checkpointing on (12×512, k 3, 4 features; gpu, tradelab's engine on NVIDIA H200)",
+          2 * 200 * 512,
+        ),
+        row(
+          'PyTorch 2.5.1 TCN train step on cuda, 200 chunks x 512 bars, checkpointing on (12x512, k 3, 4 features)',
+          8 * 200 * 512,
+        ),
+        row(
+          'PyTorch 2.5.1 TCN train step on cuda, 200 chunks x 512 bars, checkpointing off (12x512, k 3, 4 features)',
+          9 * 200 * 512,
+        ),
+      ].join('\n') + '\n',
+    );
+    const { stdout } = await run(
+      process.execPath,
+      [join(REPO_ROOT, 'scripts', 'gpu-bundle', 'results.mjs'), 'ratios', results],
+      { env },
+    );
+    const on = stdout.slice(
+      stdout.indexOf('200 chunks × 512 bars, 12×512, kernel 3, 4 features, checkpointing on:'),
+    );
+    // The checkpointed engine against the checkpointed PyTorch, not the faster unchecked one.
+    expect(on).toMatch(
+      /tradelab's GPU engine ÷ PyTorch CUDA: 204,800 ÷ 819,200 timesteps\/s = 0\.25×/,
+    );
+    expect(on).toContain(
+      "seed 003 on an H100 (bf16 autocast, checkpointed): 10 it/s; here tradelab's engine 2.00 it/s, PyTorch CUDA (f32) 8.00 it/s",
+    );
+    expect(stdout).toMatch(
+      /checkpointing off:\n {2}tradelab's GPU engine ÷ PyTorch CUDA: no ratio \(no tradelab row\)/,
+    );
+  });
 });

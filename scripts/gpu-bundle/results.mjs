@@ -8,9 +8,9 @@
 //   node results.mjs webgpu LINES
 //       says whether `tradelab backends --json` (LINES) found a WebGPU adapter; exits 1 if not
 //   node results.mjs ratios RESULTS
-//       prints, per shape, tradelab's PPO update against PyTorch's (the GPU engine and tfjs's
-//       webgpu against CUDA, the best CPU row against one CPU thread), and bench ppo's gpu and
-//       webgpu rows against its wasm rows
+//       prints, per shape, tradelab's PPO update and TCN step against PyTorch's (the GPU engine
+//       and tfjs's webgpu against CUDA, the best CPU row against one CPU thread; seed 003's own
+//       it/s beside its configuration), and bench ppo's gpu and webgpu rows against its wasm rows
 //
 // A command's benchmarks run once, with --json, and the table is drawn from those lines: a second
 // run for the table would double the GPU machine's time and could disagree with the first.
@@ -87,6 +87,7 @@ function ratios(resultsPath) {
       ),
     );
   }
+  lines.push('', ...tcnRatios(records));
   // bench ppo: the same nEnvs and netDim on the GPU backends and on wasm.
   const training = records.filter((r) => r.bench === 'ppo' && r.name.startsWith('PPO training'));
   const onBackend = (backend) => training.filter((r) => r.command.includes(`--backend ${backend}`));
@@ -105,6 +106,56 @@ function ratios(resultsPath) {
     }
   }
   console.log(lines.join('\n'));
+}
+
+/** A TCN step's shape in tradelab's row names (×) and PyTorch's (x). */
+const TCN_SHAPE =
+  /(\d+) chunks [x×] (\d+) bars, checkpointing (on|off) \((\d+)[x×](\d+), k (\d+), (\d+) features/;
+/** Seed 003's configuration, and what it measured there (H100, bf16 autocast, checkpointed). */
+const SEED_TCN = { chunks: '200', seq: '512', layers: '12', hidden: '512', kernel: '3' };
+const SEED_TCN_IT_PER_SECOND = 10;
+
+/** Per TCN shape: the engine, webgpu and the CPU against PyTorch, in it/s; seed 003's beside its own. */
+function tcnRatios(records) {
+  const steps = records.filter((r) => r.name.includes('TCN train step') && TCN_SHAPE.test(r.name));
+  const key = (r) => TCN_SHAPE.exec(r.name).slice(1).join(' ');
+  const lines = [
+    'tradelab against PyTorch, TCN training step (timesteps/s, so the same ratio as in it/s; above 1 is tradelab faster):',
+  ];
+  if (steps.length === 0) lines.push('  no TCN rows');
+  for (const shape of [...new Set(steps.map(key))]) {
+    const rows = steps.filter((r) => key(r) === shape);
+    const torch = rows.filter((r) => r.name.includes('PyTorch'));
+    const ours = rows.filter((r) => !r.name.includes('PyTorch'));
+    const engine = (r) => r.name.includes("tradelab's engine");
+    const webgpu = (r) => r.name.includes('; webgpu');
+    const cuda = best(torch.filter((r) => r.name.includes(' on cuda')));
+    const [chunks, seq, checkpoint, layers, hidden, kernel, features] = shape.split(' ');
+    lines.push(
+      `${chunks} chunks × ${seq} bars, ${layers}×${hidden}, kernel ${kernel}, ${features} features, checkpointing ${checkpoint}:`,
+    );
+    lines.push(ratio("tradelab's GPU engine ÷ PyTorch CUDA", best(ours.filter(engine)), cuda));
+    lines.push(ratio("tfjs's webgpu ÷ PyTorch CUDA", best(ours.filter(webgpu)), cuda));
+    lines.push(
+      ratio(
+        'best CPU row ÷ PyTorch CPU',
+        best(ours.filter((r) => !webgpu(r) && !engine(r))),
+        best(torch.filter((r) => r.name.includes(' on cpu'))),
+      ),
+    );
+    const isSeed = Object.entries(SEED_TCN).every(
+      ([name, value]) => ({ chunks, seq, layers, hidden, kernel })[name] === value,
+    );
+    if (isSeed) {
+      const mine = best(ours.filter(engine));
+      const itPerSecond = (r) =>
+        r === undefined ? 'no row' : `${(r.rate / (Number(chunks) * Number(seq))).toFixed(2)} it/s`;
+      lines.push(
+        `  seed 003 on an H100 (bf16 autocast, checkpointed): ${SEED_TCN_IT_PER_SECOND} it/s; here tradelab's engine ${itPerSecond(mine)}, PyTorch CUDA (f32) ${itPerSecond(cuda)}`,
+      );
+    }
+  }
+  return lines;
 }
 
 /** A run meant for the GPU says first, not by missing rows, when webgpu has no adapter. */

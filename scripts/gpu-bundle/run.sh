@@ -13,8 +13,9 @@
 #   --backend webgpu  (default) tradelab backends; bench gemm; bench ppo-update with the GPU rows
 #                     (tradelab's engine, tfjs's webgpu; dispatches and bytes per update), on
 #                     tradelab's target shape and FinRL's; bench ppo on the engine, webgpu and wasm;
-#                     PyTorch's update on the same shapes, on CUDA when it sees a GPU and on one CPU
-#                     thread. Takes a few minutes.
+#                     bench tcn on the engine, webgpu and wasm, and on the engine at seed 003's
+#                     configuration; PyTorch's update and TCN step on the same shapes, on CUDA when
+#                     it sees a GPU and on one CPU thread. Takes a few minutes.
 #   --backend wasm    the same without webgpu: for a machine with no GPU (the test runs this).
 #   --quick           tiny shapes, one run each: shows that everything runs, measures nothing.
 #
@@ -253,6 +254,7 @@ torch_rows() {
 torch_rows bench/pytorch-ppo-update.py "$update_shapes" "$torch_args"
 
 # --- TCN training steps (bench tcn), and PyTorch's on the same shapes.
+seed_tcn=''
 if [ "$quick" = 1 ]; then
   tcn_shapes='--layers 2 --hidden 8 --seq 32 --batch 4 --features 8'
   tcn_args='--steps 1 --repeat 1'
@@ -261,17 +263,35 @@ else
   tcn_shapes='--layers 6 --hidden 64 --seq 512 --batch 32 --features 8
 --layers 12 --hidden 512 --seq 512 --batch 8 --features 4'
   tcn_args='--steps 2 --repeat 3'
+  # Seed 003's configuration: 12 x 512, kernel 3, 200 chunks of 512 bars (its 10 it/s on an H100,
+  # checkpointed, bf16). On the card only: a CPU step of it takes minutes.
+  seed_tcn='--layers 12 --hidden 512 --seq 512 --batch 200 --features 4'
 fi
 IFS=$newline
 for shape in $tcn_shapes; do
   IFS=$default_ifs
   # shellcheck disable=SC2086 # a shape and the options are several words
+  [ "$backend" = webgpu ] && bench bench tcn $shape $tcn_args --backend gpu
+  # shellcheck disable=SC2086
   [ "$backend" = webgpu ] && bench bench tcn $shape $tcn_args --backend webgpu
   # shellcheck disable=SC2086
   bench bench tcn $shape $tcn_args --backend wasm
 done
 IFS=$default_ifs
 torch_rows bench/pytorch-tcn.py "$tcn_shapes" "$tcn_args"
+# Checkpointed, and seed 003's configuration: on CUDA only (a CPU step of 12 x 512 takes minutes).
+if [ "$devices" != cpu ]; then
+  devices=cuda
+  torch_rows bench/pytorch-tcn.py "$tcn_shapes" "$tcn_args --checkpoint"
+  if [ -n "$seed_tcn" ]; then
+    torch_rows bench/pytorch-tcn.py "$seed_tcn" '--steps 2 --repeat 3'
+    torch_rows bench/pytorch-tcn.py "$seed_tcn" '--steps 2 --repeat 3 --checkpoint'
+  fi
+fi
+if [ -n "$seed_tcn" ] && [ "$backend" = webgpu ]; then
+  # shellcheck disable=SC2086
+  bench bench tcn $seed_tcn --steps 2 --repeat 3 --backend gpu
+fi
 
 printf '\n' | show
 node "$here/results.mjs" ratios "$results" | show

@@ -3,8 +3,9 @@ import { useBackend, type BackendName } from '../compute/backends.js';
 import { nativeConvActive } from '../compute/index.js';
 import * as tf from '../compute/tfjs.js';
 import { Rng } from '../core/index.js';
-import { Tcn, TcnTrainer, type TcnBatch } from '../models/index.js';
-import { tcnStepBytes } from '../profiles/index.js';
+import { startGpuCallMeter, type GpuCallMeter, type KernelTime } from '../gpu/index.js';
+import { GpuTcnTrainer, Tcn, TcnTrainer, type TcnBatch } from '../models/index.js';
+import { tcnEngineStepBytes, tcnStepBytes } from '../profiles/index.js';
 import { median, type BenchResult, type BenchStep, type TcnBenchDetail } from './bench-result.js';
 
 /*
@@ -12,7 +13,9 @@ import { median, type BenchResult, type BenchStep, type TcnBenchDetail } from '.
  * chunks, in it/s, chunks/s and timesteps/s, with and without gradient checkpointing; the memory a
  * step holds (tfjs's peak tensor bytes during the step, above what was alive before it) beside the
  * planner's estimate; and where a step's time goes. The reference is bench/pytorch-tcn.py on the
- * same shapes.
+ * same shapes. On `gpu` the steps run on tradelab's engine: its memory is what its program
+ * allocates on the device, the split comes from the device's timestamps per kernel, and the row
+ * counts the dispatches, submits and bytes of a step.
  */
 
 /** Options of {@link benchTcn}. */
@@ -57,6 +60,8 @@ export async function benchTcn(options: TcnBenchOptions = {}): Promise<BenchResu
   const steps = options.steps ?? 5;
   const repeat = options.repeat ?? 3;
   const active = await useBackend(options.backend ?? 'wasm', { nativeThreads: 1 });
+  const gpu = active.gpu;
+  const meter: GpuCallMeter | undefined = gpu === undefined ? undefined : await startGpuCallMeter();
   const sweep = options.sweep ?? [batch];
   const modes =
     options.checkpoint === 'on' ? [true] : options.checkpoint === 'off' ? [false] : [false, true];
@@ -69,87 +74,141 @@ export async function benchTcn(options: TcnBenchOptions = {}): Promise<BenchResu
     layers === 6 && hidden === 64 && kernel === 3 && seq === 512 && features === 8;
   const results: BenchResult[] = [];
   const total = sweep.length * modes.length;
-  for (const chunks of sweep)
-    for (const checkpoint of modes) {
-      options.onStep?.(
-        `${chunks} chunks, checkpointing ${checkpoint ? 'on' : 'off'}`,
-        results.length,
-        total,
-      );
-      const net = new Tcn(
-        {
-          inputs: features,
-          hidden,
-          layers,
-          kernel,
-          ...(options.dropout === undefined ? {} : { dropout: options.dropout }),
-        },
-        `bench-${chunks}-${String(checkpoint)}`,
-      );
-      const trainer = new TcnTrainer(net, { learningRate: 1e-3, checkpoint });
-      const rng = new Rng(1, chunks);
-      const micro: TcnBatch = {
-        x: Float32Array.from({ length: chunks * seq * features }, () => rng.normal()),
-        y: Float32Array.from({ length: chunks }, () => rng.normal()),
-        rows: chunks,
-      };
-      let step = 0;
-      const run = (): void => {
-        trainer.step([micro], step++);
-      };
-      run();
-      run();
-      const runs: number[] = [];
-      for (let r = 0; r < repeat; r++) {
-        const started = performance.now();
-        for (let s = 0; s < steps; s++) run();
-        runs.push((performance.now() - started) / 1000 / steps);
+  try {
+    for (const chunks of sweep)
+      for (const checkpoint of modes) {
+        options.onStep?.(
+          `${chunks} chunks, checkpointing ${checkpoint ? 'on' : 'off'}`,
+          results.length,
+          total,
+        );
+        const net = new Tcn(
+          {
+            inputs: features,
+            hidden,
+            layers,
+            kernel,
+            ...(options.dropout === undefined ? {} : { dropout: options.dropout }),
+          },
+          `bench-${chunks}-${String(checkpoint)}`,
+        );
+        const trainer = new TcnTrainer(net, { learningRate: 1e-3, checkpoint });
+        const rng = new Rng(1, chunks);
+        const micro: TcnBatch = {
+          x: Float32Array.from({ length: chunks * seq * features }, () => rng.normal()),
+          y: Float32Array.from({ length: chunks }, () => rng.normal()),
+          rows: chunks,
+        };
+        const engine =
+          gpu === undefined
+            ? undefined
+            : await GpuTcnTrainer.create(gpu, net, trainer, seq, chunks);
+        let step = 0;
+        const run = async (): Promise<void> => {
+          if (engine === undefined) trainer.step([micro], step++);
+          else await engine.step([micro], step++);
+        };
+        await run();
+        await run();
+        meter?.take();
+        const runs: number[] = [];
+        for (let r = 0; r < repeat; r++) {
+          const started = performance.now();
+          for (let s = 0; s < steps; s++) await run();
+          runs.push((performance.now() - started) / 1000 / steps);
+        }
+        const counted = meter?.take();
+        const seconds = median(runs);
+        const params = net.variables.reduce((n, v) => n + v.size, 0);
+        const shape = { inputs: features, hidden, layers, kernel, chunkLen: seq, checkpoint };
+        let measured: { stepMemoryBytes: number; split: TcnBenchDetail['split'] };
+        let kernels: KernelTime[] | undefined;
+        if (engine === undefined) {
+          const before = tf.memory().numBytes;
+          const profile = await tf.profile(() => {
+            trainer.step([micro], step++);
+          });
+          const convForward = sumKernels(profile.kernels, (n) => n === 'TradelabCausalConv');
+          const convBackward = sumKernels(profile.kernels, (n) => n === 'TradelabCausalConvGrad');
+          // Custom ops appear twice: as their kernel and as the scope around it.
+          const all = sumKernels(profile.kernels, (n) => n !== 'unnamed scope');
+          measured = {
+            stepMemoryBytes: Math.max(0, profile.peakBytes - before),
+            // Kernel times are measured by tf.profile's own run; scaled to the median step.
+            split: {
+              convForward: (convForward / all) * seconds,
+              convBackward: (convBackward / all) * seconds,
+              other: ((all - convForward - convBackward) / all) * seconds,
+            },
+          };
+        } else {
+          kernels = await engine.profileStep(micro, step++);
+          const gpuSeconds = (keep: (label: string) => boolean): number =>
+            (kernels ?? []).filter((k) => keep(k.kernel)).reduce((sum, k) => sum + k.seconds, 0);
+          const all = gpuSeconds(() => true);
+          const convForward = gpuSeconds((k) => k.endsWith('conv forward'));
+          const convBackward = gpuSeconds((k) => /conv (input|weight)-gradient$/.test(k));
+          measured = {
+            // What the program holds above the weights and Adam's two moments, as the plan counts.
+            stepMemoryBytes: engine.deviceBytes - 12 * params,
+            // The kernels' shares of the device's time, scaled to the median step.
+            split:
+              all > 0
+                ? {
+                    convForward: (convForward / all) * seconds,
+                    convBackward: (convBackward / all) * seconds,
+                    other: ((all - convForward - convBackward) / all) * seconds,
+                  }
+                : { convForward: 0, convBackward: 0, other: seconds },
+          };
+        }
+        const detail: TcnBenchDetail = {
+          chunks,
+          seq,
+          checkpoint,
+          itPerSecond: 1 / seconds,
+          timestepsPerSecond: (chunks * seq) / seconds,
+          ...measured,
+          plannedBytes:
+            engine === undefined ? tcnStepBytes(shape, chunks) : tcnEngineStepBytes(shape, chunks),
+          params,
+        };
+        trainer.dispose();
+        net.dispose();
+        results.push({
+          bench: 'tcn',
+          name: `TCN train step, ${chunks} chunks × ${seq} bars, checkpointing ${checkpoint ? 'on' : 'off'} (${layers}×${hidden}, k ${kernel}, ${features} features; ${gpu === undefined ? active.name : `gpu, tradelab's engine on ${gpu.adapter.description || gpu.adapter.device}`}${active.name === 'wasm' ? `, ${nativeConvActive() ? 'native conv' : 'tfjs ops'}` : ''})`,
+          items: chunks * seq,
+          seconds,
+          runs,
+          rate: (chunks * seq) / seconds,
+          unit: 'timesteps/s',
+          ...(defaultShapes && chunks === 32 && !checkpoint && gpu === undefined
+            ? {
+                target: PYTORCH_TIMESTEPS_PER_SECOND,
+                targetSource:
+                  "PyTorch 1.13's own TCN step at these shapes, one thread, on the 2-core development machine (bench/pytorch-tcn.py: 0.358 s a step); the goal is to match it",
+              }
+            : {}),
+          machine,
+          tcn: detail,
+          ...(counted === undefined
+            ? {}
+            : {
+                gpu: {
+                  dispatches: counted.dispatches / (repeat * steps),
+                  submits: counted.submits / (repeat * steps),
+                  uploadBytes: counted.uploadBytes / (repeat * steps),
+                  downloadBytes: counted.downloadBytes / (repeat * steps),
+                },
+              }),
+          ...(kernels === undefined ? {} : { gpuKernels: kernels }),
+          ...(engine === undefined ? {} : { gpuMemoryBytes: engine.deviceBytes }),
+        });
       }
-      const before = tf.memory().numBytes;
-      const profile = await tf.profile(run);
-      const convForward = sumKernels(profile.kernels, (n) => n === 'TradelabCausalConv');
-      const convBackward = sumKernels(profile.kernels, (n) => n === 'TradelabCausalConvGrad');
-      // Custom ops appear twice: as their kernel and as the scope around it.
-      const all = sumKernels(profile.kernels, (n) => n !== 'unnamed scope');
-      const seconds = median(runs);
-      const shape = { inputs: features, hidden, layers, kernel, chunkLen: seq, checkpoint };
-      const detail: TcnBenchDetail = {
-        chunks,
-        seq,
-        checkpoint,
-        itPerSecond: 1 / seconds,
-        timestepsPerSecond: (chunks * seq) / seconds,
-        stepMemoryBytes: Math.max(0, profile.peakBytes - before),
-        plannedBytes: tcnStepBytes(shape, chunks),
-        // Kernel times are measured by tf.profile's own run; scaled to the median step.
-        split: {
-          convForward: (convForward / all) * seconds,
-          convBackward: (convBackward / all) * seconds,
-          other: ((all - convForward - convBackward) / all) * seconds,
-        },
-        params: net.variables.reduce((n, v) => n + v.size, 0),
-      };
-      trainer.dispose();
-      net.dispose();
-      results.push({
-        bench: 'tcn',
-        name: `TCN train step, ${chunks} chunks × ${seq} bars, checkpointing ${checkpoint ? 'on' : 'off'} (${layers}×${hidden}, k ${kernel}, ${features} features; ${active.name}${active.name === 'wasm' ? `, ${nativeConvActive() ? 'native conv' : 'tfjs ops'}` : ''})`,
-        items: chunks * seq,
-        seconds,
-        runs,
-        rate: (chunks * seq) / seconds,
-        unit: 'timesteps/s',
-        ...(defaultShapes && chunks === 32 && !checkpoint
-          ? {
-              target: PYTORCH_TIMESTEPS_PER_SECOND,
-              targetSource:
-                "PyTorch 1.13's own TCN step at these shapes, one thread, on the 2-core development machine (bench/pytorch-tcn.py: 0.358 s a step); the goal is to match it",
-            }
-          : {}),
-        machine,
-        tcn: detail,
-      });
-    }
+  } finally {
+    meter?.stop();
+  }
   options.onStep?.('done', total, total);
   return results;
 }

@@ -72,7 +72,10 @@ export function printBench(out: Output, results: readonly BenchResult[]): void {
     for (const line of renderTable(split, [
       {
         header: 'PATH',
-        value: (r) => r.name.replace(/^PPO update, /, '').replace(/ \(state.*$/, ''),
+        value: (r) =>
+          r.bench === 'tcn'
+            ? r.name.replace(/^TCN train step, /, '')
+            : r.name.replace(/^PPO update, /, '').replace(/ \(state.*$/, ''),
       },
       {
         header: 'PRODUCTS',
@@ -105,11 +108,16 @@ export function printBench(out: Output, results: readonly BenchResult[]): void {
   }
   const gpu = results.filter((r) => r.gpu !== undefined);
   if (gpu.length > 0) {
-    out.line('\nWhat one update asks of the GPU (counted by one meter for every GPU path):');
+    out.line(
+      `\nWhat one ${gpu.every((r) => r.bench === 'tcn') ? 'TCN step' : 'update'} asks of the GPU (counted by one meter for every GPU path):`,
+    );
     for (const line of renderTable(gpu, [
       {
         header: 'PATH',
-        value: (r) => r.name.replace(/^PPO update, /, '').replace(/ \(state.*$/, ''),
+        value: (r) =>
+          r.bench === 'tcn'
+            ? r.name.replace(/^TCN train step, /, '')
+            : r.name.replace(/^PPO update, /, '').replace(/ \(state.*$/, ''),
       },
       { header: 'DISPATCHES', value: (r) => count(r.gpu?.dispatches ?? 0), right: true },
       { header: 'SUBMITS', value: (r) => (r.gpu?.submits ?? 0).toFixed(1), right: true },
@@ -128,7 +136,9 @@ export function printBench(out: Output, results: readonly BenchResult[]): void {
     if (kernels === undefined || kernels.length === 0) continue;
     const total = kernels.reduce((sum, k) => sum + k.seconds, 0);
     out.line(
-      `\nGPU time of one minibatch step by kernel (device timestamps, each dispatch timed alone), ${r.name.replace(/^PPO update, /, '').replace(/:.*? \(state/, ' (state')}:`,
+      r.bench === 'tcn'
+        ? `\nGPU time of one micro-batch's step by kernel (device timestamps, each dispatch timed alone), ${r.name.replace(/^TCN train step, /, '')}:`
+        : `\nGPU time of one minibatch step by kernel (device timestamps, each dispatch timed alone), ${r.name.replace(/^PPO update, /, '').replace(/:.*? \(state/, ' (state')}:`,
     );
     for (const line of renderTable(kernels, [
       { header: 'KERNEL', value: (k) => k.kernel },

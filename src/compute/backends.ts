@@ -323,7 +323,7 @@ export async function useBackend(
   }
   if (name === 'gpu') {
     gpu = await openGpuDevice();
-    matmul = `the PPO update on tradelab's WebGPU kernels (${describeWebGpuAdapter(gpu.adapter)}); the rest on ${matmul}`;
+    matmul = `PPO's update and the TCN's steps on tradelab's WebGPU kernels (${describeWebGpuAdapter(gpu.adapter)}); the rest on ${matmul}`;
   }
   // The engine is not a tfjs backend: tfjs runs on wasm beside it.
   const tfjsBackend = name === 'gpu' ? 'wasm' : name;

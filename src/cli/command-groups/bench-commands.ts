@@ -364,7 +364,8 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         name: 'backend',
         type: 'string',
         value: 'B',
-        description: 'wasm (default: native kernels) or webgpu (a GPU adapter, the ops path)',
+        description:
+          "wasm (default: native kernels), gpu (tradelab's GPU engine) or webgpu (tfjs's ops on a GPU adapter)",
       },
       { name: 'steps', type: 'string', value: 'N', description: 'steps a run (default 5)' },
       {

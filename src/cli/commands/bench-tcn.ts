@@ -28,7 +28,7 @@ export async function run(context: CommandContext): Promise<void> {
     repeat: number('repeat'),
     dropout: numberOption(options, 'dropout', 0, 0.99, '0.1'),
     checkpoint: choiceOption(options, 'checkpoint', ['both', 'on', 'off'] as const),
-    backend: choiceOption(options, 'backend', ['wasm', 'webgpu'] as const),
+    backend: choiceOption(options, 'backend', ['wasm', 'gpu', 'webgpu'] as const),
     sweep,
   };
   const progress = benchProgress(1, 'shapes');
