@@ -66,4 +66,15 @@ describe.skipIf(!found)('tradelab bench tcn --backend gpu', { timeout: 300_000 }
     expect(checkpointed.tcn.stepMemoryBytes).toBeLessThan(plain.tcn.stepMemoryBytes);
     expect(checkpointed.gpu.dispatches).toBe(plain.gpu.dispatches + 2 * layers);
   });
+
+  it("refuses tfjs's webgpu, which cannot read a TCN step back in Node, and names the engine", async () => {
+    const run = await runCli(['bench', 'tcn', '--backend', 'webgpu', '--steps', '1']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(
+      "error [BACKEND_UNAVAILABLE]: the TCN does not train on tfjs's webgpu backend",
+    );
+    expect(run.stderr).toContain(
+      "hint: use --backend gpu (tradelab's GPU engine) or --backend wasm",
+    );
+  });
 });

@@ -13,7 +13,7 @@
 #   --backend webgpu  (default) tradelab backends; bench gemm; bench ppo-update with the GPU rows
 #                     (tradelab's engine, tfjs's webgpu; dispatches and bytes per update), on
 #                     tradelab's target shape and FinRL's; bench ppo on the engine, webgpu and wasm;
-#                     bench tcn on the engine, webgpu and wasm, and on the engine at seed 003's
+#                     bench tcn on the engine and wasm, and on the engine at seed 003's
 #                     configuration; PyTorch's update and TCN step on the same shapes, on CUDA when
 #                     it sees a GPU and on one CPU thread. Takes a few minutes.
 #   --backend wasm    the same without webgpu: for a machine with no GPU (the test runs this).
@@ -272,8 +272,7 @@ for shape in $tcn_shapes; do
   IFS=$default_ifs
   # shellcheck disable=SC2086 # a shape and the options are several words
   [ "$backend" = webgpu ] && bench bench tcn $shape $tcn_args --backend gpu
-  # shellcheck disable=SC2086
-  [ "$backend" = webgpu ] && bench bench tcn $shape $tcn_args --backend webgpu
+  # (not tfjs's webgpu: a TCN step's synchronous read needs a browser there)
   # shellcheck disable=SC2086
   bench bench tcn $shape $tcn_args --backend wasm
 done

@@ -1,4 +1,5 @@
 import * as tf from '../compute/tfjs.js';
+import { TradelabError } from '../core/index.js';
 import { applyClippedGradients, ExactAdam } from './adam.js';
 import type { TcnApplyOptions } from './tcn.js';
 
@@ -52,6 +53,14 @@ export class TcnTrainer {
     readonly net: SequenceRegressor,
     readonly options: TcnTrainerOptions,
   ) {
+    // A step reads its loss and forecasts back at once, which tfjs's webgpu backend cannot do in
+    // Node (its synchronous read needs a browser's OffscreenCanvas).
+    if (tf.getBackend() === 'webgpu')
+      throw new TradelabError(
+        'BACKEND_UNAVAILABLE',
+        "the TCN does not train on tfjs's webgpu backend: it cannot read a step's results back synchronously in Node",
+        { hint: "use --backend gpu (tradelab's GPU engine) or --backend wasm" },
+      );
     this.optimizer = new ExactAdam(options.learningRate, 0.9, 0.999, 1e-8);
   }
 
