@@ -121,47 +121,10 @@ export async function benchTcn(options: TcnBenchOptions = {}): Promise<BenchResu
         const seconds = median(runs);
         const params = net.variables.reduce((n, v) => n + v.size, 0);
         const shape = { inputs: features, hidden, layers, kernel, chunkLen: seq, checkpoint };
-        let measured: { stepMemoryBytes: number; split: TcnBenchDetail['split'] };
-        let kernels: KernelTime[] | undefined;
-        if (engine === undefined) {
-          const before = tf.memory().numBytes;
-          const profile = await tf.profile(() => {
-            trainer.step([micro], step++);
-          });
-          const convForward = sumKernels(profile.kernels, (n) => n === 'TradelabCausalConv');
-          const convBackward = sumKernels(profile.kernels, (n) => n === 'TradelabCausalConvGrad');
-          // Custom ops appear twice: as their kernel and as the scope around it.
-          const all = sumKernels(profile.kernels, (n) => n !== 'unnamed scope');
-          measured = {
-            stepMemoryBytes: Math.max(0, profile.peakBytes - before),
-            // Kernel times are measured by tf.profile's own run; scaled to the median step.
-            split: {
-              convForward: (convForward / all) * seconds,
-              convBackward: (convBackward / all) * seconds,
-              other: ((all - convForward - convBackward) / all) * seconds,
-            },
-          };
-        } else {
-          kernels = await engine.profileStep(micro, step++);
-          const gpuSeconds = (keep: (label: string) => boolean): number =>
-            (kernels ?? []).filter((k) => keep(k.kernel)).reduce((sum, k) => sum + k.seconds, 0);
-          const all = gpuSeconds(() => true);
-          const convForward = gpuSeconds((k) => k.endsWith('conv forward'));
-          const convBackward = gpuSeconds((k) => /conv (input|weight)-gradient$/.test(k));
-          measured = {
-            // What the program holds above the weights and Adam's two moments, as the plan counts.
-            stepMemoryBytes: engine.deviceBytes - 12 * params,
-            // The kernels' shares of the device's time, scaled to the median step.
-            split:
-              all > 0
-                ? {
-                    convForward: (convForward / all) * seconds,
-                    convBackward: (convBackward / all) * seconds,
-                    other: ((all - convForward - convBackward) / all) * seconds,
-                  }
-                : { convForward: 0, convBackward: 0, other: seconds },
-          };
-        }
+        const { kernels, ...measured } =
+          engine === undefined
+            ? await measureCpuStep(trainer, micro, step++, seconds)
+            : await measureEngineStep(engine, micro, step++, seconds, params);
         const detail: TcnBenchDetail = {
           chunks,
           seq,
@@ -211,6 +174,70 @@ export async function benchTcn(options: TcnBenchOptions = {}): Promise<BenchResu
   }
   options.onStep?.('done', total, total);
   return results;
+}
+
+/** What a step holds and where its time goes, beside the timed runs. */
+interface StepMeasurement {
+  stepMemoryBytes: number;
+  split: TcnBenchDetail['split'];
+  /** The engine's GPU time per kernel. */
+  kernels?: KernelTime[];
+}
+
+/** tfjs's peak bytes during one more step, and its kernels' shares scaled to the median step. */
+async function measureCpuStep(
+  trainer: TcnTrainer,
+  micro: TcnBatch,
+  seed: number,
+  seconds: number,
+): Promise<StepMeasurement> {
+  const before = tf.memory().numBytes;
+  const profile = await tf.profile(() => {
+    trainer.step([micro], seed);
+  });
+  const convForward = sumKernels(profile.kernels, (n) => n === 'TradelabCausalConv');
+  const convBackward = sumKernels(profile.kernels, (n) => n === 'TradelabCausalConvGrad');
+  // Custom ops appear twice: as their kernel and as the scope around it.
+  const all = sumKernels(profile.kernels, (n) => n !== 'unnamed scope');
+  return {
+    stepMemoryBytes: Math.max(0, profile.peakBytes - before),
+    split: {
+      convForward: (convForward / all) * seconds,
+      convBackward: (convBackward / all) * seconds,
+      other: ((all - convForward - convBackward) / all) * seconds,
+    },
+  };
+}
+
+/**
+ * What the engine's program holds above the weights and Adam's two moments (as the plan counts
+ * it), and one more step's kernels timed by the device, their shares scaled to the median step.
+ */
+async function measureEngineStep(
+  engine: GpuTcnTrainer,
+  micro: TcnBatch,
+  seed: number,
+  seconds: number,
+  params: number,
+): Promise<StepMeasurement> {
+  const kernels = await engine.profileStep(micro, seed);
+  const gpuSeconds = (keep: (label: string) => boolean): number =>
+    (kernels ?? []).filter((k) => keep(k.kernel)).reduce((sum, k) => sum + k.seconds, 0);
+  const all = gpuSeconds(() => true);
+  const convForward = gpuSeconds((k) => k.endsWith('conv forward'));
+  const convBackward = gpuSeconds((k) => /conv (input|weight)-gradient$/.test(k));
+  return {
+    stepMemoryBytes: engine.deviceBytes - 12 * params,
+    split:
+      all > 0
+        ? {
+            convForward: (convForward / all) * seconds,
+            convBackward: (convBackward / all) * seconds,
+            other: ((all - convForward - convBackward) / all) * seconds,
+          }
+        : { convForward: 0, convBackward: 0, other: seconds },
+    ...(kernels === undefined ? {} : { kernels }),
+  };
 }
 
 /** Milliseconds of the profiled kernels whose name passes `keep`. */
