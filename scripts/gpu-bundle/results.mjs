@@ -115,7 +115,7 @@ const TCN_SHAPE =
 const SEED_TCN = { chunks: '200', seq: '512', layers: '12', hidden: '512', kernel: '3' };
 const SEED_TCN_IT_PER_SECOND = 10;
 
-/** Per TCN shape: the engine, webgpu and the CPU against PyTorch, in it/s; seed 003's beside its own. */
+/** Per TCN shape: the engine and the CPU against PyTorch; seed 003's it/s beside its own. */
 function tcnRatios(records) {
   const steps = records.filter((r) => r.name.includes('TCN train step') && TCN_SHAPE.test(r.name));
   const key = (r) => TCN_SHAPE.exec(r.name).slice(1).join(' ');
@@ -128,18 +128,17 @@ function tcnRatios(records) {
     const torch = rows.filter((r) => r.name.includes('PyTorch'));
     const ours = rows.filter((r) => !r.name.includes('PyTorch'));
     const engine = (r) => r.name.includes("tradelab's engine");
-    const webgpu = (r) => r.name.includes('; webgpu');
     const cuda = best(torch.filter((r) => r.name.includes(' on cuda')));
     const [chunks, seq, checkpoint, layers, hidden, kernel, features] = shape.split(' ');
     lines.push(
       `${chunks} chunks × ${seq} bars, ${layers}×${hidden}, kernel ${kernel}, ${features} features, checkpointing ${checkpoint}:`,
     );
     lines.push(ratio("tradelab's GPU engine ÷ PyTorch CUDA", best(ours.filter(engine)), cuda));
-    lines.push(ratio("tfjs's webgpu ÷ PyTorch CUDA", best(ours.filter(webgpu)), cuda));
+    // (no tfjs webgpu row: it cannot train the TCN in Node)
     lines.push(
       ratio(
         'best CPU row ÷ PyTorch CPU',
-        best(ours.filter((r) => !webgpu(r) && !engine(r))),
+        best(ours.filter((r) => !engine(r))),
         best(torch.filter((r) => r.name.includes(' on cpu'))),
       ),
     );
