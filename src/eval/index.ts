@@ -34,3 +34,16 @@ export {
   type PboResult,
   type PerformanceDegradation,
 } from './pbo.js';
+export {
+  deflatedSharpe,
+  expectedMaxSharpe,
+  returnMoments,
+  type DeflatedSharpe,
+  type DeflatedSharpeInput,
+} from './deflated-sharpe.js';
+export {
+  bootstrapSharpeDifference,
+  type SharpeBootstrapOptions,
+  type SharpeDifference,
+} from './sharpe-bootstrap.js';
+export { inverseNormalCdf, normalCdf } from './normal-distribution.js';
