@@ -1,0 +1,136 @@
+import type { RangeEvaluation } from './evaluate.js';
+import { bootstrapSharpeDifference, type SharpeDifference } from './sharpe-bootstrap.js';
+
+/*
+ * What an evaluated range says in words: whether the agent beats buy-and-hold (the block bootstrap
+ * of their Sharpe difference, so a lucky range is not read as an edge), and, when it loses, why —
+ * fees that ate the gross return, a book traded hundreds of times a year, a critic that learned
+ * nothing, an episode cut short by ruin — each with what to try. A report prints these above its
+ * tables: a quant's first question about a losing run is which of these it was.
+ */
+
+/** One thing the range shows. */
+export interface Finding {
+  kind:
+    | 'ahead-of-benchmark'
+    | 'behind-benchmark'
+    | 'no-evidence'
+    | 'fees-ate-return'
+    | 'extreme-turnover'
+    | 'critic-not-learned'
+    | 'terminated';
+  /** `warning`: something to fix; `info`: how the range compares. */
+  severity: 'warning' | 'info';
+  text: string;
+  /** What to try, in the user's own flags. */
+  advice?: string;
+}
+
+/** The findings of a range and the Sharpe comparison behind the first of them. */
+export interface RangeVerdict {
+  findings: Finding[];
+  /** Undefined when the range is too short or a curve is ruined. */
+  comparison?: SharpeDifference;
+}
+
+/** What else a verdict may use besides the range. */
+export interface VerdictContext {
+  /** The critic's explained variance at the end of training, when the range's model was trained here. */
+  explainedVariance?: number;
+  /** Seeds the bootstrap. Default 0. */
+  seed?: number;
+}
+
+/** Fees above this share of the gross gain (or of the cash, when there was no gain) are the story. */
+const FEE_SHARE = 0.5;
+/** Annualized turnover (× the book's value) above which trading is churning, not positioning. */
+const EXTREME_TURNOVER = 100;
+/** Below this the critic predicts returns little better than their mean. */
+const CRITIC_LEARNED = 0.1;
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+/** The verdict on one evaluated range (see the file header). */
+export function rangeVerdict(
+  evaluation: RangeEvaluation,
+  context: VerdictContext = {},
+): RangeVerdict {
+  const findings: Finding[] = [];
+  const { metrics, equity, benchmark } = evaluation;
+  let comparison: SharpeDifference | undefined;
+  const ruined = evaluation.metrics.flags.includes('ruin');
+  if (equity.length >= 3 && !ruined && !evaluation.benchmarkMetrics.flags.includes('ruin')) {
+    comparison = bootstrapSharpeDifference(equity, benchmark, {
+      periodsPerYear: metrics.periodsPerYear,
+      seed: context.seed ?? 0,
+    });
+    const interval = `Sharpe ${metrics.sharpe.toFixed(2)} against ${evaluation.benchmarkMetrics.sharpe.toFixed(2)}; the difference's ${Math.round(comparison.confidence * 100)}% interval is [${comparison.lower.toFixed(2)}, ${comparison.upper.toFixed(2)}] (block bootstrap, ${comparison.resamples} resamples of ${comparison.blockLength}-bar blocks)`;
+    findings.push(
+      comparison.lower > 0
+        ? {
+            kind: 'ahead-of-benchmark',
+            severity: 'info',
+            text: `Ahead of buy-and-hold: ${interval}.`,
+          }
+        : comparison.upper < 0
+          ? {
+              kind: 'behind-benchmark',
+              severity: 'warning',
+              text: `Behind buy-and-hold: ${interval}.`,
+            }
+          : {
+              kind: 'no-evidence',
+              severity: 'info',
+              text: `No evidence either way against buy-and-hold: ${interval}, and it contains 0.`,
+            },
+    );
+  }
+  const initial = equity[0] ?? 0;
+  const final = equity[equity.length - 1] ?? initial;
+  const fees = evaluation.fees;
+  const gross = final - initial + fees;
+  if (initial > 0 && fees > 0) {
+    const share = fees / initial;
+    if (gross > 0 && fees > FEE_SHARE * gross)
+      findings.push({
+        kind: 'fees-ate-return',
+        severity: 'warning',
+        text: `Fees ate ${pct(fees / gross)} of the gross gain: ${pct(gross / initial)} before fees, ${pct((final - initial) / initial)} after, fees ${pct(share)} of the initial cash.`,
+        advice: feeAdvice,
+      });
+    else if (gross <= 0 && share > 0.02)
+      findings.push({
+        kind: 'fees-ate-return',
+        severity: 'warning',
+        text: `It lost before fees (${pct(gross / initial)}) and paid ${pct(share)} of the initial cash in fees on top.`,
+        advice: feeAdvice,
+      });
+  }
+  const turnover = metrics.annualizedTurnover;
+  if (turnover !== null && turnover > EXTREME_TURNOVER)
+    findings.push({
+      kind: 'extreme-turnover',
+      severity: 'warning',
+      text: `The book was traded ${Math.round(turnover).toLocaleString('en-US')}× a year: the policy turns noise into trades.`,
+      advice: feeAdvice,
+    });
+  const ev = context.explainedVariance;
+  if (ev !== undefined && Number.isFinite(ev) && ev < CRITIC_LEARNED)
+    findings.push({
+      kind: 'critic-not-learned',
+      severity: 'warning',
+      text: `The critic's explained variance ended at ${ev.toFixed(2)}: it predicts returns no better than their mean, so the advantages the policy learned from were mostly noise.`,
+      advice:
+        'train longer (--steps), with more envs (--envs) or a lower learning rate (--lr); check that the features can see the signal',
+    });
+  if (evaluation.ended === 'terminated')
+    findings.push({
+      kind: 'terminated',
+      severity: 'warning',
+      text: 'The episode was terminated: the portfolio fell below the termination threshold before the range ended.',
+    });
+  return comparison === undefined ? { findings } : { findings, comparison };
+}
+
+const feeAdvice =
+  'trade less: --reward excess makes holding the baseline to beat, a longer timeframe needs fewer trades for the same moves, and more --steps let the policy learn what a trade costs';
