@@ -94,6 +94,14 @@ describe('tradelab train ppo', () => {
     const report = read('runs/a/report.html');
     expect(report).toContain('<svg');
     expect(report).toContain('buy-and-hold');
+    // The verdict: against buy-and-hold with the bootstrap's interval, in the record and the page.
+    const run = rows.find((r) => r.type === 'run') as {
+      verdict: { findings: { kind: string; text: string }[]; comparison: { resamples: number } };
+    };
+    expect(run.verdict.findings[0]?.kind).toMatch(/^(ahead-of|behind)-benchmark$|^no-evidence$/);
+    expect(run.verdict.comparison.resamples).toBe(1000);
+    expect(report).toContain('Verdict');
+    expect(report).toContain(run.verdict.findings[0]?.text.replace(/'/g, '&#39;') ?? 'none');
     expect(existsSync(join(dir, 'runs/a/model/weights.bin'))).toBe(true);
     expect(read('runs/a/updates.jsonl').trim().split('\n')).toHaveLength(8);
   });
@@ -230,6 +238,9 @@ describe('tradelab backtest', () => {
     };
     expect(row?.metrics).toEqual(evaluation.metrics);
     expect(row?.benchmarkMetrics).toEqual(evaluation.benchmarkMetrics);
+    expect((row?.verdict as { findings: { text: string }[] }).findings[0]?.text).toMatch(
+      /buy-and-hold: Sharpe -?\d+\.\d\d against -?\d+\.\d\d; the difference's 95% interval/,
+    );
     expect(read('runs/a/bt/equity.csv')).toBe(read('runs/a/test-equity.csv'));
     expect(read('runs/a/bt/report.html')).toContain('<svg');
     // Out of sample: no warning, nothing shaded.

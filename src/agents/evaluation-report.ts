@@ -9,10 +9,12 @@ import {
 import type { BarRange } from '../data/bar-range.js';
 import type { RangeEvaluation } from '../eval/evaluate.js';
 import type { TradingMetrics } from '../eval/metrics.js';
+import { rangeVerdict, type RangeVerdict, type VerdictContext } from '../eval/range-verdict.js';
 
 /*
  * An evaluated range as report sections: the equity curve beside buy-and-hold, both under water,
- * and the metrics side by side. `tradelab train ppo` and `tradelab backtest` show them.
+ * the verdict (ahead of buy-and-hold or not, and why a loss happened), and the metrics side by
+ * side. `tradelab train ppo` and `tradelab backtest` show them.
  */
 
 const pct = (x: number | null): string =>
@@ -62,12 +64,30 @@ export function metricRows(
   ];
 }
 
-/** The equity, drawdown and metrics sections of one evaluated range. */
+/** The verdict's findings as a table: what the range shows, and what to try. */
+export function verdictSection(verdict: RangeVerdict): ReportSection {
+  return {
+    heading: 'Verdict',
+    paragraph:
+      'Whether the policy beats buy-and-hold on these bars, with the interval a block bootstrap gives their Sharpe difference, and what explains a loss.',
+    table: {
+      headers: ['', 'finding', 'what to try'],
+      rows: verdict.findings.map((f) => [
+        f.severity === 'warning' ? 'warning' : 'note',
+        f.text,
+        f.advice ?? '',
+      ]),
+    },
+  };
+}
+
+/** The equity, drawdown, verdict and metrics sections of one evaluated range. */
 export function evaluationSections(
   evaluation: RangeEvaluation,
   timestamps: Float64Array,
   label = 'policy',
   inSample: readonly BarRange[] = [],
+  context: VerdictContext = {},
 ): ReportSection[] {
   const x = Float64Array.from(evaluation.bars, (bar) => timestamps[bar] ?? Number.NaN);
   // A span covers its bars up to the next bar's time (the last bar's own when there is none).
@@ -112,6 +132,7 @@ export function evaluationSections(
         }),
       ],
     },
+    verdictSection(rangeVerdict(evaluation, context)),
     {
       heading: 'Metrics',
       ...(flags.length === 0 ? {} : { paragraph: `Flags: ${[...new Set(flags)].join(', ')}.` }),

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/index.js';
 import type { RangeEvaluation } from '../eval/evaluate.js';
+import type { VerdictContext } from '../eval/range-verdict.js';
 import { evaluationSections } from './evaluation-report.js';
 import { renderHtmlReport, renderLineChart, type ReportSection } from '../report/index.js';
 import type { PpoUpdateReport } from './ppo.js';
@@ -15,6 +16,18 @@ const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 };
+
+/**
+ * What training tells a verdict: the critic's explained variance, the mean of the last 5 updates
+ * (one update's figure is noisy). Empty without updates.
+ */
+export function trainingVerdictContext(
+  updates: readonly Pick<PpoUpdateReport, 'explainedVariance'>[],
+): VerdictContext {
+  const last = updates.slice(-5).map((u) => u.explainedVariance);
+  if (last.length === 0) return {};
+  return { explainedVariance: last.reduce((a, b) => a + b, 0) / last.length };
+}
 
 function trainingSection(updates: readonly PpoUpdateReport[]): ReportSection {
   const x = updates.map((u) => u.envSteps);
@@ -67,7 +80,13 @@ export function writeRunReport(
   const { data, ranges, ppo } = manifest;
   const sections: ReportSection[] = [trainingSection(updates)];
   if (evaluation !== undefined) {
-    const parts = evaluationSections(evaluation, timestamps, 'PPO policy');
+    const parts = evaluationSections(
+      evaluation,
+      timestamps,
+      'PPO policy',
+      [],
+      trainingVerdictContext(updates),
+    );
     sections.push(...parts.map((s) => ({ ...s, heading: `${s.heading} on the test range` })));
   }
   const html = renderHtmlReport({

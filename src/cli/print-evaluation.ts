@@ -1,10 +1,15 @@
-import type { RangeEvaluation } from '../eval/index.js';
+import { rangeVerdict, type RangeEvaluation, type VerdictContext } from '../eval/index.js';
 import { metricRows } from '../agents/index.js';
 import type { Output } from './output.js';
 import { renderTable } from './output.js';
 
-/** Prints an evaluated range's metrics beside buy-and-hold's. */
-export function printEvaluation(out: Output, evaluation: RangeEvaluation, label = 'POLICY'): void {
+/** Prints an evaluated range's metrics beside buy-and-hold's, then its verdict. */
+export function printEvaluation(
+  out: Output,
+  evaluation: RangeEvaluation,
+  label = 'POLICY',
+  context: VerdictContext = {},
+): void {
   const rows = metricRows(
     evaluation.metrics,
     evaluation.benchmarkMetrics,
@@ -17,7 +22,10 @@ export function printEvaluation(out: Output, evaluation: RangeEvaluation, label 
     { header: 'BUY-AND-HOLD', value: (r) => r[2], right: true },
   ]))
     out.line(line);
-  if (evaluation.ended === 'terminated')
-    out.line('The episode was terminated: the portfolio fell below the termination threshold.');
+  out.line();
+  for (const finding of rangeVerdict(evaluation, context).findings) {
+    out.line(`${finding.severity === 'warning' ? 'warning' : 'note'}: ${finding.text}`);
+    if (finding.advice !== undefined) out.line(`  try: ${finding.advice}`);
+  }
   out.line();
 }

@@ -22,7 +22,7 @@ import {
   parseDatasetKeys,
   type BarRange,
 } from '../../data/index.js';
-import { equityCsv } from '../../eval/index.js';
+import { equityCsv, rangeVerdict } from '../../eval/index.js';
 import { tradelabVersion, startBackend } from '../../app/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { projectPath } from '../project-path.js';
@@ -135,6 +135,7 @@ export async function run(context: CommandContext): Promise<void> {
         fees: evaluation.fees,
         initialCash: evaluation.equity[0] ?? null,
         ended: evaluation.ended,
+        verdict: rangeVerdict(evaluation),
         inSample,
         files,
       });

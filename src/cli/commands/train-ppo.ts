@@ -10,6 +10,7 @@ import {
   type PpoConfig,
   readRunManifest,
   RUN_FILES,
+  trainingVerdictContext,
   type RunEnvOptions,
   type RunManifest,
   MANIFEST_FILE,
@@ -30,6 +31,7 @@ import { isTradelabError, TradelabError } from '../../core/index.js';
 import { machineBudget, tradelabVersion, startBackend, type Project } from '../../app/index.js';
 import { nativeTransformerKernelsActive } from '../../compute/index.js';
 import { memoryShortfall } from '../../trading/index.js';
+import { rangeVerdict } from '../../eval/index.js';
 import { formatBytes } from '../../profiles/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { logProfileBanner } from '../profile-banner.js';
@@ -262,8 +264,17 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     return signalExitCode(signals.received() ?? 'SIGINT');
   }
   const report = result.reportPath;
+  const verdictContext = trainingVerdictContext(reports);
   if (out.json) {
-    out.record({ type: 'run', dir, manifest, report });
+    out.record({
+      type: 'run',
+      dir,
+      manifest,
+      report,
+      ...(result.evaluation === undefined
+        ? {}
+        : { verdict: rangeVerdict(result.evaluation, verdictContext) }),
+    });
     return undefined;
   }
   const median = (values: number[]): number => {
@@ -282,7 +293,8 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       `host↔device per update (median): ${num(median(reports.map((r) => (r.uploadBytes + r.downloadBytes) / 2 ** 20)), 3)} MiB in ${count(median(reports.map((r) => r.reads)))} reads, ${num(median(reports.map((r) => r.transferSeconds)), 3)} s (reads include waiting for the device)`,
     );
   out.line();
-  if (result.evaluation !== undefined) printEvaluation(out, result.evaluation);
+  if (result.evaluation !== undefined)
+    printEvaluation(out, result.evaluation, 'POLICY', verdictContext);
   out.line(`model: ${resolve(dir, RUN_FILES.model)}`);
   if (report !== undefined) out.line(`report: ${report}`);
   return undefined;
