@@ -32,7 +32,14 @@ interface Shown {
     budget: { stepsPerSplit: number };
     userAttrs: { splits: unknown[] };
   };
-  holdout: { range: [number, number]; metrics: Metrics };
+  holdout: { range: [number, number]; metrics: Metrics; verdict: { findings: { kind: string }[] } };
+  deflatedSharpe: {
+    trial: number;
+    probability: number;
+    trials: number;
+    trialNumbers: number[];
+    expectedMaxSharpe: number;
+  } | null;
 }
 
 const cli = (...args: string[]): Promise<CliResult> =>
@@ -121,6 +128,22 @@ describe('a trading study from the command line', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/Trial \d+ by split \(out-of-sample\):/);
     expect(text.stdout).toContain('Holdout (never seen by the search)');
+    // The holdout's verdict against buy-and-hold, and the selection's deflated Sharpe ratio among
+    // the complete trials (the search chose on their out-of-sample returns).
+    expect(show.holdout.verdict.findings[0]?.kind).toMatch(/benchmark$|^no-evidence$/);
+    const deflated = show.deflatedSharpe;
+    expect(deflated?.trial).toBe(show.best.number);
+    expect(deflated?.trials).toBe(deflated?.trialNumbers.length);
+    expect(deflated?.trialNumbers).toContain(show.best.number);
+    expect(deflated?.probability).toBeGreaterThanOrEqual(0);
+    expect(deflated?.probability).toBeLessThanOrEqual(1);
+    expect(deflated?.expectedMaxSharpe).toBeGreaterThan(0);
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^Deflated Sharpe ratio of trial ${show.best.number}: \\d\\.\\d+, the probability that its out-of-sample Sharpe .* the best of ${deflated?.trials} complete trials would reach by luck`,
+        'm',
+      ),
+    );
     expect(text.stdout).toMatch(
       /best budget +breakStep 2,048 → 2,048 env steps per split \(8 updates of 256\)/,
     );

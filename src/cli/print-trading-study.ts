@@ -9,6 +9,7 @@ import {
   type DrlStudySpec,
   trialBudget,
   type TrialBudget,
+  type StudyDeflatedSharpe,
 } from '../trading/index.js';
 import type { StudyStorage, TrialRecord } from '../storage/index.js';
 import type { RangeEvaluation } from '../eval/index.js';
@@ -94,6 +95,14 @@ export function printSplits(out: Output, trial: TrialRecord, bars?: StudyBars): 
     },
   ]))
     out.line(line);
+  out.line();
+}
+
+/** The selected trial's deflated Sharpe ratio in a sentence, with what it means. */
+export function printDeflatedSharpe(out: Output, deflated: StudyDeflatedSharpe): void {
+  out.line(
+    `Deflated Sharpe ratio of trial ${deflated.trial}: ${num(deflated.probability, 3)}, the probability that its out-of-sample Sharpe (${num(deflated.sharpe, 4)} a bar over ${count(deflated.bars)} bars) is above the ${num(deflated.expectedMaxSharpe, 4)} that the best of ${deflated.trials} complete trials would reach by luck (Bailey and López de Prado). ${deflated.probability >= 0.95 ? 'Above 0.95: the selection is unlikely to be luck alone.' : 'Below 0.95: its lead may be the luck of many tries; judge it by the holdout, not by its rank.'}`,
+  );
   out.line();
 }
 

@@ -62,6 +62,7 @@ export {
 } from './split-metrics.js';
 export { bestTrials, fineTuneSpec, narrowParam } from './fine-tune.js';
 export { studyPbo, type StudyPbo } from './study-pbo.js';
+export { studyDeflatedSharpe, type StudyDeflatedSharpe } from './study-deflated-sharpe.js';
 export { checkKeptModel, evaluateTrialModel, holdoutRange, loadTrialModel } from './trial-model.js';
 export { largestTrial, type LargestTrial } from './largest-trial.js';
 export { memoryShortfall, type DrlWorkerSettings } from './drl-worker-objective.js';

@@ -1,13 +1,15 @@
-import type { DrlStudySpec } from '../../trading/index.js';
+import { studyDeflatedSharpe, type DrlStudySpec } from '../../trading/index.js';
 import type { CommandContext } from '../command-spec.js';
 import {
   budgetOf,
   describeBudget,
   holdoutOfBest,
+  printDeflatedSharpe,
   printHoldout,
   printSplits,
   tradingStudyRows,
 } from '../print-trading-study.js';
+import { rangeVerdict } from '../../eval/index.js';
 import { isoTime, plural } from '../format.js';
 import { readStudyStorage } from '../open-study-storage.js';
 import {
@@ -36,6 +38,10 @@ export async function run(context: CommandContext): Promise<void> {
       drl === undefined || best === undefined || options['no-holdout'] === true
         ? undefined
         : await holdoutOfBest(context.project(), storage, study.name, drl, best);
+    const deflated =
+      drl === undefined || best === undefined
+        ? undefined
+        : await studyDeflatedSharpe(storage, study, best);
     if (out.json) {
       out.record({
         name: study.name,
@@ -65,7 +71,9 @@ export async function run(context: CommandContext): Promise<void> {
                 range: holdout.evaluation.range,
                 metrics: holdout.evaluation.metrics,
                 benchmarkMetrics: holdout.evaluation.benchmarkMetrics,
+                verdict: rangeVerdict(holdout.evaluation),
               },
+        deflatedSharpe: deflated ?? null,
       });
       return;
     }
@@ -123,6 +131,7 @@ export async function run(context: CommandContext): Promise<void> {
     if (drl !== undefined && best !== undefined) {
       out.line();
       printSplits(out, best, holdout);
+      if (deflated !== undefined) printDeflatedSharpe(out, deflated);
       if (holdout !== undefined) printHoldout(out, best, holdout);
     }
   });
