@@ -305,7 +305,14 @@ describe('tradelab campaign', () => {
     expect(report.code, report.stderr).toBe(0);
     const [json] = jsonLines(report.stdout) as unknown as [
       {
-        studies: { key: string; holdout: { sharpe: number; benchmarkSharpe: number } | null }[];
+        studies: {
+          key: string;
+          holdout: {
+            sharpe: number;
+            benchmarkSharpe: number;
+            findings: { kind: string }[];
+          } | null;
+        }[];
         total: { target: number; counts: { done: number } };
         phases: { trials: number; update: number };
         diagnosis: string[];
@@ -317,8 +324,10 @@ describe('tradelab campaign', () => {
       'ft',
     ]);
     expect(json.total).toMatchObject({ target: 12, counts: { done: 12 } });
-    for (const study of json.studies)
+    for (const study of json.studies) {
       expect(Number.isFinite(study.holdout?.benchmarkSharpe)).toBe(true);
+      expect(study.holdout?.findings[0]?.kind).toMatch(/benchmark$|^no-evidence$/);
+    }
     expect(json.phases.trials).toBeGreaterThan(0);
     expect(json.phases.update).toBeGreaterThan(0);
     expect(json.diagnosis.length).toBeGreaterThan(0);

@@ -116,6 +116,15 @@ function report(): CampaignReport {
             strategy: equityTimes.map((_, i) => 1 + 0.003 * i),
             benchmark: equityTimes.map((_, i) => 1 - 0.0006 * i),
           },
+          findings: [
+            { kind: 'ahead-of-benchmark', severity: 'info', text: 'Ahead of buy-and-hold.' },
+            {
+              kind: 'extreme-turnover',
+              severity: 'warning',
+              text: 'The book was traded 812× a year.',
+              advice: 'trade less',
+            },
+          ],
         },
       },
       { record: undefined, trials: [] },
@@ -260,6 +269,10 @@ describe('renderCampaignHtml', () => {
     expect(holdout).toContain('data-name="buy-and-hold"');
     expect(holdout).toContain(
       'Sharpe 1.234 against 0.4 for buy-and-hold; return +12.5% against -3.1%',
+    );
+    // The verdict follows: the comparison, then each warning with what to try.
+    expect(holdout).toContain(
+      'Ahead of buy-and-hold. Warning: The book was traded 812× a year. Try: trade less.',
     );
   });
 

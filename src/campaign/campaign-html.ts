@@ -526,7 +526,13 @@ function holdoutChart(study: ReportStudy): string {
         : {}),
       height: 300,
     }),
-    `On the holdout: Sharpe ${stat(holdout.sharpe)} against ${stat(holdout.benchmarkSharpe)} for buy-and-hold; return ${signedPercent(holdout.totalReturn)} against ${signedPercent(holdout.benchmarkReturn)}.`,
+    [
+      `On the holdout: Sharpe ${stat(holdout.sharpe)} against ${stat(holdout.benchmarkSharpe)} for buy-and-hold; return ${signedPercent(holdout.totalReturn)} against ${signedPercent(holdout.benchmarkReturn)}.`,
+      ...(holdout.findings ?? []).map(
+        (f) =>
+          `${f.severity === 'warning' ? 'Warning: ' : ''}${f.text}${f.advice === undefined ? '' : ` Try: ${f.advice}.`}`,
+      ),
+    ].join(' '),
   );
 }
 

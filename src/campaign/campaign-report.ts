@@ -1,3 +1,4 @@
+import type { Finding } from '../eval/range-verdict.js';
 import type {
   ParamValue,
   StudyDirection,
@@ -43,6 +44,8 @@ export interface ReportHoldout {
   benchmarkReturn: number;
   /** The equity curves: bar times (ms) and values, strategy and buy-and-hold, both from 1. */
   equity: { times: number[]; strategy: number[]; benchmark: number[] };
+  /** The range's verdict (eval/range-verdict.ts): against buy-and-hold, and why it lost. */
+  findings?: Pick<Finding, 'kind' | 'severity' | 'text' | 'advice'>[];
 }
 
 /** One study of the report. */

@@ -3,6 +3,7 @@ import {
   type CampaignReport,
   type ReportHoldout,
 } from '../campaign/index.js';
+import { rangeVerdict } from '../eval/index.js';
 import type { StudyStorage } from '../storage/index.js';
 import type { DrlStudySpec } from '../trading/index.js';
 import type { CommandContext } from './command-spec.js';
@@ -40,6 +41,7 @@ export function loadCampaignReport(
         strategy: Array.from(evaluation.equity),
         benchmark: Array.from(evaluation.benchmark),
       },
+      findings: rangeVerdict(evaluation).findings,
     };
   });
 }
