@@ -22,6 +22,8 @@ const LONGEST_FIRST = [
   // The GPU engine's tests on lavapipe: LLVM compiles each kernel at its first dispatch (~10 s a
   // GEMM variant in a fresh CI home, cached in ~/.cache/mesa_shader_cache_db after).
   'src/gpu/kernels/gemm.test.ts',
+  'src/gpu/kernels/gemm-f16.test.ts',
+  'src/bench/gpu-gemm-bench.test.ts',
   'src/agents/ppo-gpu-update.test.ts',
   'src/gpu/kernels/conv-gemm.test.ts',
   'src/gpu/kernels/weight-norm.test.ts',
