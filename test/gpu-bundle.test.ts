@@ -157,6 +157,30 @@ describe("the GPU bundle's ratios", () => {
           'PyTorch 2.5.1 TCN train step on cuda, 200 chunks x 512 bars, checkpointing off (12x512, k 3, 4 features)',
           9 * 200 * 512,
         ),
+        JSON.stringify({
+          command: 'x',
+          bench: 'gemm',
+          name: 'gpu engine f32 on NVIDIA H200, 4096×512×512 NN (reference; GPU timestamps)',
+          rate: 30_000,
+          unit: 'GFLOP/s',
+          runs: [1],
+          gpuGemm: { path: 'f32', precision: 'f32', verified: true },
+        }),
+        JSON.stringify({
+          command: 'x',
+          bench: 'gemm',
+          name: 'gpu engine f16 storage, f32 accumulate on NVIDIA H200, 4096×512×512 NN (reference; GPU timestamps)',
+          rate: 45_000,
+          unit: 'GFLOP/s',
+          runs: [1],
+          gpuGemm: {
+            path: 'f16-storage',
+            precision: 'f16 storage, f32 accumulate',
+            verified: true,
+            speedupOverF32: 1.5,
+            maxError: 2.7e-4,
+          },
+        }),
       ].join('\n') + '\n',
     );
     const { stdout } = await run(
@@ -173,6 +197,9 @@ describe("the GPU bundle's ratios", () => {
     );
     expect(on).toContain(
       "seed 003 on an H100 (bf16 autocast, checkpointed): 10 it/s; here tradelab's engine 2.00 it/s, PyTorch CUDA (f32) 8.00 it/s",
+    );
+    expect(stdout).toContain(
+      '  4096×512×512 NN: f32 30,000; f16 storage, f32 accumulate 45,000 (1.50×, error 2.7e-4)',
     );
     expect(stdout).toMatch(
       /checkpointing off:\n {2}tradelab's GPU engine ÷ PyTorch CUDA: no ratio \(no tradelab row\)/,

@@ -87,7 +87,7 @@ function ratios(resultsPath) {
       ),
     );
   }
-  lines.push('', ...tcnRatios(records));
+  lines.push('', ...tcnRatios(records), '', ...gemmPaths(records));
   // bench ppo: the same nEnvs and netDim on the GPU backends and on wasm.
   const training = records.filter((r) => r.bench === 'ppo' && r.name.startsWith('PPO training'));
   const onBackend = (backend) => training.filter((r) => r.command.includes(`--backend ${backend}`));
@@ -106,6 +106,29 @@ function ratios(resultsPath) {
     }
   }
   console.log(lines.join('\n'));
+}
+
+/** The engine's GEMM paths per shape (bench gemm --gpu): GFLOP/s, speed over f32, error. */
+function gemmPaths(records) {
+  const rows = records.filter((r) => r.bench === 'gemm' && r.gpuGemm !== undefined);
+  const lines = [
+    "tradelab's GPU GEMM by path (GFLOP/s by device timestamps; the others against f32):",
+  ];
+  if (rows.length === 0) lines.push('  no GPU GEMM rows');
+  const shapeOf = (r) => /, (\d+×\d+×\d+ [NT][NT]) /.exec(r.name)?.[1] ?? r.name;
+  for (const shape of [...new Set(rows.map(shapeOf))]) {
+    const line = rows
+      .filter((r) => shapeOf(r) === shape)
+      .map((r) => {
+        const g = r.gpuGemm;
+        if (g.path === 'f32') return `f32 ${number.format(r.rate)}`;
+        return g.verified && r.rate > 0
+          ? `${g.precision} ${number.format(r.rate)} (${g.speedupOverF32.toFixed(2)}×, error ${g.maxError.toExponential(1)})`
+          : `${g.precision}: not reported`;
+      });
+    lines.push(`  ${shape}: ${line.join('; ')}`);
+  }
+  return lines;
 }
 
 /** A TCN step's shape in tradelab's row names (×) and PyTorch's (x). */
