@@ -47,4 +47,9 @@ export {
   type SharpeDifference,
 } from './sharpe-bootstrap.js';
 export { inverseNormalCdf, normalCdf } from './normal-distribution.js';
-export { rangeVerdict, type Finding, type RangeVerdict, type VerdictContext } from './range-verdict.js';
+export {
+  rangeVerdict,
+  type Finding,
+  type RangeVerdict,
+  type VerdictContext,
+} from './range-verdict.js';
