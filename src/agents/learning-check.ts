@@ -1,6 +1,7 @@
 import type { FeatureOptions } from '../data/features/compute-features.js';
 import { fitNormalizer } from '../data/features/normalizer.js';
 import { featureMarket } from '../env/synthetic-market.js';
+import type { TradingEnvOptions } from '../env/env-config.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
 import { evaluate } from '../eval/evaluate.js';
 import type { PpoConfig } from './ppo-config.js';
@@ -27,6 +28,8 @@ export interface LearningCheckOptions {
   bars?: number;
   /** PPO settings over the check's own. */
   ppo?: Partial<PpoConfig>;
+  /** How actions become trades (the env's actionScaling and noTradeBand), in training and test. */
+  trading?: Pick<TradingEnvOptions, 'actionScaling' | 'noTradeBand'>;
 }
 
 /** What one check measured on the held-out half. */
@@ -39,6 +42,11 @@ export interface LearningCheckResult {
   benchmarkSharpe: number;
   totalReturn: number;
   benchmarkReturn: number;
+  /** On the test half: the book traded per year (× its value), and fees as a share of the cash. */
+  annualizedTurnover: number;
+  feeShare: number;
+  /** The critic's explained variance, mean of the last 5 updates. */
+  explainedVariance: number;
   /** Mean training episode return over the last 5 updates. */
   finalTrainReturn: number | null;
   trainSeconds: number;
@@ -91,7 +99,7 @@ export async function learningCheck(options: LearningCheckOptions): Promise<Lear
     { assets: data.symbols.length, features: data.featureNames.length },
     [[0, split]],
   );
-  const fees = { buyFeeBps: 5, sellFeeBps: 5 };
+  const fees = { buyFeeBps: 5, sellFeeBps: 5, ...options.trading };
   const env = new VectorTradingEnv(data, normalizer, {
     ...fees,
     nEnvs: options.ppo?.nEnvs ?? LEARNING_CHECK_PPO.nEnvs ?? 16,
@@ -110,10 +118,8 @@ export async function learningCheck(options: LearningCheckOptions): Promise<Lear
     const reports = await trainer.train();
     const trainSeconds = (performance.now() - started) / 1000;
     const [result] = await evaluate(data, normalizer, trainer.policy(), [[split, bars]], fees);
-    const recent = reports
-      .slice(-5)
-      .map((r) => r.meanEpisodeReturn)
-      .filter((r): r is number => r !== null);
+    const last = reports.slice(-5);
+    const recent = last.map((r) => r.meanEpisodeReturn).filter((r): r is number => r !== null);
     return {
       signal: options.signal,
       seed: options.seed,
@@ -122,6 +128,10 @@ export async function learningCheck(options: LearningCheckOptions): Promise<Lear
       benchmarkSharpe: result?.benchmarkMetrics.sharpe ?? Number.NaN,
       totalReturn: result?.metrics.totalReturn ?? Number.NaN,
       benchmarkReturn: result?.benchmarkMetrics.totalReturn ?? Number.NaN,
+      annualizedTurnover: result?.metrics.annualizedTurnover ?? Number.NaN,
+      feeShare: result === undefined ? Number.NaN : result.fees / (result.equity[0] ?? 1),
+      explainedVariance:
+        last.reduce((sum, r) => sum + r.explainedVariance, 0) / Math.max(1, last.length),
       finalTrainReturn:
         recent.length === 0 ? null : recent.reduce((s, r) => s + r, 0) / recent.length,
       trainSeconds,

@@ -1,4 +1,8 @@
-import { learningCheck, type LearningCheckResult } from '../agents/learning-check.js';
+import {
+  learningCheck,
+  type LearningCheckOptions,
+  type LearningCheckResult,
+} from '../agents/learning-check.js';
 import type { PpoConfig } from '../agents/ppo-config.js';
 import { useBackend } from '../compute/backends.js';
 
@@ -12,6 +16,8 @@ export interface LearnBenchOptions {
   steps?: number;
   /** PPO settings over the learning check's own (LEARNING_CHECK_PPO). Default none. */
   ppo?: Partial<PpoConfig>;
+  /** How actions become trades. Default: the env's (orders, a share of the portfolio). */
+  trading?: LearningCheckOptions['trading'];
   /** Called after each run (for progress). */
   onResult?: (result: LearningCheckResult, done: number, total: number) => void;
 }
@@ -32,6 +38,7 @@ export async function benchLearn(options: LearnBenchOptions = {}): Promise<Learn
         seed,
         steps: options.steps ?? 300_000,
         ...(options.ppo === undefined ? {} : { ppo: options.ppo }),
+        ...(options.trading === undefined ? {} : { trading: options.trading }),
       });
       results.push(result);
       options.onResult?.(result, results.length, signals.length * seeds.length);

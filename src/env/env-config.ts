@@ -4,7 +4,7 @@ import { TradelabError } from '../core/index.js';
 export type EnvRange = readonly [start: number, end: number];
 
 /** How an action in [-1, 1] becomes an order size. */
-export type ActionScaling = 'fraction' | 'units';
+export type ActionScaling = 'fraction' | 'units' | 'target';
 /** Which price of bar t+1 an action chosen at bar t fills at. */
 export type ExecutionPrice = 'close' | 'open';
 /** What the reward measures before scaling and penalties. */
@@ -33,10 +33,21 @@ export interface TradingEnvOptions {
    * 'fraction': action a_i orders |a_i| × maxTradeFraction × portfolio value (at bar t) of asset i.
    * 'units': |a_i| × maxTradeFraction × initialCash / (assets × p_i) units, where p_i is asset i's
    * close at the first range's first bar, so one unit of action means the same money for cheap and dear
-   * assets (FinRL_Crypto's price-level normalisation). Default 'fraction'.
+   * assets (FinRL_Crypto's price-level normalisation).
+   * 'target': a_i is a position, not an order: asset i's target is (a_i + 1) / 2 × maxTradeFraction
+   * / assets of the portfolio's value (a_i = 1 for every asset and maxTradeFraction 1 is the
+   * equal-weight portfolio), and the env trades only the gap to it where that gap is more than
+   * `noTradeBand` of the portfolio's value. A policy's noise then moves targets, not the book.
+   * Default 'fraction'.
    */
   actionScaling?: ActionScaling;
-  /** See `actionScaling`; in (0, 1] for 'fraction', > 0 for 'units'. Default 1. */
+  /**
+   * With 'target' scaling: gaps between an asset's holding and its target of at most this share
+   * of the portfolio's value are not traded (FinRL's envs skip small orders the same way; a band
+   * is cost-aware rebalancing's simplest form). In [0, 1). Default 0.
+   */
+  noTradeBand?: number;
+  /** See `actionScaling`; in (0, 1] for 'fraction' and 'target', > 0 for 'units'. Default 1. */
   maxTradeFraction?: number;
   /** Orders worth less than this (at the fill price) are skipped. Default 0. */
   minOrderValue?: number;
@@ -88,6 +99,7 @@ export interface ResolvedEnvOptions {
   cashScale: number;
   holdingsScale: number;
   actionScaling: ActionScaling;
+  noTradeBand: number;
   maxTradeFraction: number;
   minOrderValue: number;
   buyFeeBps: number;
@@ -164,7 +176,11 @@ const FIELD_CHECKS: { [K in Exclude<keyof TradingEnvOptions, 'ranges'>]-?: Field
   initialCash: positive,
   cashScale: nonNegative,
   holdingsScale: nonNegative,
-  actionScaling: oneOf(['fraction', 'units']),
+  actionScaling: oneOf(['fraction', 'units', 'target']),
+  noTradeBand: (value, name) =>
+    typeof value === 'number' && value >= 0 && value < 1
+      ? undefined
+      : { message: `must be in [0, 1), got ${shown(value)}`, hint: `e.g. ${name}: 0.02` },
   maxTradeFraction: positive,
   minOrderValue: nonNegative,
   buyFeeBps: nonNegative,
@@ -233,9 +249,9 @@ export function resolveEnvOptions(
   const ranges = checkRanges(options.ranges ?? [[lookback - 1, bars]], bars, lookback);
   const actionScaling = checked(options, 'actionScaling', 'fraction');
   const maxTradeFraction = checked(options, 'maxTradeFraction', 1);
-  if (actionScaling === 'fraction' && maxTradeFraction > 1)
+  if (actionScaling !== 'units' && maxTradeFraction > 1)
     throw invalid(
-      `maxTradeFraction ${maxTradeFraction} is above 1 with fraction scaling`,
+      `maxTradeFraction ${maxTradeFraction} is above 1 with ${actionScaling} scaling`,
       'use a share of portfolio value in (0, 1]',
     );
   const executionPrice = checked(options, 'executionPrice', 'close');
@@ -255,6 +271,7 @@ export function resolveEnvOptions(
     cashScale: checked(options, 'cashScale', 1 / initialCash),
     holdingsScale: checked(options, 'holdingsScale', 1 / initialCash),
     actionScaling,
+    noTradeBand: checked(options, 'noTradeBand', 0),
     maxTradeFraction,
     minOrderValue: checked(options, 'minOrderValue', 0),
     buyFeeBps: checked(options, 'buyFeeBps', 10),

@@ -118,6 +118,45 @@ describe('VectorTradingEnv', () => {
     expect(r.terminations[0]).toBe(0);
   });
 
+  it("with 'target' scaling holds positions, trades only gaps beyond the band, and keeps NaN's holding", () => {
+    const data = scriptedMarket([
+      [100, 50],
+      [100, 50],
+      [100, 50],
+      [125, 50],
+      [125, 50],
+      [125, 50],
+    ]);
+    const env = new VectorTradingEnv(data, undefined, {
+      initialCash: 10_000,
+      buyFeeBps: 0,
+      sellFeeBps: 0,
+      actionScaling: 'target',
+      noTradeBand: 0.05,
+      randomStart: false,
+      terminationThreshold: 0,
+    });
+    // Step 1 (fills at bar 1): targets (1 + 1)/2 × 1/2 = 50% and (0 + 1)/2 × 1/2 = 25% of 10,000:
+    // 50 units of A0 at 100, 50 units of A1 at 50.
+    let r = env.step(Float32Array.from([1, 0]));
+    expect(Array.from(r.info.holdings)).toEqual([50, 50]);
+    expect(r.info.cash[0]).toBeCloseTo(2500, 9);
+    // Step 2: the same actions, the same targets: nothing to trade (the point of a position).
+    r = env.step(Float32Array.from([1, 0]));
+    expect(r.info.turnover[0]).toBe(0);
+    // Step 3 (fills at bar 3, A0 at 125): the portfolio is worth 2,500 + 6,250 + 2,500 = 11,250
+    // at the fill prices. A0 holds 6,250 of a 50% target of 5,625: a gap of 625, 5.6% > 5%, so
+    // 5 units are sold. A1's target falls to (−0.08 + 1)/2 × 1/2 = 23%: 2,587.5 against 2,500
+    // held, a 0.8% gap within the band, so A1 is not traded.
+    r = env.step(Float32Array.from([1, -0.08]));
+    expect(r.info.holdings[0]).toBeCloseTo(45, 9);
+    expect(r.info.holdings[1]).toBe(50);
+    // Step 4: NaN keeps A1's holding whatever its gap; A0 at −1 sells everything.
+    r = env.step(Float32Array.from([-1, Number.NaN]));
+    expect(r.info.holdings[0]).toBe(0);
+    expect(r.info.holdings[1]).toBe(50);
+  });
+
   it('skips orders below minOrderValue and applies slippage to the fill price', () => {
     const data = scriptedMarket([
       [100, 100],

@@ -126,6 +126,8 @@ export class VectorTradingEnv {
   private readonly needsReset: Uint8Array;
   /** Scratch: the assets a step buys, in order. */
   private readonly buyList: Int32Array;
+  /** With target scaling: each asset's order of the step being taken, as an action. */
+  private readonly orders: Float32Array;
   private rngs: Rng[];
 
   /**
@@ -223,6 +225,7 @@ export class VectorTradingEnv {
     this.cursor = new Int32Array(n);
     this.needsReset = new Uint8Array(n);
     this.buyList = new Int32Array(assets);
+    this.orders = new Float32Array(assets);
     this.rngs = [];
     this.reset();
   }
@@ -277,8 +280,13 @@ export class VectorTradingEnv {
     const benchUnits = this.benchUnits;
     const lastBar = this.lastBar;
     const needsReset = this.needsReset;
-    const byFraction = o.actionScaling === 'fraction';
+    // Target scaling's orders are made as fraction scaling's actions (see targetOrders).
+    const byFraction = o.actionScaling !== 'units';
+    const byTarget = o.actionScaling === 'target';
     const maxFraction = o.maxTradeFraction;
+    const perAsset = maxFraction / A;
+    const band = o.noTradeBand;
+    const orders = this.orders;
     const buyFee = o.buyFeeBps * 1e-4;
     const sellFee = o.sellFeeBps * 1e-4;
     const slip = o.slippageBps * 1e-4;
@@ -320,12 +328,32 @@ export class VectorTradingEnv {
       let money = cash[i] as number;
       let traded = 0;
       let fees = 0;
+      // With target scaling the targets become orders first, as the fraction scaling's actions:
+      // a share of the budget, signed, so the trading below is one code path.
+      let acts = actions;
+      let q0 = h0;
+      if (byTarget) {
+        targetOrders(
+          actions,
+          h0,
+          holdings,
+          fill,
+          p0,
+          money,
+          maxFraction * before,
+          perAsset,
+          band,
+          orders,
+        );
+        acts = orders;
+        q0 = 0;
+      }
       // Sells first, so their proceeds can pay for this step's buys; the buys are listed on the
       // way, so each action's sign is tested once (random signs defeat the branch predictor).
       const budget = maxFraction * before;
       let nBuys = 0;
       for (let a = 0; a < A; a++) {
-        const act = actions[h0 + a] as number;
+        const act = acts[q0 + a] as number;
         if (act > 0) {
           buyList[nBuys++] = a;
           continue;
@@ -346,7 +374,7 @@ export class VectorTradingEnv {
       }
       for (let b = 0; b < nBuys && money > 0; b++) {
         const a = buyList[b] as number;
-        const act = actions[h0 + a] as number;
+        const act = acts[q0 + a] as number;
         const price = fill[p0 + a] as number;
         const size = act > 1 ? 1 : act;
         const paid = price * (1 + slip);
@@ -525,5 +553,40 @@ function checkPrices(
         );
       }
     }
+  }
+}
+
+/**
+ * Target scaling's orders, written into `out` as fraction scaling's actions (a share of `budget`,
+ * negative to sell): asset a's target is (clip(action) + 1)/2 × `perAsset` of the portfolio's
+ * value at the fill prices (so a price move alone is no gap), and a gap beyond `band` of that value
+ * is ordered; within the band, or for a NaN action, nothing is. An order above the budget is
+ * clipped to it, as every order is.
+ */
+function targetOrders(
+  actions: Float32Array,
+  h0: number,
+  holdings: Float64Array,
+  fill: Float64Array,
+  p0: number,
+  money: number,
+  budget: number,
+  perAsset: number,
+  band: number,
+  out: Float32Array,
+): void {
+  const A = out.length;
+  let atFill = money;
+  for (let a = 0; a < A; a++) atFill += (holdings[h0 + a] as number) * (fill[p0 + a] as number);
+  const tolerance = band * atFill;
+  for (let a = 0; a < A; a++) {
+    const act = actions[h0 + a] as number;
+    if (!(act === act)) {
+      out[a] = 0;
+      continue;
+    }
+    const weight = ((act > 1 ? 1 : act < -1 ? -1 : act) + 1) * 0.5 * perAsset;
+    const gap = weight * atFill - (holdings[h0 + a] as number) * (fill[p0 + a] as number);
+    out[a] = gap > tolerance || gap < -tolerance ? gap / budget : 0;
   }
 }

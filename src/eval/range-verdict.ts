@@ -45,8 +45,11 @@ export interface VerdictContext {
 const FEE_SHARE = 0.5;
 /** Annualized turnover (× the book's value) above which trading is churning, not positioning. */
 const EXTREME_TURNOVER = 100;
-/** Below this the critic predicts returns little better than their mean. */
-const CRITIC_LEARNED = 0.1;
+/**
+ * Below this the critic predicts returns worse than their mean. Not higher: where a signal is
+ * weak, a healthy critic explains only a few percent of the returns' variance.
+ */
+const CRITIC_LEARNED = 0;
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
@@ -119,7 +122,7 @@ export function rangeVerdict(
     findings.push({
       kind: 'critic-not-learned',
       severity: 'warning',
-      text: `The critic's explained variance ended at ${ev.toFixed(2)}: it predicts returns no better than their mean, so the advantages the policy learned from were mostly noise.`,
+      text: `The critic's explained variance ended at ${ev.toFixed(2)}: it predicts returns worse than their mean would, so the advantages the policy learned from were noise.`,
       advice:
         'train longer (--steps), with more envs (--envs) or a lower learning rate (--lr); check that the features can see the signal',
     });

@@ -32,6 +32,7 @@ export const ENV_PARAMS = [
   'drawdownPenalty',
   'reward',
   'actionScaling',
+  'noTradeBand',
   'episodeLength',
   'terminationThreshold',
   'includePositionWeights',

@@ -292,6 +292,20 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         value: 'K=V,…',
         description: "PPO settings over the check's own, e.g. annealLr=true,targetKl=0.02",
       },
+      {
+        name: 'action-scaling',
+        type: 'string',
+        value: 'S',
+        description:
+          'fraction (default: actions are orders), units, or target (actions are positions)',
+      },
+      {
+        name: 'no-trade-band',
+        type: 'string',
+        value: 'X',
+        description:
+          "with target scaling: gaps to the target up to this share of the portfolio aren't traded",
+      },
     ],
     settings: [],
     examples: [

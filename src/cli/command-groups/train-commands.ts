@@ -140,6 +140,20 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
         description: 'value-change (default) or excess (over buy-and-hold)',
       },
       {
+        name: 'action-scaling',
+        type: 'string',
+        value: 'S',
+        description:
+          'fraction (default: an action is an order, a share of the portfolio), units, or target (an action is a position: the target weight of its asset)',
+      },
+      {
+        name: 'no-trade-band',
+        type: 'string',
+        value: 'X',
+        description:
+          'with --action-scaling target: leave gaps to the target of at most this share of the portfolio untraded (e.g. 0.02)',
+      },
+      {
         name: 'checkpoint-every',
         type: 'string',
         value: 'K',

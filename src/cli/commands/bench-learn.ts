@@ -2,7 +2,7 @@ import { parsePpoOverrides } from '../../agents/index.js';
 import { benchLearn } from '../../bench/index.js';
 import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
-import { intListOption, intOption } from '../option-values.js';
+import { choiceOption, intListOption, intOption, numberOption } from '../option-values.js';
 import { renderTable } from '../output.js';
 import { fixed, plural } from '../format.js';
 import { benchProgress } from '../print-bench.js';
@@ -25,6 +25,16 @@ export async function run(context: CommandContext): Promise<void> {
       );
   }
   const ppo = typeof options.ppo === 'string' ? parsePpoOverrides(options.ppo) : undefined;
+  const actionScaling = choiceOption(options, 'action-scaling', [
+    'fraction',
+    'units',
+    'target',
+  ] as const);
+  const noTradeBand = numberOption(options, 'no-trade-band', 0, 0.99, '0.02');
+  const trading = {
+    ...(actionScaling === undefined ? {} : { actionScaling }),
+    ...(noTradeBand === undefined ? {} : { noTradeBand }),
+  };
   const total = (signals?.length ?? 3) * (seeds?.length ?? 5) * (steps ?? 300_000);
   const progress = benchProgress(total, 'steps');
   const results = await benchLearn({
@@ -32,9 +42,10 @@ export async function run(context: CommandContext): Promise<void> {
     ...(seeds === undefined ? {} : { seeds }),
     ...(steps === undefined ? {} : { steps }),
     ...(ppo === undefined ? {} : { ppo }),
+    ...(Object.keys(trading).length === 0 ? {} : { trading }),
     onResult: (result, done) => {
       progress.update(done * result.steps, `signal ${result.signal} seed ${result.seed}`);
-      if (out.json) out.record({ bench: 'learn', ppo: ppo ?? {}, ...result });
+      if (out.json) out.record({ bench: 'learn', ppo: ppo ?? {}, trading, ...result });
     },
   });
   progress.done();
@@ -48,6 +59,9 @@ export async function run(context: CommandContext): Promise<void> {
     { header: 'MARGIN', value: (r) => fixed(r.sharpe - r.benchmarkSharpe, 2), right: true },
     { header: 'RETURN', value: (r) => `${(r.totalReturn * 100).toFixed(1)}%`, right: true },
     { header: 'B&H RETURN', value: (r) => `${(r.benchmarkReturn * 100).toFixed(1)}%`, right: true },
+    { header: 'TURNOVER/Y', value: (r) => fixed(r.annualizedTurnover, 1), right: true },
+    { header: 'FEES', value: (r) => `${(r.feeShare * 100).toFixed(2)}%`, right: true },
+    { header: 'EXPL VAR', value: (r) => fixed(r.explainedVariance, 2), right: true },
     { header: 'TRAIN S', value: (r) => r.trainSeconds.toFixed(1), right: true },
   ]))
     out.line(line);
@@ -64,4 +78,5 @@ export async function run(context: CommandContext): Promise<void> {
   }
   out.line('Sharpe: annualized, on the held-out half (1h bars, fees 5 bps a side).');
   if (ppo !== undefined) out.line(`PPO settings over the check's own: ${JSON.stringify(ppo)}`);
+  if (Object.keys(trading).length > 0) out.line(`Trading: ${JSON.stringify(trading)}`);
 }

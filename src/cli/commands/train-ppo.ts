@@ -159,11 +159,21 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   const feeBps = numberOption(options, 'fee-bps', 0, 1000, '10');
   const episodeLength = intOption(options, 'episode-length', 1);
   const reward = choiceOption(options, 'reward', ['value-change', 'excess'] as const);
+  const actionScaling = choiceOption(options, 'action-scaling', ACTION_SCALINGS);
+  const noTradeBand = numberOption(options, 'no-trade-band', 0, 0.99, '0.02');
+  if (noTradeBand !== undefined && (actionScaling ?? 'fraction') !== 'target')
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      '--no-trade-band applies to target positions only, and the actions are orders here',
+      { hint: 'add --action-scaling target, or leave --no-trade-band out' },
+    );
   const env: RunEnvOptions = {
     lookback,
     ...(feeBps === undefined ? {} : { buyFeeBps: feeBps, sellFeeBps: feeBps }),
     ...(episodeLength === undefined ? {} : { episodeLength }),
     ...(reward === undefined ? {} : { reward }),
+    ...(actionScaling === undefined ? {} : { actionScaling }),
+    ...(noTradeBand === undefined ? {} : { noTradeBand }),
   };
 
   // Before anything is printed: a run there already, or an --out that cannot be made.
@@ -300,6 +310,9 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   return undefined;
 }
 
+/** The env's action scalings, as `--action-scaling` takes them. */
+const ACTION_SCALINGS = ['fraction', 'units', 'target'] as const;
+
 /**
  * The flags a resume was given, each with the run's value (its default where the run was started
  * without it) and the asked one; only --steps is left out, as it may extend the run.
@@ -334,6 +347,18 @@ function resumeFlags(
     });
   if (given('reward'))
     flags.push({ flag: '--reward', run: env.reward ?? 'value-change', asked: options.reward });
+  if (given('action-scaling'))
+    flags.push({
+      flag: '--action-scaling',
+      run: env.actionScaling ?? 'fraction',
+      asked: options['action-scaling'],
+    });
+  if (given('no-trade-band'))
+    flags.push({
+      flag: '--no-trade-band',
+      run: env.noTradeBand ?? 0,
+      asked: numberOption(options, 'no-trade-band', 0, 0.99, '0.02'),
+    });
   if (given('checkpoint-every'))
     flags.push({
       flag: '--checkpoint-every',
