@@ -146,7 +146,7 @@ describe('tradelab train ppo', () => {
 
   it('refuses what would lose or mix up a run, saying what to do', async () => {
     // Variants of a refusal, after a backend starts: one process runs the three (runCliBatch).
-    const [again, overlap, changed, same, huge, proc, lookback] = await runCliBatch(
+    const [again, overlap, changed, same, huge, proc, lookback, band] = await runCliBatch(
       [
         ['train', 'ppo', ...SMALL, '--out', 'runs/a'],
         ['train', 'ppo', ...SMALL, '--train', '0..1000', '--test', '900..', '--out', 'runs/c'],
@@ -168,6 +168,8 @@ describe('tradelab train ppo', () => {
         // mkdirSync(…, { recursive: true }) spun here for ever, deaf to SIGTERM.
         ['train', 'ppo', ...SMALL, '--out', '/proc/tradelab-x'],
         ['train', 'ppo', ...SMALL, '--lookback', '100000', '--out', 'runs/far'],
+        // A band is for positions; with orders it would mean nothing.
+        ['train', 'ppo', ...SMALL, '--no-trade-band', '0.02', '--out', 'runs/band'],
       ].map((args) => ({ args, cwd: dir })),
     );
     expect(again?.code).toBe(2);
@@ -196,6 +198,10 @@ describe('tradelab train ppo', () => {
       /^error \[INVALID_ARGUMENT\]: --lookback 100,000 leaves no bars to train on: .* the training range ends at bar 1,173 \(of 1,467\)/m,
     );
     expect(existsSync(join(dir, 'runs/far'))).toBe(false);
+    expect(band?.code).toBe(2);
+    expect(band?.stderr).toMatch(
+      /^error \[INVALID_ARGUMENT\]: --no-trade-band applies to target positions only.*\nhint: add --action-scaling target/m,
+    );
     // Refused before anything is loaded, so this one runs in the test process.
     const noOut = await runCliInProcess(['train', 'ppo', '--data', DATA], { cwd: dir });
     expect(noOut.code).toBe(2);
