@@ -99,6 +99,27 @@ describe('what the benchmarks say beside their figures', () => {
     expect(run.stderr).toMatch(/^progress: 100% \(1\/1 shapes\), .*, done$/m);
   });
 
+  it("bench learn sets the policy beside the oracle's after-fee Sharpe, with turnover, fees and the critic", async () => {
+    const run = await runCli([
+      'bench',
+      'learn',
+      '--signals',
+      '0.2,0',
+      '--seeds',
+      '1',
+      '--steps',
+      '2048',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(
+      /^SIGNAL +SEED +STEPS +SHARPE +B&H SHARPE +MARGIN +ORACLE +CAPTURED +RETURN +B&H RETURN +TURNOVER\/Y +FEES +EXPL VAR +TRAIN S$/m,
+    );
+    expect(run.stdout).toMatch(
+      /^signal 0\.2: mean Sharpe margin over buy-and-hold -?\d+\.\d\d, ahead in [01] of 1 seed; half the oracle's after-fee Sharpe or more in [01] of 1 seed$/m,
+    );
+    expect(run.stdout).toMatch(/^signal 0: .*; median fees \d+\.\d\d% of the cash$/m);
+  });
+
   it('bench learn-study says the holdout in a sentence, not as a "Sharpe margin" rate', async () => {
     const run = await runCli(
       ['bench', 'learn-study', '--trials', '2', '--workers', '1', '--steps', '2048'],

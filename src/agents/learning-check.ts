@@ -3,6 +3,8 @@ import { fitNormalizer } from '../data/features/normalizer.js';
 import { featureMarket } from '../env/synthetic-market.js';
 import type { TradingEnvOptions } from '../env/env-config.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
+import type { MarketData } from '../data/load-market-data.js';
+import { momentumState } from '../data/synth/momentum-state.js';
 import { evaluate } from '../eval/evaluate.js';
 import type { PpoConfig } from './ppo-config.js';
 import { PpoTrainer } from './ppo.js';
@@ -15,6 +17,9 @@ import { PpoTrainer } from './ppo.js';
  * there is nothing to learn, and it should not claim an edge. The learning test and
  * `tradelab bench learn` both run this.
  */
+
+/** The planted signal's look-back in bars (featureMarket's default, the generator's k). */
+const SIGNAL_LOOKBACK = 5;
 
 /** Options of {@link learningCheck}. */
 export interface LearningCheckOptions {
@@ -42,6 +47,13 @@ export interface LearningCheckResult {
   benchmarkSharpe: number;
   totalReturn: number;
   benchmarkReturn: number;
+  /**
+   * The planted signal traded perfectly on the test half at the same fees and fills: long an asset
+   * while its last 5 bars rose, flat otherwise (the generator's own state, as positions). Its
+   * after-fee Sharpe, and the share of it the policy reached (NaN when the oracle's is not above 0).
+   */
+  oracleSharpe: number;
+  shareCaptured: number;
   /** On the test half: the book traded per year (× its value), and fees as a share of the cash. */
   annualizedTurnover: number;
   feeShare: number;
@@ -118,13 +130,17 @@ export async function learningCheck(options: LearningCheckOptions): Promise<Lear
     const reports = await trainer.train();
     const trainSeconds = (performance.now() - started) / 1000;
     const [result] = await evaluate(data, normalizer, trainer.policy(), [[split, bars]], fees);
+    const oracle = await oracleSharpe(data, [split, bars], fees);
+    const sharpe = result?.metrics.sharpe ?? Number.NaN;
     const last = reports.slice(-5);
     const recent = last.map((r) => r.meanEpisodeReturn).filter((r): r is number => r !== null);
     return {
       signal: options.signal,
       seed: options.seed,
       steps,
-      sharpe: result?.metrics.sharpe ?? Number.NaN,
+      sharpe,
+      oracleSharpe: oracle,
+      shareCaptured: oracle > 0 ? sharpe / oracle : Number.NaN,
       benchmarkSharpe: result?.benchmarkMetrics.sharpe ?? Number.NaN,
       totalReturn: result?.metrics.totalReturn ?? Number.NaN,
       benchmarkReturn: result?.benchmarkMetrics.totalReturn ?? Number.NaN,
@@ -139,4 +155,38 @@ export async function learningCheck(options: LearningCheckOptions): Promise<Lear
   } finally {
     trainer.dispose();
   }
+}
+
+/**
+ * The after-fee Sharpe of trading the planted signal perfectly on `range`: each asset held in
+ * full (target scaling, no band) while its close is above the close 5 bars before, flat otherwise,
+ * with `trading`'s fees and fills.
+ */
+export async function oracleSharpe(
+  data: MarketData,
+  range: [number, number],
+  trading: Omit<TradingEnvOptions, 'actionScaling' | 'noTradeBand'>,
+): Promise<number> {
+  const assets = data.symbols.length;
+  const [start, end] = range;
+  const states = Array.from({ length: assets }, (_, a) =>
+    momentumState(
+      Float64Array.from(
+        { length: data.timestamps.length },
+        (_, t) => data.priceArray[t * assets + a] as number,
+      ),
+      SIGNAL_LOOKBACK,
+    ),
+  );
+  const steps = end - start - 1;
+  const actions = new Float32Array(steps * assets);
+  for (let s = 0; s < steps; s++)
+    for (let a = 0; a < assets; a++)
+      actions[s * assets + a] = (states[a]?.[start + s] ?? 0) > 0 ? 1 : -1;
+  const [result] = await evaluate(data, undefined, [actions], [range], {
+    ...trading,
+    actionScaling: 'target',
+    noTradeBand: 0,
+  });
+  return result?.metrics.sharpe ?? Number.NaN;
 }

@@ -57,6 +57,13 @@ export async function run(context: CommandContext): Promise<void> {
     { header: 'SHARPE', value: (r) => r.sharpe.toFixed(2), right: true },
     { header: 'B&H SHARPE', value: (r) => r.benchmarkSharpe.toFixed(2), right: true },
     { header: 'MARGIN', value: (r) => fixed(r.sharpe - r.benchmarkSharpe, 2), right: true },
+    { header: 'ORACLE', value: (r) => r.oracleSharpe.toFixed(2), right: true },
+    {
+      header: 'CAPTURED',
+      value: (r) =>
+        Number.isFinite(r.shareCaptured) ? `${Math.round(r.shareCaptured * 100)}%` : '-',
+      right: true,
+    },
     { header: 'RETURN', value: (r) => `${(r.totalReturn * 100).toFixed(1)}%`, right: true },
     { header: 'B&H RETURN', value: (r) => `${(r.benchmarkReturn * 100).toFixed(1)}%`, right: true },
     { header: 'TURNOVER/Y', value: (r) => fixed(r.annualizedTurnover, 1), right: true },
@@ -66,17 +73,25 @@ export async function run(context: CommandContext): Promise<void> {
   ]))
     out.line(line);
   out.line();
-  const bySignal = new Map<number, number[]>();
-  for (const r of results)
-    bySignal.set(r.signal, [...(bySignal.get(r.signal) ?? []), r.sharpe - r.benchmarkSharpe]);
-  for (const [signal, margins] of bySignal) {
+  const bySignal = new Map<number, typeof results>();
+  for (const r of results) bySignal.set(r.signal, [...(bySignal.get(r.signal) ?? []), r]);
+  for (const [signal, runs] of bySignal) {
+    const margins = runs.map((r) => r.sharpe - r.benchmarkSharpe);
     const mean = margins.reduce((s, m) => s + m, 0) / margins.length;
     const wins = margins.filter((m) => m > 0).length;
+    const captured = runs.filter((r) => r.shareCaptured >= 0.5).length;
+    const fees = runs.map((r) => r.feeShare).sort((a, b) => a - b);
     out.line(
-      `signal ${signal}: mean Sharpe margin over buy-and-hold ${fixed(mean, 2)}, ahead in ${wins} of ${plural(margins.length, 'seed')}`,
+      `signal ${signal}: mean Sharpe margin over buy-and-hold ${fixed(mean, 2)}, ahead in ${wins} of ${plural(margins.length, 'seed')}; ${
+        signal === 0
+          ? `median fees ${((fees[Math.floor(fees.length / 2)] ?? 0) * 100).toFixed(2)}% of the cash`
+          : `half the oracle's after-fee Sharpe or more in ${captured} of ${plural(runs.length, 'seed')}`
+      }`,
     );
   }
-  out.line('Sharpe: annualized, on the held-out half (1h bars, fees 5 bps a side).');
+  out.line(
+    "Sharpe: annualized, on the held-out half (1h bars, fees 5 bps a side). ORACLE: the planted signal traded perfectly (long while the last 5 bars rose) at the same fees and fills; CAPTURED: the policy's Sharpe as a share of it.",
+  );
   if (ppo !== undefined) out.line(`PPO settings over the check's own: ${JSON.stringify(ppo)}`);
   if (Object.keys(trading).length > 0) out.line(`Trading: ${JSON.stringify(trading)}`);
 }
