@@ -36,6 +36,9 @@ const interruptedRun = (args: string[]): Promise<CliResult> =>
     when: (stdout) => stdout.includes('"type":"update"'),
   });
 
+/** The verdict `train ppo` gave its test range, which `backtest` of the run must repeat. */
+let trainedVerdict: unknown;
+
 describe('tradelab train ppo', () => {
   it('trains, checkpoints, writes the model, and evaluates on the held-out bars', async () => {
     const result = await runCli(
@@ -100,6 +103,7 @@ describe('tradelab train ppo', () => {
     };
     expect(run.verdict.findings[0]?.kind).toMatch(/^(ahead-of|behind)-benchmark$|^no-evidence$/);
     expect(run.verdict.comparison.resamples).toBe(1000);
+    trainedVerdict = run.verdict;
     expect(report).toContain('Verdict');
     expect(report).toContain(run.verdict.findings[0]?.text.replace(/'/g, '&#39;') ?? 'none');
     expect(existsSync(join(dir, 'runs/a/model/weights.bin'))).toBe(true);
@@ -244,6 +248,8 @@ describe('tradelab backtest', () => {
     };
     expect(row?.metrics).toEqual(evaluation.metrics);
     expect(row?.benchmarkMetrics).toEqual(evaluation.benchmarkMetrics);
+    // The same range and the run's own explained variance: the same verdict as training gave.
+    expect(row?.verdict).toEqual(trainedVerdict);
     expect((row?.verdict as { findings: { text: string }[] }).findings[0]?.text).toMatch(
       /buy-and-hold: Sharpe -?\d+\.\d\d against -?\d+\.\d\d; the difference's 95% interval/,
     );

@@ -150,6 +150,8 @@ export function evaluationReportHtml(options: {
   footer: string;
   /** Bars of the range the model trained on: shaded in the charts. Default none. */
   inSample?: readonly BarRange[];
+  /** What the verdict may use besides the range (the run's explained variance). Default none. */
+  verdict?: VerdictContext;
 }): string {
   return renderHtmlReport({
     title: options.title,
@@ -159,6 +161,7 @@ export function evaluationReportHtml(options: {
       options.timestamps,
       'policy',
       options.inSample ?? [],
+      options.verdict ?? {},
     ),
     footer: options.footer,
   });

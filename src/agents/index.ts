@@ -68,7 +68,7 @@ export {
   writeRunManifest,
 } from './run-manifest.js';
 export { RolloutBuffer, RolloutCollector, type RolloutStats } from './rollout.js';
-export { trainingVerdictContext, writeRunReport } from './run-report.js';
+export { runVerdictContext, trainingVerdictContext, writeRunReport } from './run-report.js';
 export {
   learningCheck,
   LEARNING_CHECK_FEATURES,

@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../core/index.js';
 import type { RangeEvaluation } from '../eval/evaluate.js';
 import type { VerdictContext } from '../eval/range-verdict.js';
@@ -27,6 +28,29 @@ export function trainingVerdictContext(
   const last = updates.slice(-5).map((u) => u.explainedVariance);
   if (last.length === 0) return {};
   return { explainedVariance: last.reduce((a, b) => a + b, 0) / last.length };
+}
+
+/**
+ * The verdict context of the run a model directory belongs to (`path` is the run directory or its
+ * `model/`): from its `updates.jsonl`, when there is one; empty otherwise (a trial's model).
+ */
+export function runVerdictContext(path: string): VerdictContext {
+  const file = [join(path, RUN_FILES.updates), join(dirname(path), RUN_FILES.updates)].find((f) =>
+    existsSync(f),
+  );
+  if (file === undefined) return {};
+  const updates: Pick<PpoUpdateReport, 'explainedVariance'>[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const row = JSON.parse(line) as { explainedVariance?: unknown };
+      if (typeof row.explainedVariance === 'number')
+        updates.push({ explainedVariance: row.explainedVariance });
+    } catch {
+      // A line cut short by a kill is not the run's history; the rest is.
+    }
+  }
+  return trainingVerdictContext(updates);
 }
 
 function trainingSection(updates: readonly PpoUpdateReport[]): ReportSection {

@@ -5,7 +5,7 @@ import { bootstrapSharpeDifference, type SharpeDifference } from './sharpe-boots
  * What an evaluated range says in words: whether the agent beats buy-and-hold (the block bootstrap
  * of their Sharpe difference, so a lucky range is not read as an edge), and, when it loses, why —
  * fees that ate the gross return, a book traded hundreds of times a year, a critic that learned
- * nothing, an episode cut short by ruin — each with what to try. A report prints these above its
+ * nothing, an episode cut short by ruin — each with what to try. Reports print these beside their
  * tables: a quant's first question about a losing run is which of these it was.
  */
 
@@ -136,4 +136,4 @@ export function rangeVerdict(
 }
 
 const feeAdvice =
-  'trade less: --reward excess makes holding the baseline to beat, a longer timeframe needs fewer trades for the same moves, and more --steps let the policy learn what a trade costs';
+  'trade less: --action-scaling target with a --no-trade-band (e.g. 0.1) makes actions positions that are traded only when they move, --reward excess makes holding the baseline to beat, and a longer timeframe needs fewer trades for the same moves';

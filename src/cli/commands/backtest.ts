@@ -8,6 +8,7 @@ import {
   loadModel,
   modelDirectory,
   modelMeta,
+  runVerdictContext,
   trainedRanges,
   type LoadedPpoModel,
   type RunEnvOptions,
@@ -22,7 +23,7 @@ import {
   parseDatasetKeys,
   type BarRange,
 } from '../../data/index.js';
-import { equityCsv, rangeVerdict } from '../../eval/index.js';
+import { equityCsv, rangeVerdict, type VerdictContext } from '../../eval/index.js';
 import { tradelabVersion, startBackend } from '../../app/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { projectPath } from '../project-path.js';
@@ -113,6 +114,7 @@ export async function run(context: CommandContext): Promise<void> {
           evaluation,
           timestamps: data.timestamps,
           inSample,
+          ...(source.verdict === undefined ? {} : { verdict: source.verdict }),
           facts: [
             { label: 'model', value: source.label },
             { label: 'data', value: spec },
@@ -135,7 +137,7 @@ export async function run(context: CommandContext): Promise<void> {
         fees: evaluation.fees,
         initialCash: evaluation.equity[0] ?? null,
         ended: evaluation.ended,
-        verdict: rangeVerdict(evaluation),
+        verdict: rangeVerdict(evaluation, source.verdict),
         inSample,
         files,
       });
@@ -146,7 +148,7 @@ export async function run(context: CommandContext): Promise<void> {
       `  range ${describeBarRange(range, data.timestamps)}${sameData && typeof options.range !== 'string' ? (source.holdout === undefined ? " (the run's test range)" : " (the study's holdout)") : ''}`,
     );
     out.line();
-    printEvaluation(out, evaluation);
+    printEvaluation(out, evaluation, 'POLICY', source.verdict);
     for (const file of files) out.line(`wrote ${file}`);
   } finally {
     disposeModel(model);
@@ -166,6 +168,8 @@ interface ModelSource {
   encoder?: { run: string; weightsSha256: string };
   /** A trial's study: its data is the default, and must be what the study was created on. */
   study?: { name: string; spec: DrlStudySpec };
+  /** What training says to the verdict (a run's explained variance). */
+  verdict?: VerdictContext;
 }
 
 /** `--model DIR`, or `--study NAME --trial N` (the trial's kept model). */
@@ -203,5 +207,10 @@ async function modelSource(context: CommandContext): Promise<ModelSource> {
     });
   const runDir = projectPath(context, options.model);
   const model = await loadModel(runDir);
-  return { model, label: modelDirectory(runDir), where: `the model in ${modelDirectory(runDir)}` };
+  return {
+    model,
+    label: modelDirectory(runDir),
+    where: `the model in ${modelDirectory(runDir)}`,
+    verdict: runVerdictContext(runDir),
+  };
 }
