@@ -173,7 +173,7 @@ describe('tradelab train ppo', () => {
         ['train', 'ppo', ...SMALL, '--out', '/proc/tradelab-x'],
         ['train', 'ppo', ...SMALL, '--lookback', '100000', '--out', 'runs/far'],
         // A band is for positions; with orders it would mean nothing.
-        ['train', 'ppo', ...SMALL, '--no-trade-band', '0.02', '--out', 'runs/band'],
+        ['train', 'ppo', ...SMALL, '--rebalance-band', '0.02', '--out', 'runs/band'],
       ].map((args) => ({ args, cwd: dir })),
     );
     expect(again?.code).toBe(2);
@@ -204,7 +204,7 @@ describe('tradelab train ppo', () => {
     expect(existsSync(join(dir, 'runs/far'))).toBe(false);
     expect(band?.code).toBe(2);
     expect(band?.stderr).toMatch(
-      /^error \[INVALID_ARGUMENT\]: --no-trade-band applies to target positions only.*\nhint: add --action-scaling target/m,
+      /^error \[INVALID_ARGUMENT\]: --rebalance-band applies to target positions only.*\nhint: add --action-scaling target/m,
     );
     // Refused before anything is loaded, so this one runs in the test process.
     const noOut = await runCliInProcess(['train', 'ppo', '--data', DATA], { cwd: dir });

@@ -136,4 +136,4 @@ export function rangeVerdict(
 }
 
 const feeAdvice =
-  'trade less: --action-scaling target with a --no-trade-band (e.g. 0.1) makes actions positions that are traded only when they move, --reward excess makes holding the baseline to beat, and a longer timeframe needs fewer trades for the same moves';
+  'trade less: --action-scaling target with a --rebalance-band (e.g. 0.1, a no-trade band) makes actions positions that are traded only when they move, --reward excess makes holding the baseline to beat, and a longer timeframe needs fewer trades for the same moves';

@@ -300,11 +300,11 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
           'fraction (default: actions are orders), units, or target (actions are positions)',
       },
       {
-        name: 'no-trade-band',
+        name: 'rebalance-band',
         type: 'string',
         value: 'X',
         description:
-          "with target scaling: gaps to the target up to this share of the portfolio aren't traded",
+          'with target scaling: a no-trade band, gaps to the target up to this share of the portfolio are not traded',
       },
     ],
     settings: [],

@@ -147,11 +147,11 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
           'fraction (default: an action is an order, a share of the portfolio), units, or target (an action is a position: the target weight of its asset)',
       },
       {
-        name: 'no-trade-band',
+        name: 'rebalance-band',
         type: 'string',
         value: 'X',
         description:
-          'with --action-scaling target: leave gaps to the target of at most this share of the portfolio untraded (e.g. 0.02)',
+          'with --action-scaling target: a no-trade band, gaps to the target of at most this share of the portfolio are not traded (e.g. 0.1)',
       },
       {
         name: 'checkpoint-every',

@@ -30,7 +30,7 @@ export async function run(context: CommandContext): Promise<void> {
     'units',
     'target',
   ] as const);
-  const noTradeBand = numberOption(options, 'no-trade-band', 0, 0.99, '0.02');
+  const noTradeBand = numberOption(options, 'rebalance-band', 0, 0.99, '0.02');
   const trading = {
     ...(actionScaling === undefined ? {} : { actionScaling }),
     ...(noTradeBand === undefined ? {} : { noTradeBand }),

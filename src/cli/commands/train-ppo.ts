@@ -160,12 +160,12 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   const episodeLength = intOption(options, 'episode-length', 1);
   const reward = choiceOption(options, 'reward', ['value-change', 'excess'] as const);
   const actionScaling = choiceOption(options, 'action-scaling', ACTION_SCALINGS);
-  const noTradeBand = numberOption(options, 'no-trade-band', 0, 0.99, '0.02');
+  const noTradeBand = numberOption(options, 'rebalance-band', 0, 0.99, '0.02');
   if (noTradeBand !== undefined && (actionScaling ?? 'fraction') !== 'target')
     throw new TradelabError(
       'INVALID_ARGUMENT',
-      '--no-trade-band applies to target positions only, and the actions are orders here',
-      { hint: 'add --action-scaling target, or leave --no-trade-band out' },
+      '--rebalance-band applies to target positions only, and the actions are orders here',
+      { hint: 'add --action-scaling target, or leave --rebalance-band out' },
     );
   const env: RunEnvOptions = {
     lookback,
@@ -353,11 +353,11 @@ function resumeFlags(
       run: env.actionScaling ?? 'fraction',
       asked: options['action-scaling'],
     });
-  if (given('no-trade-band'))
+  if (given('rebalance-band'))
     flags.push({
-      flag: '--no-trade-band',
+      flag: '--rebalance-band',
       run: env.noTradeBand ?? 0,
-      asked: numberOption(options, 'no-trade-band', 0, 0.99, '0.02'),
+      asked: numberOption(options, 'rebalance-band', 0, 0.99, '0.02'),
     });
   if (given('checkpoint-every'))
     flags.push({
