@@ -1,5 +1,5 @@
 import type { KernelSpec } from '../pipeline-cache.js';
-import { GEMM_TILE } from './gemm.js';
+import { GEMM_PARAMS_WGSL, GEMM_TILE, REGISTER_BLOCK, tiledProduct } from './gemm.js';
 
 /*
  * The tiled GEMM with its operands stored as f16 (the `shader-f16` feature): half the bytes of A
@@ -52,14 +52,7 @@ export function gemmF16Kernel(variant: GemmF16Variant): KernelSpec {
     : `let kk = e / ${TN}u; let nn = e % ${TN}u; let gn = col0 + nn; let gk = k0 + kk;
        var v = 0.0;
        if (gn < N && gk < K) { v = f32(b[p.offB + gk * p.ldb + gn]); }`;
-  // Named registers and unrolled loops, as gemm.ts (an indexed array may be put in memory).
-  const block = [0, 1, 2, 3].flatMap((i) => [0, 1, 2, 3].map((j) => [i, j] as const));
-  const declareAccumulators = block.map(([i, j]) => `  var acc${i}${j} = 0.0;`).join('\n');
-  const multiply = [
-    ...[0, 1, 2, 3].map((i) => `      let a${i} = tileA[kk * ${TM}u + lid.y + ${16 * i}u];`),
-    ...[0, 1, 2, 3].map((j) => `      let b${j} = tileB[kk * ${TN}u + lid.x + ${16 * j}u];`),
-    ...block.map(([i, j]) => `      acc${i}${j} = acc${i}${j} + a${i} * b${j};`),
-  ].join('\n');
+  const { block, declareAccumulators } = REGISTER_BLOCK;
   const store = block
     .map(
       ([i, j]) => `  {
@@ -72,11 +65,7 @@ export function gemmF16Kernel(variant: GemmF16Variant): KernelSpec {
   const code = /* wgsl */ `
 enable f16;
 
-struct Params { m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32,
-                offA: u32, offB: u32, offC: u32, offBias: u32, offAux: u32, ldAux: u32,
-                convTaps: u32, convDilation: u32, convChannels: u32, convTime: u32,
-                dropThreshold: u32, dropScale: u32, dropState: u32, pad: u32 };
-@group(0) @binding(0) var<uniform> p: Params;
+${GEMM_PARAMS_WGSL}
 @group(0) @binding(1) var<storage, read> a: array<f16>;
 @group(0) @binding(2) var<storage, read> b: array<f16>;
 @group(0) @binding(3) var<storage, read_write> c: array<f32>;
@@ -93,23 +82,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
   let row0 = wg.y * ${TM}u;
   let col0 = wg.x * ${TN}u;
 ${declareAccumulators}
-  for (var k0 = 0u; k0 < K; k0 += ${TK}u) {
-    for (var i = 0u; i < ${(TM * TK) / 256}u; i++) {
-      let e = li + i * 256u;
-      ${loadA}
-      tileA[kk * ${TM}u + mm] = v;
-    }
-    for (var i = 0u; i < ${(TN * TK) / 256}u; i++) {
-      let e = li + i * 256u;
-      ${loadB}
-      tileB[kk * ${TN}u + nn] = v;
-    }
-    workgroupBarrier();
-    for (var kk = 0u; kk < ${TK}u; kk++) {
-${multiply}
-    }
-    workgroupBarrier();
-  }
+${tiledProduct(loadA, loadB)}
 ${store}
 }
 `;

@@ -1,5 +1,6 @@
 import type { GpuDevice } from '../gpu-device.js';
 import type { KernelSpec } from '../pipeline-cache.js';
+import { GEMM_PARAMS_WGSL } from './gemm.js';
 
 /*
  * A GEMM on subgroup matrices: Dawn's `chromium_experimental_subgroup_matrix` WGSL extension, which
@@ -263,11 +264,7 @@ enable subgroups;
 enable chromium_experimental_subgroup_matrix;
 diagnostic(off, chromium_experimental.subgroup_matrix_uniformity);
 
-struct Params { m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32,
-                offA: u32, offB: u32, offC: u32, offBias: u32, offAux: u32, ldAux: u32,
-                convTaps: u32, convDilation: u32, convChannels: u32, convTime: u32,
-                dropThreshold: u32, dropScale: u32, dropState: u32, pad: u32 };
-@group(0) @binding(0) var<uniform> p: Params;
+${GEMM_PARAMS_WGSL}
 @group(0) @binding(1) var<storage, read> a: array<f16>;
 @group(0) @binding(2) var<storage, read> b: array<f16>;
 @group(0) @binding(3) var<storage, read_write> c: array<f32>;

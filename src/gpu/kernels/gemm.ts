@@ -152,6 +152,57 @@ export function gemmLabel(variant: GemmVariant): string {
   return `gemm ${t} ${variant.epilogue}${variant.onesRow === true ? ' ones' : ''}${conv}`;
 }
 
+/** The uniform's struct and binding, as {@link gemmUniform} lays it out (WGSL). */
+export const GEMM_PARAMS_WGSL = `struct Params { m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32,
+                offA: u32, offB: u32, offC: u32, offBias: u32, offAux: u32, ldAux: u32,
+                convTaps: u32, convDilation: u32, convChannels: u32, convTime: u32,
+                dropThreshold: u32, dropScale: u32, dropState: u32, pad: u32 };
+@group(0) @binding(0) var<uniform> p: Params;`;
+
+/**
+ * A thread's 4×4 block of C in named registers (rows and columns 16 apart), with the product
+ * unrolled: an array indexed in a loop may be placed in memory by the shader compiler, and the
+ * block is the innermost loop. `block` lists its (i, j) for the stores.
+ */
+export const REGISTER_BLOCK = (() => {
+  const { m: TM, n: TN } = GEMM_TILE;
+  const block = [0, 1, 2, 3].flatMap((i) => [0, 1, 2, 3].map((j) => [i, j] as const));
+  return {
+    block,
+    declareAccumulators: block.map(([i, j]) => `  var acc${i}${j} = 0.0;`).join('\n'),
+    multiply: [
+      ...[0, 1, 2, 3].map((i) => `      let a${i} = tileA[kk * ${TM}u + lid.y + ${16 * i}u];`),
+      ...[0, 1, 2, 3].map((j) => `      let b${j} = tileB[kk * ${TN}u + lid.x + ${16 * j}u];`),
+      ...block.map(([i, j]) => `      acc${i}${j} = acc${i}${j} + a${i} * b${j};`),
+    ].join('\n'),
+  };
+})();
+
+/**
+ * The walk over K (WGSL): each step loads a tile of A and of B into workgroup memory (`loadA` and
+ * `loadB` set `v` for element `e` at (mm, kk) and (kk, nn)), then accumulates the register block.
+ */
+export function tiledProduct(loadA: string, loadB: string): string {
+  const { m: TM, n: TN, k: TK } = GEMM_TILE;
+  return `  for (var k0 = 0u; k0 < K; k0 += ${TK}u) {
+    for (var i = 0u; i < ${(TM * TK) / 256}u; i++) {
+      let e = li + i * 256u;
+      ${loadA}
+      tileA[kk * ${TM}u + mm] = v;
+    }
+    for (var i = 0u; i < ${(TN * TK) / 256}u; i++) {
+      let e = li + i * 256u;
+      ${loadB}
+      tileB[kk * ${TN}u + nn] = v;
+    }
+    workgroupBarrier();
+    for (var kk = 0u; kk < ${TK}u; kk++) {
+${REGISTER_BLOCK.multiply}
+    }
+    workgroupBarrier();
+  }`;
+}
+
 /** The kernel of `variant`. */
 export function gemmKernel(variant: GemmVariant): KernelSpec {
   const { m: TM, n: TN, k: TK } = GEMM_TILE;
@@ -239,15 +290,7 @@ export function gemmKernel(variant: GemmVariant): KernelSpec {
         return 'let h = aux[p.offAux + r * p.ldAux + col]; v = v * (1.0 - h * h);';
     }
   })();
-  // The 4×4 block in named registers, the product and the stores unrolled: an array indexed in a
-  // loop may be placed in memory by the shader compiler, and the block is the innermost loop.
-  const block = [0, 1, 2, 3].flatMap((i) => [0, 1, 2, 3].map((j) => [i, j] as const));
-  const declareAccumulators = block.map(([i, j]) => `  var acc${i}${j} = 0.0;`).join('\n');
-  const multiply = [
-    ...[0, 1, 2, 3].map((i) => `      let a${i} = tileA[kk * ${TM}u + lid.y + ${16 * i}u];`),
-    ...[0, 1, 2, 3].map((j) => `      let b${j} = tileB[kk * ${TN}u + lid.x + ${16 * j}u];`),
-    ...block.map(([i, j]) => `      acc${i}${j} = acc${i}${j} + a${i} * b${j};`),
-  ].join('\n');
+  const { block, declareAccumulators } = REGISTER_BLOCK;
   const store = block
     .map(
       ([i, j]) => `  {
@@ -262,11 +305,7 @@ export function gemmKernel(variant: GemmVariant): KernelSpec {
     )
     .join('\n');
   const code = /* wgsl */ `
-struct Params { m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32,
-                offA: u32, offB: u32, offC: u32, offBias: u32, offAux: u32, ldAux: u32,
-                convTaps: u32, convDilation: u32, convChannels: u32, convTime: u32,
-                dropThreshold: u32, dropScale: u32, dropState: u32, pad: u32 };
-@group(0) @binding(0) var<uniform> p: Params;
+${GEMM_PARAMS_WGSL}
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<storage, read> b: array<f32>;
 @group(0) @binding(3) var<storage, read_write> c: array<f32>;
@@ -291,23 +330,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
   let row0 = wg.y * ${TM}u;
   let col0 = wg.x * ${TN}u;
 ${declareAccumulators}
-  for (var k0 = 0u; k0 < K; k0 += ${TK}u) {
-    for (var i = 0u; i < ${(TM * TK) / 256}u; i++) {
-      let e = li + i * 256u;
-      ${loadA}
-      tileA[kk * ${TM}u + mm] = v;
-    }
-    for (var i = 0u; i < ${(TN * TK) / 256}u; i++) {
-      let e = li + i * 256u;
-      ${loadB}
-      tileB[kk * ${TN}u + nn] = v;
-    }
-    workgroupBarrier();
-    for (var kk = 0u; kk < ${TK}u; kk++) {
-${multiply}
-    }
-    workgroupBarrier();
-  }
+${tiledProduct(loadA, loadB)}
   let rows = M${ones ? ' + 1u' : ''};
 ${store}
 }
