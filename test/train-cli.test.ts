@@ -172,8 +172,18 @@ describe('tradelab train ppo', () => {
         // mkdirSync(…, { recursive: true }) spun here for ever, deaf to SIGTERM.
         ['train', 'ppo', ...SMALL, '--out', '/proc/tradelab-x'],
         ['train', 'ppo', ...SMALL, '--lookback', '100000', '--out', 'runs/far'],
-        // A band is for positions; with orders it would mean nothing.
-        ['train', 'ppo', ...SMALL, '--rebalance-band', '0.02', '--out', 'runs/band'],
+        // A band is a share of the portfolio; units scaling's orders are units.
+        [
+          'train',
+          'ppo',
+          ...SMALL,
+          '--action-scaling',
+          'units',
+          '--rebalance-band',
+          '0.02',
+          '--out',
+          'runs/band',
+        ],
       ].map((args) => ({ args, cwd: dir })),
     );
     expect(again?.code).toBe(2);
@@ -204,7 +214,7 @@ describe('tradelab train ppo', () => {
     expect(existsSync(join(dir, 'runs/far'))).toBe(false);
     expect(band?.code).toBe(2);
     expect(band?.stderr).toMatch(
-      /^error \[INVALID_ARGUMENT\]: --rebalance-band applies to target positions only.*\nhint: add --action-scaling target/m,
+      /^error \[INVALID_ARGUMENT\]: --rebalance-band is a share of the portfolio, and --action-scaling units orders units\nhint: use --action-scaling fraction or target/m,
     );
     // Refused before anything is loaded, so this one runs in the test process.
     const noOut = await runCliInProcess(['train', 'ppo', '--data', DATA], { cwd: dir });

@@ -33,8 +33,11 @@ export interface LearningCheckOptions {
   bars?: number;
   /** PPO settings over the check's own. */
   ppo?: Partial<PpoConfig>;
-  /** How actions become trades (the env's actionScaling and noTradeBand), in training and test. */
-  trading?: Pick<TradingEnvOptions, 'actionScaling' | 'noTradeBand'>;
+  /** How actions become trades and fill (the env's options of those names), in training and test. */
+  trading?: Pick<
+    TradingEnvOptions,
+    'actionScaling' | 'noTradeBand' | 'executionPrice' | 'turnoverPenalty'
+  >;
 }
 
 /** What one check measured on the held-out half. */

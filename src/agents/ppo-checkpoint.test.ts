@@ -75,9 +75,10 @@ async function savedCheckpoint(name: string): Promise<string> {
   const batch = syntheticMinibatch(16, 3, 2, 7);
   for (let i = 0; i < 3; i++) ppoGradientStep(nets, optimizer, batch).dispose();
   const path = join(dir, name);
+  const returnStatistics = { count: 48.0001, mean: 0.002, variance: 3e-5 };
   await savePpoModel(path, nets, {
     ppo,
-    checkpoint: { optimizer, counters: { updatesDone: 3, envSteps: 0 } },
+    checkpoint: { optimizer, counters: { updatesDone: 3, envSteps: 0, returnStatistics } },
   });
   disposeMinibatch(batch);
   optimizer.dispose();
@@ -105,13 +106,17 @@ function flipByte(file: string): void {
 function makeOlder(path: string): void {
   const json = modelJson(path) as {
     weightsSha256?: string;
+    ppo: { normalizeRewards?: boolean };
     training?: {
+      returnStatistics?: unknown;
       optimizerSha256?: string;
       optimizerManifest: { paths: string[]; weights: { name: string }[] }[];
     };
   };
   delete json.weightsSha256;
+  delete json.ppo.normalizeRewards;
   if (json.training !== undefined) {
+    delete json.training.returnStatistics;
     delete json.training.optimizerSha256;
     const group = json.training.optimizerManifest[0];
     if (group !== undefined) {
@@ -160,6 +165,23 @@ describe('PPO model integrity', () => {
     },
   );
 
+  it("keeps the reward scaling's statistics, and refuses damaged ones", async () => {
+    const path = await savedCheckpoint('statistics');
+    const loaded = await loadPpoModel(path);
+    expect(loaded.training?.returnStatistics).toEqual({
+      count: 48.0001,
+      mean: 0.002,
+      variance: 3e-5,
+    });
+    disposeLoaded(loaded);
+    const json = modelJson(path) as { training: { returnStatistics: Record<string, unknown> } };
+    json.training.returnStatistics.variance = -1;
+    writeFileSync(join(path, 'model.json'), JSON.stringify(json));
+    await expect(loadPpoModel(path)).rejects.toThrow(
+      /model\.json: training\.returnStatistics .* is not \{count > 0, mean, variance ≥ 0\}/,
+    );
+  });
+
   it('refuses to save non-finite weights, and leaves what was there', async () => {
     const path = await savedCheckpoint('diverged');
     const before = readFileSync(join(path, 'weights.bin'));
@@ -197,6 +219,8 @@ describe('PPO model integrity', () => {
     makeOlder(path);
     const loaded = await loadPpoModel(path);
     expect(loaded.training).toEqual({ updatesDone: 3, envSteps: 0 });
+    // It trained without reward scaling, and goes on without it.
+    expect(loaded.ppo.normalizeRewards).toBe(false);
     expect(loaded.warnings.join('\n')).toMatch(/no checksum.*cannot be checked for damage/);
     expect(loaded.warnings.join('\n')).toMatch(/close to, not exactly like/);
     disposeLoaded(loaded);

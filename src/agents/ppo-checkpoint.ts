@@ -14,6 +14,7 @@ import {
   type WeightsFiles,
 } from '../models/index.js';
 import { resolveSavedPpoConfig, type PpoConfig } from './ppo-config.js';
+import type { ReturnStatistics } from './return-normalizer.js';
 import {
   createPpoNetworks,
   disposePpoNetworks,
@@ -42,6 +43,8 @@ const VERSION = 1;
 export interface PpoTrainingCounters {
   updatesDone: number;
   envSteps: number;
+  /** The reward scaling's running statistics (normalizeRewards). */
+  returnStatistics?: ReturnStatistics;
 }
 
 /** What `model.json` holds. */
@@ -149,6 +152,21 @@ function damagedHint(checkpoint: boolean): string {
     : 'the model changed after it was saved (a disk or copy error, or an edit): restore its directory from a backup, or train again';
 }
 
+function validReturnStatistics(value: unknown): value is ReturnStatistics {
+  if (typeof value !== 'object' || value === null) return false;
+  const { count, mean, variance } = value as Record<string, unknown>;
+  return (
+    typeof count === 'number' &&
+    typeof mean === 'number' &&
+    typeof variance === 'number' &&
+    Number.isFinite(count) &&
+    Number.isFinite(mean) &&
+    Number.isFinite(variance) &&
+    count > 0 &&
+    variance >= 0
+  );
+}
+
 /** Options of {@link loadPpoModel}. */
 export interface LoadPpoOptions {
   /**
@@ -233,9 +251,22 @@ export async function loadPpoModel(
           `${label ?? dir} was written by an older tradelab, without Adam's bias-correction products: training continues close to, not exactly like, a run that never stopped`,
         );
       loaded.optimizer = optimizer;
+      const statistics = json.training.returnStatistics;
+      if (statistics !== undefined && !validReturnStatistics(statistics))
+        throw corrupt(
+          jsonName,
+          `training.returnStatistics ${JSON.stringify(statistics)} is not {count > 0, mean, variance ≥ 0} of finite numbers`,
+        );
+      if (ppo.normalizeRewards && statistics === undefined)
+        loaded.warnings.push(
+          `${label ?? dir} has no reward-scaling statistics: training continues with fresh ones, close to, not exactly like, a run that never stopped`,
+        );
       loaded.training = {
         updatesDone: json.training.updatesDone,
         envSteps: json.training.envSteps,
+        ...(json.training.returnStatistics === undefined
+          ? {}
+          : { returnStatistics: json.training.returnStatistics }),
       };
     }
     return loaded;

@@ -71,6 +71,12 @@ export interface PpoConfig {
    */
   normalizeAdvantagesOver: AdvantageScope;
   /**
+   * Divide each reward by the running standard deviation of the discounted return (cleanrl's
+   * NormalizeReward), so the critic's targets are of order 1 whatever the reward's unit; the
+   * statistics are saved in checkpoints. Default true.
+   */
+  normalizeRewards: boolean;
+  /**
    * Clip the value loss as cleanrl's clip_vloss: the new value is clipped to the rollout's value
    * ± ratioClip and the larger of the two squared errors is taken. Default false.
    */
@@ -113,6 +119,7 @@ export const PPO_DEFAULTS: Readonly<PpoConfig> = {
   maxGradNorm: 0.5,
   normalizeAdvantages: true,
   normalizeAdvantagesOver: 'minibatch',
+  normalizeRewards: true,
   clipValueLoss: false,
   annealLr: false,
   targetKl: null,
@@ -126,6 +133,7 @@ export const PPO_DEFAULTS: Readonly<PpoConfig> = {
  */
 const BEFORE_THE_SETTING: Partial<PpoConfig> = {
   normalizeAdvantagesOver: 'rollout',
+  normalizeRewards: false,
   clipValueLoss: false,
   annealLr: false,
   targetKl: null,
@@ -213,6 +221,7 @@ const FIELD_CHECKS: Record<keyof PpoConfig, FieldCheck> = {
   maxGradNorm: inRange(0, 1e6, true),
   normalizeAdvantages: boolean,
   normalizeAdvantagesOver: oneOf(ADVANTAGE_SCOPES),
+  normalizeRewards: boolean,
   clipValueLoss: boolean,
   annealLr: boolean,
   targetKl: (value) =>

@@ -242,7 +242,7 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
       meta,
       checkpoint: {
         optimizer: trainer.optimizer,
-        counters: { updatesDone: trainer.updatesDone, envSteps: trainer.envSteps },
+        counters: trainer.trainingCounters(),
       },
     });
     checkpointUpdate = trainer.updatesDone;

@@ -345,19 +345,22 @@ describe('PPO trainer', () => {
         ppo: first.config,
         checkpoint: {
           optimizer: first.optimizer,
-          counters: { updatesDone: first.updatesDone, envSteps: first.envSteps },
+          counters: first.trainingCounters(),
         },
       });
+      const counters = first.trainingCounters();
       first.dispose();
       const loaded = await loadPpoModel(path);
-      expect(loaded.training).toEqual({ updatesDone: 2, envSteps: 128 });
+      expect(loaded.training).toEqual(counters);
+      expect(loaded.training).toMatchObject({ updatesDone: 2, envSteps: 128 });
+      // The reward scaling's statistics come back too (normalizeRewards is on by default).
+      expect(loaded.training?.returnStatistics?.count).toBeGreaterThan(100);
       const resumed = new PpoTrainer(env(), loaded.ppo, {
         resetEvery: 2,
         resume: {
           nets: loaded.nets,
           optimizer: loaded.optimizer as tf.Optimizer,
-          updatesDone: 2,
-          envSteps: 128,
+          ...(loaded.training as NonNullable<typeof loaded.training>),
         },
       });
       const rest = (await resumed.train()).map(learned);

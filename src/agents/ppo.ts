@@ -23,6 +23,7 @@ import {
   type PpoStepStats,
 } from './ppo-update.js';
 import { RolloutBuffer, RolloutCollector } from './rollout.js';
+import { ReturnNormalizer, type ReturnStatistics } from './return-normalizer.js';
 import type { GpuDevice } from '../gpu/index.js';
 import { GpuPpoUpdate } from './ppo-gpu-update.js';
 
@@ -90,6 +91,8 @@ export interface PpoTrainerState {
   optimizer: tf.Optimizer;
   updatesDone: number;
   envSteps: number;
+  /** The reward scaling's running statistics (normalizeRewards; absent in older checkpoints). */
+  returnStatistics?: ReturnStatistics;
 }
 
 /** Options of {@link PpoTrainer}. */
@@ -120,6 +123,7 @@ export class PpoTrainer {
   envSteps: number;
   private readonly buffer: RolloutBuffer;
   private readonly collector: RolloutCollector;
+  private readonly returnNormalizer: ReturnNormalizer | undefined;
   private readonly gae: GaeOutput;
   private readonly resetEvery: number;
   private readonly transfer = new TransferMeter();
@@ -181,7 +185,10 @@ export class PpoTrainer {
       );
     this.actor = new GaussianActor(this.nets, this.transfer);
     this.buffer = new RolloutBuffer(c.targetStep / c.nEnvs, c.nEnvs, env.obsDim, env.assets);
-    this.collector = new RolloutCollector(env, this.actor);
+    this.returnNormalizer = c.normalizeRewards
+      ? new ReturnNormalizer(env.nEnvs, c.gamma, options.resume?.returnStatistics)
+      : undefined;
+    this.collector = new RolloutCollector(env, this.actor, this.returnNormalizer);
     this.gae = {
       advantages: new Float32Array(this.buffer.size),
       returns: new Float32Array(this.buffer.size),
@@ -197,6 +204,17 @@ export class PpoTrainer {
   learningRateAt(index: number): number {
     const c = this.config;
     return c.annealLr ? c.learningRate * (1 - index / this.totalUpdates) : c.learningRate;
+  }
+
+  /** What a checkpoint stores to resume exactly: the counters and the reward scaling's statistics. */
+  trainingCounters(): Omit<PpoTrainerState, 'nets' | 'optimizer'> {
+    return {
+      updatesDone: this.updatesDone,
+      envSteps: this.envSteps,
+      ...(this.returnNormalizer === undefined
+        ? {}
+        : { returnStatistics: this.returnNormalizer.statistics() }),
+    };
   }
 
   /** Whether breakStep env steps have been collected. */

@@ -2,6 +2,7 @@ import { EventLoopTurns } from '../core/index.js';
 import type { Rng } from '../core/random.js';
 import type { VectorTradingEnv } from '../env/trading-env.js';
 import type { ActionSample, GaussianActor } from './gaussian-policy.js';
+import type { ReturnNormalizer } from './return-normalizer.js';
 
 /*
  * Collecting a rollout: every env stepped together, one batched forward pass per step. Arrays are
@@ -45,7 +46,7 @@ export class RolloutBuffer {
 
 /** What one rollout saw. */
 export interface RolloutStats {
-  /** Returns (sum of rewards) of the episodes that ended during the rollout. */
+  /** Returns (sum of the env's rewards, before any scaling) of the episodes that ended during the rollout. */
   episodeReturns: number[];
   /** Seconds spent stepping the envs. */
   envSeconds: number;
@@ -55,18 +56,26 @@ export interface RolloutStats {
 
 /**
  * Steps `env` with a {@link GaussianActor}, keeping each env's running episode return between
- * rollouts. Call {@link reset} before the first rollout (and whenever the envs are reset).
+ * rollouts. Call {@link reset} before the first rollout (and whenever the envs are reset). With a
+ * {@link ReturnNormalizer} the buffer gets scaled rewards; episode returns stay the env's own.
  */
 export class RolloutCollector {
   private obs: Float32Array | undefined;
   private readonly episodeReturn: Float64Array;
   private readonly sample: ActionSample;
+  private readonly scaled: Float32Array;
+  private readonly valid: Uint8Array;
+  private readonly ended: Uint8Array;
 
   constructor(
     private readonly env: VectorTradingEnv,
     private readonly actor: GaussianActor,
+    private readonly returnNormalizer?: ReturnNormalizer,
   ) {
     this.episodeReturn = new Float64Array(env.nEnvs);
+    this.scaled = new Float32Array(env.nEnvs);
+    this.valid = new Uint8Array(env.nEnvs);
+    this.ended = new Uint8Array(env.nEnvs);
     this.sample = {
       actions: new Float32Array(env.nEnvs * env.assets),
       logProbs: new Float32Array(env.nEnvs),
@@ -78,6 +87,7 @@ export class RolloutCollector {
   reset(seed: number): void {
     this.obs = this.env.reset({ seed }).obs;
     this.episodeReturn.fill(0);
+    this.returnNormalizer?.resetEpisodes();
   }
 
   /** Fills `buffer` with `buffer.steps` steps of every env. */
@@ -106,10 +116,19 @@ export class RolloutCollector {
       const envStarted = performance.now();
       const result = env.step(this.sample.actions);
       envSeconds += performance.now() - envStarted;
+      const scaled = this.scaled;
+      scaled.set(result.rewards);
+      if (this.returnNormalizer !== undefined) {
+        for (let e = 0; e < n; e++) {
+          this.valid[e] = result.resetMask[e] === 1 ? 0 : 1;
+          this.ended[e] = result.terminations[e] === 1 || result.truncations[e] === 1 ? 1 : 0;
+        }
+        this.returnNormalizer.scale(scaled, this.valid, this.ended);
+      }
       for (let e = 0; e < n; e++) {
         const i = row + e;
         const reward = result.rewards[e] as number;
-        buffer.rewards[i] = reward;
+        buffer.rewards[i] = scaled[e] as number;
         buffer.terminations[i] = result.terminations[e] as number;
         buffer.truncations[i] = result.truncations[e] as number;
         buffer.valid[i] = result.resetMask[e] === 1 ? 0 : 1;

@@ -43,8 +43,10 @@ export interface TradingEnvOptions {
   actionScaling?: ActionScaling;
   /**
    * With 'target' scaling: gaps between an asset's holding and its target of at most this share
-   * of the portfolio's value are not traded (FinRL's envs skip small orders the same way; a band
-   * is cost-aware rebalancing's simplest form). In [0, 1). Default 0.
+   * of the portfolio's value are not traded (a band is cost-aware rebalancing's simplest form).
+   * With 'fraction' scaling: orders of at most this share of the portfolio's value are not placed
+   * (a minimum trade size, as FinRL's envs skip small actions), so an output near 0 is no trade.
+   * Not with 'units'. In [0, 1). Default 0.
    */
   noTradeBand?: number;
   /** See `actionScaling`; in (0, 1] for 'fraction' and 'target', > 0 for 'units'. Default 1. */
@@ -254,6 +256,12 @@ export function resolveEnvOptions(
       `maxTradeFraction ${maxTradeFraction} is above 1 with ${actionScaling} scaling`,
       'use a share of portfolio value in (0, 1]',
     );
+  const noTradeBand = checked(options, 'noTradeBand', 0);
+  if (actionScaling === 'units' && noTradeBand > 0)
+    throw invalid(
+      `noTradeBand ${noTradeBand} is a share of the portfolio, and units scaling orders units`,
+      "use actionScaling 'fraction' or 'target' with a band, or leave noTradeBand out",
+    );
   const executionPrice = checked(options, 'executionPrice', 'close');
   if (executionPrice === 'open' && !hasOpen)
     throw invalid(
@@ -271,7 +279,7 @@ export function resolveEnvOptions(
     cashScale: checked(options, 'cashScale', 1 / initialCash),
     holdingsScale: checked(options, 'holdingsScale', 1 / initialCash),
     actionScaling,
-    noTradeBand: checked(options, 'noTradeBand', 0),
+    noTradeBand,
     maxTradeFraction,
     minOrderValue: checked(options, 'minOrderValue', 0),
     buyFeeBps: checked(options, 'buyFeeBps', 10),

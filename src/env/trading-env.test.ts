@@ -157,6 +157,38 @@ describe('VectorTradingEnv', () => {
     expect(r.info.holdings[1]).toBe(50);
   });
 
+  it("with 'fraction' scaling and a band places no order of at most the band's share", () => {
+    const data = scriptedMarket([
+      [100, 50],
+      [100, 50],
+      [100, 50],
+      [100, 50],
+    ]);
+    const env = new VectorTradingEnv(data, undefined, {
+      initialCash: 10_000,
+      buyFeeBps: 0,
+      sellFeeBps: 0,
+      maxTradeFraction: 0.5,
+      noTradeBand: 0.05,
+      randomStart: false,
+      terminationThreshold: 0,
+    });
+    // Orders are |a| × 0.5 of 10,000: a = 0.09 is 4.5% of the portfolio, within the band, not
+    // placed; a = 0.12 is 6%: 600 of A1, 12 units at 50.
+    let r = env.step(Float32Array.from([0.09, 0.12]));
+    expect(r.info.holdings[0]).toBe(0);
+    const bought = r.info.holdings[1] as number;
+    expect(bought).toBeCloseTo(12, 6); // 0.12 as float32
+    // Sells the same way: −0.08 keeps A1's 12 units, −0.2 (10% of 10,000 = 20 units) sells all 12.
+    r = env.step(Float32Array.from([0, -0.08]));
+    expect(r.info.holdings[1]).toBe(bought);
+    r = env.step(Float32Array.from([0, -0.2]));
+    expect(r.info.holdings[1]).toBe(0);
+    expect(
+      () => new VectorTradingEnv(data, undefined, { actionScaling: 'units', noTradeBand: 0.05 }),
+    ).toThrow(/noTradeBand 0.05 is a share of the portfolio, and units scaling orders units/);
+  });
+
   it('skips orders below minOrderValue and applies slippage to the fill price', () => {
     const data = scriptedMarket([
       [100, 100],

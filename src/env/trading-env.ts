@@ -286,6 +286,8 @@ export class VectorTradingEnv {
     const maxFraction = o.maxTradeFraction;
     const perAsset = maxFraction / A;
     const band = o.noTradeBand;
+    // With fraction scaling the band is a minimum order: |a| × maxTradeFraction of the portfolio.
+    const orderBand = o.actionScaling === 'fraction' ? band / maxFraction : 0;
     const orders = this.orders;
     const buyFee = o.buyFeeBps * 1e-4;
     const sellFee = o.sellFeeBps * 1e-4;
@@ -355,13 +357,14 @@ export class VectorTradingEnv {
       for (let a = 0; a < A; a++) {
         const act = acts[q0 + a] as number;
         if (act > 0) {
-          buyList[nBuys++] = a;
+          if (act > orderBand) buyList[nBuys++] = a;
           continue;
         }
         if (!(act < 0)) continue; // 0 or NaN: no order
         const held = holdings[h0 + a] as number;
         const price = fill[p0 + a] as number;
         const size = act < -1 ? 1 : -act;
+        if (size <= orderBand) continue;
         const wanted = byFraction ? (size * budget) / price : size * (unitScale[a] as number);
         const units = wanted < held ? wanted : held;
         const notional = units * price * (1 - slip);

@@ -304,7 +304,21 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         value: 'X',
         description:
-          'with target scaling: a no-trade band, gaps to the target up to this share of the portfolio are not traded',
+          'a no-trade band: gaps to a target, or orders, of at most this share of the portfolio are not traded',
+      },
+      {
+        name: 'execution-price',
+        type: 'string',
+        value: 'P',
+        description:
+          "close (default: an action fills at the next bar's close) or open (at the next bar's open)",
+      },
+      {
+        name: 'turnover-penalty',
+        type: 'string',
+        value: 'X',
+        description:
+          'subtracted from the reward per unit of notional traded, on top of the fees (e.g. 0.001: 10 bps more)',
       },
     ],
     settings: [],

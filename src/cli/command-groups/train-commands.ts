@@ -151,7 +151,14 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         value: 'X',
         description:
-          'with --action-scaling target: a no-trade band, gaps to the target of at most this share of the portfolio are not traded (e.g. 0.1)',
+          'a no-trade band: with target positions, gaps to the target of at most this share of the portfolio are not traded; with orders, orders of at most this share are not placed (e.g. 0.1)',
+      },
+      {
+        name: 'execution-price',
+        type: 'string',
+        value: 'P',
+        description:
+          "close (default: an action fills at the next bar's close) or open (at the next bar's open, the first price after the bar the agent saw)",
       },
       {
         name: 'checkpoint-every',

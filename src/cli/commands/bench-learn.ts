@@ -31,7 +31,11 @@ export async function run(context: CommandContext): Promise<void> {
     'target',
   ] as const);
   const noTradeBand = numberOption(options, 'rebalance-band', 0, 0.99, '0.02');
+  const executionPrice = choiceOption(options, 'execution-price', ['close', 'open'] as const);
+  const turnoverPenalty = numberOption(options, 'turnover-penalty', 0, 1, '0.001');
   const trading = {
+    ...(turnoverPenalty === undefined ? {} : { turnoverPenalty }),
+    ...(executionPrice === undefined ? {} : { executionPrice }),
     ...(actionScaling === undefined ? {} : { actionScaling }),
     ...(noTradeBand === undefined ? {} : { noTradeBand }),
   };

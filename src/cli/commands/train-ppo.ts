@@ -161,11 +161,14 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   const reward = choiceOption(options, 'reward', ['value-change', 'excess'] as const);
   const actionScaling = choiceOption(options, 'action-scaling', ACTION_SCALINGS);
   const noTradeBand = numberOption(options, 'rebalance-band', 0, 0.99, '0.02');
-  if (noTradeBand !== undefined && (actionScaling ?? 'fraction') !== 'target')
+  const executionPrice = choiceOption(options, 'execution-price', EXECUTION_PRICES);
+  if (noTradeBand !== undefined && actionScaling === 'units')
     throw new TradelabError(
       'INVALID_ARGUMENT',
-      '--rebalance-band applies to target positions only, and the actions are orders here',
-      { hint: 'add --action-scaling target, or leave --rebalance-band out' },
+      '--rebalance-band is a share of the portfolio, and --action-scaling units orders units',
+      {
+        hint: 'use --action-scaling fraction or target with a band, or leave --rebalance-band out',
+      },
     );
   const env: RunEnvOptions = {
     lookback,
@@ -174,6 +177,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     ...(reward === undefined ? {} : { reward }),
     ...(actionScaling === undefined ? {} : { actionScaling }),
     ...(noTradeBand === undefined ? {} : { noTradeBand }),
+    ...(executionPrice === undefined ? {} : { executionPrice }),
   };
 
   // Before anything is printed: a run there already, or an --out that cannot be made.
@@ -310,6 +314,9 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   return undefined;
 }
 
+/** Where an action fills, as `--execution-price` takes it. */
+const EXECUTION_PRICES = ['close', 'open'] as const;
+
 /** The env's action scalings, as `--action-scaling` takes them. */
 const ACTION_SCALINGS = ['fraction', 'units', 'target'] as const;
 
@@ -358,6 +365,12 @@ function resumeFlags(
       flag: '--rebalance-band',
       run: env.noTradeBand ?? 0,
       asked: numberOption(options, 'rebalance-band', 0, 0.99, '0.02'),
+    });
+  if (given('execution-price'))
+    flags.push({
+      flag: '--execution-price',
+      run: env.executionPrice ?? 'close',
+      asked: options['execution-price'],
     });
   if (given('checkpoint-every'))
     flags.push({
