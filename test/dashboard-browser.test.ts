@@ -19,9 +19,9 @@ import {
  * The dashboard in a real Chromium, served by a real service whose jobs are real tradelab
  * processes: a campaign submitted from the Jobs page and followed live (the campaign page's
  * figures change without a reload), a study's trials sorted and filtered, its charts drawn with
- * data, a trial's equity against buy-and-hold, a job cancelled from its page, and the datasets,
- * profile and benchmark pages. No console error, and no request leaves the service. Screenshots
- * go to test-output/dashboard-*.png for a person to look at.
+ * data, a trial's equity against buy-and-hold with the verdict on it, a job cancelled from its
+ * page, and the datasets, profile and benchmark pages. No console error, and no request leaves the
+ * service. Screenshots go to test-output/dashboard-*.png for a person to look at.
  */
 
 const skip = skipWithoutChromium('dashboard-browser.test.ts');
@@ -206,6 +206,22 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
     expect(await drawnPoints('equity')).toBeGreaterThan(100);
     expect(await inkOf('equity')).toBeGreaterThan(500);
     expect(await page.textContent('[data-chart=equity]')).toContain('buy and hold');
+    // Its verdict below the chart, as the API gives it: the comparison with buy-and-hold first,
+    // warnings marked, advice shown.
+    await page.waitForSelector('[data-testid=findings]');
+    const equityPath = (await hashNow()).replace(/^#/, '/api') + '/equity';
+    const { findings } = (await (await fetch(`${service.url}${equityPath}`)).json()) as {
+      findings: { severity: string; advice?: string }[];
+    };
+    const items = page.locator('[data-testid=findings] li');
+    expect(await items.count()).toBe(findings.length);
+    expect(await items.first().textContent()).toContain('buy-and-hold');
+    expect(await page.locator('[data-testid=findings] li b.warn').allTextContents()).toEqual(
+      findings.filter((f) => f.severity === 'warning').map(() => 'Warning: '),
+    );
+    expect(await page.locator('[data-testid=findings] .advice').count()).toBe(
+      findings.filter((f) => f.advice !== undefined).length,
+    );
     await page.screenshot({ path: `${OUT}/dashboard-trial.png`, fullPage: true });
   }, 60_000);
 

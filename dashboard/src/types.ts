@@ -43,6 +43,23 @@ export interface Trial {
   failReason: string | null;
 }
 
+/** One finding of a verdict: what an evaluated range shows, and what to try. */
+export interface Finding {
+  kind: string;
+  /** `warning`: something to fix; `info`: how the range compares. */
+  severity: 'warning' | 'info';
+  text: string;
+  advice?: string;
+}
+
+/** `GET /api/studies/{name}/trials/{number}/equity`. */
+export interface TrialEquity {
+  times: number[];
+  strategy: number[];
+  benchmark: number[];
+  findings: Finding[];
+}
+
 /** `GET /api/jobs` rows. */
 export interface Job {
   id: number;

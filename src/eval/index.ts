@@ -48,6 +48,7 @@ export {
 } from './sharpe-bootstrap.js';
 export { inverseNormalCdf, normalCdf } from './normal-distribution.js';
 export {
+  FINDING_KINDS,
   rangeVerdict,
   type Finding,
   type RangeVerdict,

@@ -9,16 +9,20 @@ import { bootstrapSharpeDifference, type SharpeDifference } from './sharpe-boots
  * tables: a quant's first question about a losing run is which of these it was.
  */
 
+/** Every kind of {@link Finding}: a list, for the schemas that publish it (the service's API). */
+export const FINDING_KINDS = [
+  'ahead-of-benchmark',
+  'behind-benchmark',
+  'no-evidence',
+  'fees-ate-return',
+  'extreme-turnover',
+  'critic-not-learned',
+  'terminated',
+] as const;
+
 /** One thing the range shows. */
 export interface Finding {
-  kind:
-    | 'ahead-of-benchmark'
-    | 'behind-benchmark'
-    | 'no-evidence'
-    | 'fees-ate-return'
-    | 'extreme-turnover'
-    | 'critic-not-learned'
-    | 'terminated';
+  kind: (typeof FINDING_KINDS)[number];
   /** `warning`: something to fix; `info`: how the range compares. */
   severity: 'warning' | 'info';
   text: string;

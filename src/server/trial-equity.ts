@@ -1,5 +1,5 @@
 import { openDatasetStore, type MarketData } from '../data/index.js';
-import { buyAndHoldEquity } from '../eval/index.js';
+import { buyAndHoldEquity, periodsPerYear, type Finding } from '../eval/index.js';
 import type { StudyRecord, StudyStorage, TrialRecord } from '../storage/index.js';
 import {
   decodeOosReturns,
@@ -8,6 +8,7 @@ import {
   loadStudyData,
   type DrlStudySpec,
 } from '../trading/index.js';
+import { splitsTurnover, trialVerdict } from './trial-verdict.js';
 
 /** A trial's out-of-sample equity beside equal-weight buy-and-hold on the same bars. */
 export interface TrialEquity {
@@ -18,13 +19,16 @@ export interface TrialEquity {
   /** Both start at 1 before the first bar. */
   strategy: number[];
   benchmark: number[];
+  /** The verdict on these curves (see trial-verdict.ts), as `study show` gives a holdout's. */
+  findings: Finding[];
 }
 
 /*
  * The chart the dashboard draws for a trial: its out-of-sample returns (what the objective
  * stored, CPCV's path mean included) chained, and buy-and-hold over the same bars. Test ranges need
  * not touch, so buy-and-hold is computed per run of adjacent bars and chained, as the objective's
- * own benchmark is; it never bridges a gap between two ranges.
+ * own benchmark is; it never bridges a gap between two ranges. The verdict on the two curves
+ * comes with them, so the page says in words what the chart shows.
  */
 
 /** The market data of studies, loaded once per data spec (a study's data never changes). */
@@ -80,11 +84,22 @@ export async function trialEquity(
     i = j + 1;
   }
   // Element 0 (the 1 before the first bar) has no bar of its own: drop it to keep one time each.
+  const curves = {
+    bars: Array.from(bars),
+    strategy: strategy.slice(1),
+    benchmark: benchmark.slice(1),
+  };
+  const verdict = trialVerdict(
+    curves,
+    periodsPerYear(market.timeframe, market.calendar),
+    splitsTurnover(trial.userAttrs),
+  );
   return {
     study: study.name,
     trial: trial.number,
     times,
-    strategy: strategy.slice(1),
-    benchmark: benchmark.slice(1),
+    strategy: curves.strategy,
+    benchmark: curves.benchmark,
+    findings: verdict.findings,
   };
 }

@@ -1,21 +1,20 @@
 import { ApiError, getJson, seg } from '../api.js';
 import { lineChart } from '../charts.js';
 import { badge, duration, errorBox, h, num, time } from '../dom.js';
-import type { Trial } from '../types.js';
+import { findingsList } from '../findings.js';
+import type { Trial, TrialEquity } from '../types.js';
 
-interface Equity {
-  times: number[];
-  strategy: number[];
-  benchmark: number[];
-}
-
-/** `#/studies/NAME/trials/N`: a trial's parameters, splits and equity against buy-and-hold. */
+/**
+ * `#/studies/NAME/trials/N`: a trial's parameters, splits, and equity against buy-and-hold with
+ * the verdict on it.
+ */
 export async function trialView(
   root: HTMLElement,
   [name = '', number = '']: string[],
 ): Promise<void> {
   const trial = await getJson<Trial>(`/api/studies/${seg(name)}/trials/${seg(number)}`);
   const equity = h('div', { class: 'chart', 'data-chart': 'equity' });
+  const verdict = h('div');
   const splits = h('div', { class: 'chart', 'data-chart': 'splits' });
   const attrs = Object.entries(trial.userAttrs).filter(
     ([, v]) => typeof v !== 'object' || v === null,
@@ -41,7 +40,13 @@ export async function trialView(
       ),
     ),
     ...(trial.failReason === null ? [] : [h('div', { class: 'error' }, trial.failReason)]),
-    h('div', { class: 'card' }, h('h2', {}, 'Out-of-sample equity against buy-and-hold'), equity),
+    h(
+      'div',
+      { class: 'card' },
+      h('h2', {}, 'Out-of-sample equity against buy-and-hold'),
+      equity,
+      verdict,
+    ),
     h(
       'div',
       { class: 'grid' },
@@ -101,7 +106,9 @@ export async function trialView(
     ],
   });
   try {
-    const curves = await getJson<Equity>(`/api/studies/${seg(name)}/trials/${seg(number)}/equity`);
+    const curves = await getJson<TrialEquity>(
+      `/api/studies/${seg(name)}/trials/${seg(number)}/equity`,
+    );
     lineChart(equity, {
       x: curves.times,
       time: true,
@@ -113,6 +120,7 @@ export async function trialView(
         { label: 'buy and hold', values: curves.benchmark, color: '#667085', dash: [5, 4] },
       ],
     });
+    verdict.replaceChildren(findingsList(curves.findings));
   } catch (error) {
     equity.dataset.points = '0';
     equity.replaceChildren(

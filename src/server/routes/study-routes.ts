@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { countTrials, membershipOf, paramImportance } from '../../campaign/index.js';
 import { TradelabError } from '../../core/index.js';
+import { FINDING_KINDS } from '../../eval/index.js';
 import type { StudyRecord, TrialRecord, TrialState } from '../../storage/index.js';
 import { ErrorBodySchema } from '../api-error.js';
 import type { ServiceContext } from '../service-context.js';
@@ -90,6 +91,17 @@ const ImportanceSchema = z
   })
   .openapi('ParamImportance');
 
+const FindingSchema = z
+  .object({
+    kind: z.enum(FINDING_KINDS),
+    severity: z
+      .enum(['warning', 'info'])
+      .openapi({ description: '`warning`: something to fix; `info`: how the range compares' }),
+    text: z.string(),
+    advice: z.string().optional().openapi({ description: "what to try, in the CLI's own flags" }),
+  })
+  .openapi('Finding');
+
 const EquitySchema = z
   .object({
     study: z.string(),
@@ -97,6 +109,10 @@ const EquitySchema = z
     times: z.array(z.number()),
     strategy: z.array(z.number()),
     benchmark: z.array(z.number()),
+    findings: z.array(FindingSchema).openapi({
+      description:
+        'the verdict on the two curves: buy-and-hold beaten or not (a block bootstrap of the Sharpe difference), extreme turnover',
+    }),
   })
   .openapi('TrialEquity');
 
@@ -188,7 +204,8 @@ const importance = createRoute({
 const equity = createRoute({
   method: 'get',
   path: '/api/studies/{name}/trials/{number}/equity',
-  summary: "a trading trial's out-of-sample equity against buy-and-hold on the same bars",
+  summary:
+    "a trading trial's out-of-sample equity against buy-and-hold on the same bars, with the verdict",
   request: { params: TrialParam },
   responses: {
     200: { content: { 'application/json': { schema: EquitySchema } }, description: 'curves' },
