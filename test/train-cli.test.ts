@@ -88,6 +88,10 @@ describe('tradelab train ppo', () => {
     expect(m.progress).toMatchObject({ updatesDone: 8, envSteps: 2048 });
     expect((m.data as { sha256: string }).sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(m.backend).toMatchObject({ name: 'wasm' });
+    // The fills as resolved (the default where the data has opens), so a later default cannot
+    // change what the run meant; and PPO's reward scaling, on by default.
+    expect(m.env).toMatchObject({ executionPrice: 'open' });
+    expect(m.ppo).toMatchObject({ normalizeRewards: true });
     const ranges = m.ranges as { train: { bars: number[] }; test: { bars: number[] } };
     expect(ranges.test.bars[0]).toBe(ranges.train.bars[1]);
     // The equity CSV has one row per test bar (the start and every fill).

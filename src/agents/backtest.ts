@@ -8,7 +8,12 @@ import { TradelabError } from '../core/index.js';
 import { GaussianActor } from './gaussian-policy.js';
 import { loadPpoModel, type LoadedPpoModel } from './ppo-checkpoint.js';
 import { disposePpoNetworks } from './ppo-update.js';
-import { evaluationEnvOptions, RUN_FILES, type RunEnvOptions } from './run-manifest.js';
+import {
+  evaluationEnvOptions,
+  RUN_FILES,
+  savedEnvOptions,
+  type RunEnvOptions,
+} from './run-manifest.js';
 
 /*
  * Re-evaluating a saved PPO model: its deterministic policy (the mean action) on a range of market
@@ -35,7 +40,10 @@ export interface ModelData {
 /** What the trainer stored in a model's meta. */
 export function modelMeta(model: LoadedPpoModel): { data?: ModelData; env: RunEnvOptions } {
   const meta = model.meta as { data?: ModelData; env?: RunEnvOptions };
-  return { ...(meta.data === undefined ? {} : { data: meta.data }), env: meta.env ?? {} };
+  return {
+    ...(meta.data === undefined ? {} : { data: meta.data }),
+    env: savedEnvOptions(meta.env ?? {}),
+  };
 }
 
 /** Checks that `data` has the shape the model was trained on (symbol count and features). */

@@ -18,6 +18,7 @@ import { writeRunReport } from './run-report.js';
 import {
   describeMachine,
   evaluationEnvOptions,
+  savedEnvOptions,
   MANIFEST_FILE,
   manifestRange,
   readRunManifest,
@@ -136,7 +137,8 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
     previous === undefined ? resolvePpoConfig(options.ppo) : resolveSavedPpoConfig(previous.ppo);
   if (previous !== undefined && options.ppo.breakStep !== undefined)
     ppo.breakStep = options.ppo.breakStep; // --steps may extend a resumed run
-  const envOptions: RunEnvOptions = previous?.env ?? options.env ?? {};
+  const given: RunEnvOptions =
+    previous === undefined ? (options.env ?? {}) : savedEnvOptions(previous.env);
   const checkpointEvery = previous?.checkpointEvery ?? options.checkpointEvery ?? 10;
   if (!Number.isSafeInteger(checkpointEvery) || checkpointEvery < 1)
     throw new TradelabError(
@@ -151,11 +153,13 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
     train,
   ]);
   const env = new VectorTradingEnv(data, normalizer, {
-    ...envOptions,
+    ...given,
     nEnvs: ppo.nEnvs,
     ranges: [train],
     seed: ppo.seed,
   });
+  // The fills are recorded as resolved, so a later default never changes what the run meant.
+  const envOptions: RunEnvOptions = { ...given, executionPrice: env.options.executionPrice };
 
   makeDirectory(dir);
   const checkpointDir = join(dir, RUN_FILES.checkpoint);
@@ -217,6 +221,7 @@ export async function trainPpoRun(options: PpoRunOptions): Promise<PpoRunResult>
   manifest.backend = options.backend;
   manifest.machine = describeMachine();
   manifest.ppo = ppo;
+  manifest.env = envOptions;
   const progress = (): void => {
     manifest.progress = {
       updatesDone: trainer.updatesDone,

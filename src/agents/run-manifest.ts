@@ -31,6 +31,17 @@ const FORMAT = 'tradelab-run';
 /** The env options a run trains and evaluates with (nEnvs, ranges, seed and starts are the run's). */
 export type RunEnvOptions = Omit<TradingEnvOptions, 'nEnvs' | 'ranges' | 'seed' | 'randomStart'>;
 
+/**
+ * Env settings whose default changed, at the values runs and models saved before then ran with.
+ * A run or model records its fills since; one that does not was trained at the next bar's close.
+ */
+const ENV_BEFORE_THE_SETTING: Readonly<RunEnvOptions> = { executionPrice: 'close' };
+
+/** A saved run's or model's env options as they ran (see ENV_BEFORE_THE_SETTING). */
+export function savedEnvOptions(env: RunEnvOptions): RunEnvOptions {
+  return { ...ENV_BEFORE_THE_SETTING, ...env };
+}
+
 /** The env options an evaluation uses: the run's, without the training episode length. */
 export function evaluationEnvOptions(env: RunEnvOptions): Omit<RunEnvOptions, 'episodeLength'> {
   // Evaluation episodes run to the end of their range.

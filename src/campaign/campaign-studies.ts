@@ -288,9 +288,13 @@ function checkMember(
   // A fine-tuning study's spec is its source's, narrowed: what it was made with is checked there.
   if (entry.from !== null) return;
   const stored = JSON.stringify(record.systemAttrs.drl);
-  if (stored !== JSON.stringify(spec)) {
-    const changed = (Object.keys(spec) as (keyof DrlStudySpec)[]).filter(
-      (k) => JSON.stringify(spec[k]) !== JSON.stringify(was[k]),
+  // A study stored before `defaults` existed goes on with the defaults it ran with (the objective
+  // applies STUDY_DEFAULTS_BEFORE), not with today's: that is no change of the file.
+  const now: DrlStudySpec = { ...spec };
+  if (was.defaults === undefined) delete now.defaults;
+  if (stored !== JSON.stringify(now)) {
+    const changed = (Object.keys(now) as (keyof DrlStudySpec)[]).filter(
+      (k) => JSON.stringify(now[k]) !== JSON.stringify(was[k]),
     );
     throw new TradelabError(
       'CONFIG_INVALID',

@@ -59,7 +59,13 @@ export interface TradingEnvOptions {
   sellFeeBps?: number;
   /** Buys fill at price × (1 + s), sells at price × (1 − s), in basis points. Default 0. */
   slippageBps?: number;
-  /** 'close': bar t+1's close; 'open': bar t+1's open (needs `open` in the data). Default 'close'. */
+  /**
+   * Where the action chosen at bar t fills: 'open', bar t+1's open (the first price after the bar
+   * the agent saw); 'close', bar t+1's close (a bar of latency). Default 'open' where the data has
+   * opens (every stored dataset does), else 'close'. At 'close' a signal is a bar stale when it is
+   * traded: the planted momentum of `data synth --signal 0.05` traded perfectly earns Sharpe 2.8
+   * after 5 bps fees at the open and 1.2 at the close.
+   */
   executionPrice?: ExecutionPrice;
   /**
    * 'value-change': V_{t+1} − V_t; 'excess': that minus the change of an equal-weight buy-and-hold
@@ -262,7 +268,7 @@ export function resolveEnvOptions(
       `noTradeBand ${noTradeBand} is a share of the portfolio, and units scaling orders units`,
       "use actionScaling 'fraction' or 'target' with a band, or leave noTradeBand out",
     );
-  const executionPrice = checked(options, 'executionPrice', 'close');
+  const executionPrice = checked(options, 'executionPrice', hasOpen ? 'open' : 'close');
   if (executionPrice === 'open' && !hasOpen)
     throw invalid(
       'executionPrice "open" needs open prices, and the market data has none',

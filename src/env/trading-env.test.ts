@@ -220,6 +220,7 @@ describe('VectorTradingEnv', () => {
       randomStart: false,
       buyFeeBps: 10,
       sellFeeBps: 10,
+      executionPrice: 'close', // the arithmetic below buys at bar start+1's close
     });
     // Each asset gets 1/(A(1+fee)) of the value: notional plus fee spends exactly all the cash.
     const buy = new Float32Array(A).fill(1 / (A * (1 + fee)));
@@ -537,5 +538,26 @@ describe('VectorTradingEnv', () => {
       expect(() => new VectorTradingEnv(market, undefined, options)).toThrow(message);
     const env = new VectorTradingEnv(data, undefined, {});
     expect(() => env.step(new Float32Array(3))).toThrow(/3 actions, expected 1 envs × 2 assets/);
+  });
+
+  it("fills at the next bar's open by default where the data has opens, else at its close", () => {
+    const data = syntheticMarket({ assets: 2, bars: 60 });
+    const { open: _open, ...noOpen } = data;
+    expect(new VectorTradingEnv(data, undefined).options.executionPrice).toBe('open');
+    expect(new VectorTradingEnv(noOpen, undefined).options.executionPrice).toBe('close');
+    // The default fills where `open` says: the same trade as asking for it.
+    const buy = Float32Array.from([0.5, 0.5]);
+    const byDefault = new VectorTradingEnv(data, undefined, { randomStart: false }).step(buy);
+    const holdings = Array.from(byDefault.info.holdings);
+    const asked = new VectorTradingEnv(data, undefined, {
+      randomStart: false,
+      executionPrice: 'open',
+    }).step(buy);
+    expect(Array.from(asked.info.holdings)).toEqual(holdings);
+    const atClose = new VectorTradingEnv(data, undefined, {
+      randomStart: false,
+      executionPrice: 'close',
+    }).step(buy);
+    expect(Array.from(atClose.info.holdings)).not.toEqual(holdings);
   });
 });

@@ -19,7 +19,7 @@ import { studySplits, type StudySplits } from './cv-spec.js';
 import { checkStudyData, withStudyEncoder } from './study-data.js';
 import { aggregateSplits, barReturns, splitMetrics, type SplitResult } from './split-metrics.js';
 import { suggestParams, trialConfigs } from './search-space.js';
-import type { DrlStudySpec } from './study-spec.js';
+import { studyDefaults, type DrlStudySpec } from './study-spec.js';
 
 /*
  * The DRL trial objective (seed 000's, made right): sample PPO's hyperparameters and the env's
@@ -137,7 +137,8 @@ async function runDrlTrial(
   host: DrlObjectiveHost,
 ): Promise<number> {
   const values = suggestParams(trial, spec.params);
-  const configs = trialConfigs(values, spec.budgetScale);
+  // The study's own defaults first: a study keeps what it was created with.
+  const configs = trialConfigs({ ...studyDefaults(spec), ...values }, spec.budgetScale);
   const ppo = resolvePpoConfig({
     policy: spec.policy,
     ...configs.ppo,

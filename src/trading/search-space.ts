@@ -33,6 +33,7 @@ export const ENV_PARAMS = [
   'reward',
   'actionScaling',
   'noTradeBand',
+  'executionPrice',
   'episodeLength',
   'terminationThreshold',
   'includePositionWeights',

@@ -9,10 +9,14 @@ import { listPresets, loadPreset } from './presets.js';
 import { featureOptionsOf } from './feature-groups.js';
 import {
   defaultBudgetScale,
+  describeDrlStudy,
   readCheckedFile,
   resolveDrlStudy,
+  STUDY_DEFAULTS,
+  studyDefaults,
   StudyFileSchema,
   type DrlStudyInput,
+  type DrlStudySpec,
 } from './study-spec.js';
 
 const dir = tempDir('tradelab-study-spec-');
@@ -75,6 +79,37 @@ describe('trading study settings', () => {
     // No split trains or tests on a held-out bar.
     for (const s of splits.splits)
       for (const [, end] of [...s.train, ...s.test]) expect(end).toBeLessThanOrEqual(8000);
+  });
+
+  it('keeps the defaults a study was created with, and gives older studies theirs', () => {
+    const spec = resolveDrlStudy({ dataSpec: 'A,B:1h', market }, loadPreset('ensemble_balanced'));
+    expect(spec.defaults).toEqual({ executionPrice: 'open', normalizeRewards: true });
+    expect(studyDefaults(spec)).toEqual(STUDY_DEFAULTS);
+    expect(describeDrlStudy(spec)).toContainEqual([
+      'trading',
+      "fills at the next bar's open, rewards scaled by their running sd",
+    ]);
+    // A study stored before the field: fills at the close, raw rewards, as its trials ran.
+    const older: DrlStudySpec = JSON.parse(JSON.stringify(spec)) as DrlStudySpec;
+    delete older.defaults;
+    expect(studyDefaults(older)).toEqual({ executionPrice: 'close', normalizeRewards: false });
+    expect(describeDrlStudy(older)).toContainEqual([
+      'trading',
+      "fills at the next bar's close, raw rewards",
+    ]);
+    // The params win over either.
+    const fixed = resolveDrlStudy(
+      {
+        dataSpec: 'A,B:1h',
+        market,
+        params: { executionPrice: 'close', normalizeRewards: [true, false] },
+      },
+      undefined,
+    );
+    expect(describeDrlStudy(fixed)).toContainEqual([
+      'trading',
+      "fills at the next bar's close, reward scaling searched",
+    ]);
   });
 
   it('lets a study file override any parameter, and names file:line for a bad one', () => {

@@ -93,6 +93,35 @@ export interface DrlStudySpec {
   /** Seeds of trial t: seed + t for the networks and the env. */
   seed: number;
   from: FromSpec | null;
+  /**
+   * The defaults, as of the study's creation, of settings whose default has changed since
+   * tradelab's first trading studies; a study stored without it ran with STUDY_DEFAULTS_BEFORE.
+   * Every trial of a study runs with its own, whatever today's defaults are.
+   */
+  defaults?: StudyDefaults;
+}
+
+/** Settings whose default changed: every trial gets them unless the study's params set them. */
+export interface StudyDefaults {
+  executionPrice: 'close' | 'open';
+  normalizeRewards: boolean;
+}
+
+/** What a study created today runs with where its params are silent. */
+export const STUDY_DEFAULTS: Readonly<StudyDefaults> = {
+  executionPrice: 'open',
+  normalizeRewards: true,
+};
+
+/** What studies stored before `defaults` existed ran with: fills at the close, raw rewards. */
+export const STUDY_DEFAULTS_BEFORE: Readonly<StudyDefaults> = {
+  executionPrice: 'close',
+  normalizeRewards: false,
+};
+
+/** The defaults every trial of `spec` runs with (see {@link DrlStudySpec.defaults}). */
+export function studyDefaults(spec: DrlStudySpec): StudyDefaults {
+  return { ...(spec.defaults ?? STUDY_DEFAULTS_BEFORE) };
 }
 
 const scalar = z.union([z.number(), z.string(), z.boolean(), z.null()]);
@@ -371,7 +400,24 @@ export function resolveDrlStudy(
             top: preset?.from?.top ?? 3,
             neighbourhood: preset?.from?.neighbourhood ?? 0.5,
           },
+    defaults: { ...STUDY_DEFAULTS },
   };
+}
+
+/** Where trials' actions fill and whether rewards are scaled, unless the params search them. */
+function tradingDescription(spec: DrlStudySpec): string {
+  const defaults = studyDefaults(spec);
+  const fills = spec.params.executionPrice ?? defaults.executionPrice;
+  const scaled = spec.params.normalizeRewards ?? defaults.normalizeRewards;
+  const fillText =
+    fills === 'open' || fills === 'close' ? `fills at the next bar's ${fills}` : 'fills searched';
+  const rewardText =
+    scaled === true
+      ? 'rewards scaled by their running sd'
+      : scaled === false
+        ? 'raw rewards'
+        : 'reward scaling searched';
+  return `${fillText}, ${rewardText}`;
 }
 
 /** One line per setting, for `study create` and `study show`. */
@@ -406,6 +452,7 @@ export function describeDrlStudy(spec: DrlStudySpec): [string, string][] {
     ],
     ['searched', searched.map(([name]) => name).join(', ') || 'nothing'],
     ['budget', `breakStep × ${spec.budgetScale}`],
+    ['trading', tradingDescription(spec)],
     ...(spec.from === null
       ? []
       : ([

@@ -175,6 +175,12 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
           "threads of the native GEMM's matrix products (default all cores; --resume keeps the run's)",
       },
       {
+        name: 'no-reward-scaling',
+        type: 'boolean',
+        description:
+          "train on the env's raw rewards, not divided by the running sd of the discounted return (normalizeRewards false)",
+      },
+      {
         name: 'resume',
         type: 'boolean',
         description: 'continue the run in --out from its last checkpoint, with its settings',

@@ -126,6 +126,11 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     ['lambda-gae', 'lambdaGae', numberOption(options, 'lambda-gae', 0, 1, '0.95')],
     ['ratio-clip', 'ratioClip', numberOption(options, 'ratio-clip', 1e-6, 1, '0.2')],
     ['entropy', 'lambdaEntropy', numberOption(options, 'entropy', 0, 1, '0.01')],
+    [
+      'no-reward-scaling',
+      'normalizeRewards',
+      options['no-reward-scaling'] === true ? false : undefined,
+    ],
     ['seed', 'seed', intOption(options, 'seed', 0)],
   ];
   const ppo: Partial<PpoConfig> = {};
