@@ -831,6 +831,30 @@ describe('writing over a dataset of another origin', () => {
     expect(again.code).toBe(0);
   });
 
+  it('data synth says what its planted signal earns in the env after fees, at both fills', async () => {
+    const dir = project();
+    const args = ['data', 'synth', '--symbols', '2', '--bars', '3000', '--seed', '7'];
+    const weak = await cliInProcess(dir, ...args, '--signal', '0.05', '--force');
+    const strong = await cliInProcess(dir, ...args, '--signal', '0.3', '--force', '--json');
+    expect(weak.code).toBe(0);
+    const line =
+      /traded perfectly in the env .* at its default fees of 10 bps a side: Sharpe (-?[\d.]+) filling at the next bar's open \(the default\), (-?[\d.]+) at its close/.exec(
+        weak.stdout,
+      );
+    expect(line).not.toBeNull();
+    // A bar of latency costs a momentum signal: the close fills earn less.
+    expect(Number(line?.[2])).toBeLessThan(Number(line?.[1]));
+    const record = JSON.parse(strong.stdout) as {
+      afterFees: { feeBps: number; open: number; close: number };
+    };
+    expect(record.afterFees.feeBps).toBe(10);
+    // A strong signal survives the fees; a weak one at this length may not.
+    expect(record.afterFees.open).toBeGreaterThan(3);
+    expect(record.afterFees.open).toBeGreaterThan(Number(line?.[1]));
+    const none = await cliInProcess(dir, ...args, '--force');
+    expect(none.stdout).not.toContain('traded perfectly');
+  });
+
   it('data synth writes none of its symbols when one of them is refused', async () => {
     const dir = project();
     put(dir, 'syn1.csv', hourly(30));

@@ -71,6 +71,7 @@ export { RolloutBuffer, RolloutCollector, type RolloutStats } from './rollout.js
 export { runVerdictContext, trainingVerdictContext, writeRunReport } from './run-report.js';
 export {
   learningCheck,
+  oracleSharpe,
   LEARNING_CHECK_FEATURES,
   LEARNING_CHECK_PPO,
   type LearningCheckOptions,

@@ -9,6 +9,7 @@ export {
 } from './env-config.js';
 export {
   featureMarket,
+  pricesMarket,
   scriptedMarket,
   syntheticMarket,
   type FeatureMarketOptions,

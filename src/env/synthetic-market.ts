@@ -2,8 +2,51 @@ import { computeFeaturesForAssets, type FeatureOptions } from '../data/features/
 import type { MarketData } from '../data/load-market-data.js';
 import type { Timeframe } from '../data/timeframe.js';
 import { TradelabError } from '../core/index.js';
-import { generateSynthetic } from '../data/synth/generate-synthetic.js';
+import { generateSynthetic, type SyntheticMarket } from '../data/synth/generate-synthetic.js';
+import type { Bars } from '../data/bars.js';
 import { Rng } from '../core/random.js';
+
+type BarField = 'open' | 'high' | 'low' | 'close' | 'volume';
+
+/** One field of every asset's bars from..from+rows, as MarketData's T × assets row-major array. */
+function interleaveBars(
+  bars: readonly Bars[],
+  field: BarField,
+  from: number,
+  rows: number,
+): Float64Array {
+  const assets = bars.length;
+  const out = new Float64Array(rows * assets);
+  bars.forEach((b, a) => {
+    for (let t = 0; t < rows; t++) out[t * assets + a] = b[field][from + t] ?? Number.NaN;
+  });
+  return out;
+}
+
+/**
+ * A generated market as {@link MarketData} with its prices only (one zero feature): what a
+ * strategy that reads no indicator, such as the planted signal's oracle, needs.
+ */
+export function pricesMarket(market: SyntheticMarket): MarketData {
+  const rows = market.bars[0]?.timestamps.length ?? 0;
+  const assets = market.bars.length;
+  const interleave = (field: BarField): Float64Array => interleaveBars(market.bars, field, 0, rows);
+  return {
+    symbols: market.symbols,
+    timeframe: market.timeframe,
+    calendar: market.calendar,
+    timestamps: market.bars[0]?.timestamps ?? new Float64Array(0),
+    priceArray: interleave('close'),
+    open: interleave('open'),
+    high: interleave('high'),
+    low: interleave('low'),
+    volume: interleave('volume'),
+    techArray: new Float32Array(rows * assets),
+    featureNames: ['zero'],
+    warmupDropped: 0,
+    alignment: { bars: market.symbols.map(() => rows), dropped: market.symbols.map(() => 0) },
+  };
+}
 
 /** Shape of {@link syntheticMarket}. */
 export interface TestMarketOptions {
@@ -27,13 +70,7 @@ export function syntheticMarket(options: TestMarketOptions = {}): MarketData {
   const width = options.features ?? 4;
   const seed = options.seed ?? 1;
   const market = generateSynthetic({ symbols: assets, bars, timeframe: '1h', seed });
-  const interleave = (field: 'open' | 'high' | 'low' | 'close' | 'volume'): Float64Array => {
-    const out = new Float64Array(bars * assets);
-    market.bars.forEach((b, a) => {
-      for (let t = 0; t < bars; t++) out[t * assets + a] = b[field][t] ?? Number.NaN;
-    });
-    return out;
-  };
+  const interleave = (field: BarField): Float64Array => interleaveBars(market.bars, field, 0, bars);
   const rng = new Rng(seed, 99);
   const techArray = new Float32Array(bars * assets * width);
   for (let j = 0; j < techArray.length; j++) techArray[j] = rng.uniform() * 2 - 1;
@@ -114,13 +151,8 @@ export function featureMarket(options: FeatureMarketOptions = {}): MarketData {
       `featureMarket: ${options.bars ?? 4000} bars leave ${Math.max(0, rows)} after the features' warm-up of ${from}`,
       { hint: 'generate more bars' },
     );
-  const interleave = (field: 'open' | 'high' | 'low' | 'close' | 'volume'): Float64Array => {
-    const out = new Float64Array(rows * assets);
-    market.bars.forEach((b, a) => {
-      for (let t = 0; t < rows; t++) out[t * assets + a] = b[field][from + t] ?? Number.NaN;
-    });
-    return out;
-  };
+  const interleave = (field: BarField): Float64Array =>
+    interleaveBars(market.bars, field, from, rows);
   const width = table.names.length;
   return {
     symbols: market.symbols,

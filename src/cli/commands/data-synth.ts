@@ -10,7 +10,9 @@ import {
   parseTimeframe,
   timeframeMs,
 } from '../../data/index.js';
+import { oracleSharpe } from '../../agents/index.js';
 import { TradelabError } from '../../core/index.js';
+import { pricesMarket, resolveEnvOptions } from '../../env/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { count, isoTime, plural } from '../format.js';
 import { intOption } from '../option-values.js';
@@ -73,6 +75,7 @@ export async function run(context: CommandContext): Promise<void> {
     );
   }
   const seconds = (performance.now() - started) / 1000;
+  const tradeable = signal === 0 ? undefined : await plantedSignalAfterFees(market);
   const digest = digestBars(market.symbols, market.bars);
   const first = market.bars[0]?.timestamps;
   const names = keys.map(formatDatasetKey);
@@ -87,6 +90,7 @@ export async function run(context: CommandContext): Promise<void> {
       sha256: digest,
       seconds,
       planted: market.meta.signal,
+      ...(tradeable === undefined ? {} : { afterFees: tradeable }),
     });
     return;
   }
@@ -97,11 +101,33 @@ export async function run(context: CommandContext): Promise<void> {
     `Range: ${isoTime(first?.[0] ?? Number.NaN)} → ${isoTime(first?.[(first.length || 1) - 1] ?? Number.NaN)}, calendar ${calendar}, seed ${seed}; sha256 ${digest}`,
   );
   out.line(`Planted signal: ${market.meta.signal.description}`);
-  if (signal !== 0) {
+  if (tradeable !== undefined) {
     out.line(
-      `  ideal strategy: Sharpe ${market.meta.signal.perBarSharpe.toFixed(3)} per bar, ${market.meta.signal.annualizedSharpe.toFixed(1)} annualized`,
+      `  ideal strategy: Sharpe ${market.meta.signal.perBarSharpe.toFixed(3)} per bar, ${market.meta.signal.annualizedSharpe.toFixed(1)} annualized, before fees, sized by each bar's volatility`,
+    );
+    out.line(
+      `  traded perfectly in the env (long while the last 5 bars rose, flat otherwise) at its default fees of ${tradeable.feeBps} bps a side: Sharpe ${tradeable.open.toFixed(2)} filling at the next bar's open (the default), ${tradeable.close.toFixed(2)} at its close`,
     );
   }
+}
+
+/**
+ * What the planted signal earns in the env at its default fees: the oracle (learning-check's)
+ * over every bar, at open and at close fills. The ideal Sharpe above ignores fees and fills; an
+ * agent can do no better than this, so a user sees whether the data holds anything to learn.
+ */
+async function plantedSignalAfterFees(
+  market: Parameters<typeof pricesMarket>[0],
+): Promise<{ feeBps: number; open: number; close: number }> {
+  const data = pricesMarket(market);
+  const bars = data.timestamps.length;
+  const feeBps = resolveEnvOptions({}, bars, true).buyFeeBps;
+  const range: [number, number] = [0, bars];
+  return {
+    feeBps,
+    open: await oracleSharpe(data, range, { executionPrice: 'open' }),
+    close: await oracleSharpe(data, range, { executionPrice: 'close' }),
+  };
 }
 
 function numberOption(raw: string | boolean | undefined, name: string): number | undefined {
