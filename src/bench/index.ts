@@ -4,7 +4,7 @@ export { benchEnv, type EnvBenchOptions } from './env-bench.js';
 export { benchTune, type TuneBenchOptions } from './tune-bench.js';
 export { benchPpoUpdate, type PpoUpdateBenchOptions } from './ppo-update-bench.js';
 export { benchPpo, type PpoBenchOptions } from './ppo-bench.js';
-export { benchLearn, type LearnBenchOptions } from './learn-bench.js';
+export { benchLearn, LEARN_SIGNALS, type LearnBenchOptions } from './learn-bench.js';
 export { benchLearnStudy, type LearnStudyBenchOptions } from './learn-study-bench.js';
 export {
   benchCampaign,

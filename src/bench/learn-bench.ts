@@ -6,9 +6,12 @@ import {
 import type { PpoConfig } from '../agents/ppo-config.js';
 import { useBackend } from '../compute/backends.js';
 
+/** The planted signal strengths `bench learn` trains on by default, strongest first. */
+export const LEARN_SIGNALS: readonly number[] = [0.2, 0.1, 0.05, 0];
+
 /** Options for {@link benchLearn}. */
 export interface LearnBenchOptions {
-  /** Planted signal strengths to train on (0: a random walk). Default [0.2, 0.1, 0]. */
+  /** Planted signal strengths to train on (0: a random walk). Default {@link LEARN_SIGNALS}. */
   signals?: readonly number[];
   /** Seeds per signal. Default [1, 2, 3, 4, 5]. */
   seeds?: readonly number[];
@@ -28,7 +31,7 @@ export interface LearnBenchOptions {
  */
 export async function benchLearn(options: LearnBenchOptions = {}): Promise<LearningCheckResult[]> {
   await useBackend('wasm');
-  const signals = options.signals ?? [0.2, 0.1, 0];
+  const signals = options.signals ?? LEARN_SIGNALS;
   const seeds = options.seeds ?? [1, 2, 3, 4, 5];
   const results: LearningCheckResult[] = [];
   for (const signal of signals)

@@ -272,7 +272,7 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         name: 'signals',
         type: 'string',
         value: 'LIST',
-        description: 'planted signal strengths (default 0.2,0.1,0)',
+        description: 'planted signal strengths (default 0.2,0.1,0.05,0)',
       },
       {
         name: 'seeds',

@@ -1,5 +1,5 @@
 import { parsePpoOverrides } from '../../agents/index.js';
-import { benchLearn } from '../../bench/index.js';
+import { benchLearn, LEARN_SIGNALS } from '../../bench/index.js';
 import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { choiceOption, intListOption, intOption, numberOption } from '../option-values.js';
@@ -39,7 +39,7 @@ export async function run(context: CommandContext): Promise<void> {
     ...(actionScaling === undefined ? {} : { actionScaling }),
     ...(noTradeBand === undefined ? {} : { noTradeBand }),
   };
-  const total = (signals?.length ?? 3) * (seeds?.length ?? 5) * (steps ?? 300_000);
+  const total = (signals ?? LEARN_SIGNALS).length * (seeds?.length ?? 5) * (steps ?? 300_000);
   const progress = benchProgress(total, 'steps');
   const results = await benchLearn({
     ...(signals === undefined ? {} : { signals }),
@@ -94,7 +94,7 @@ export async function run(context: CommandContext): Promise<void> {
     );
   }
   out.line(
-    "Sharpe: annualized, on the held-out half (1h bars, fees 5 bps a side). ORACLE: the planted signal traded perfectly (long while the last 5 bars rose) at the same fees and fills; CAPTURED: the policy's Sharpe as a share of it.",
+    "Sharpe: annualized, on the held-out half (1h bars, fees 5 bps a side, fills at the next bar's open unless --execution-price close). ORACLE: the planted signal traded perfectly (long while the last 5 bars rose) at the same fees and fills; CAPTURED: the policy's Sharpe as a share of it.",
   );
   if (ppo !== undefined) out.line(`PPO settings over the check's own: ${JSON.stringify(ppo)}`);
   if (Object.keys(trading).length > 0) out.line(`Trading: ${JSON.stringify(trading)}`);
