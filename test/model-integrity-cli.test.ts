@@ -108,6 +108,18 @@ const DAMAGED: Record<string, { damage: (run: string) => void; args: string[] }>
 };
 
 describe('model and checkpoint integrity', () => {
+  it("records the env's defaults as the run resolved them, so a later default cannot change it", () => {
+    const manifest = JSON.parse(readFileSync(join(dir, 'runs/m/manifest.json'), 'utf8')) as {
+      env: Record<string, unknown>;
+    };
+    // No --episode-length: train ppo's 256-step episodes; fills at the next bar's open.
+    expect(manifest.env).toMatchObject({ episodeLength: 256, executionPrice: 'open' });
+    const model = JSON.parse(readFileSync(join(dir, 'runs/m/model/model.json'), 'utf8')) as {
+      meta: { env: Record<string, unknown> };
+    };
+    expect(model.meta.env).toEqual(manifest.env);
+  });
+
   it('refuses to backtest a model whose weights.bin changed after it was saved', () => {
     const run = join(dir, 'runs/flipped');
     const result = results.flipped as CliResult;

@@ -98,7 +98,7 @@ describe("a trial's equity from the service carries its verdict", () => {
     expect(equity.findings.map((f) => f.severity)).toEqual(['warning', 'warning']);
     expect(equity.findings[0]?.text).toMatch(/^Behind buy-and-hold: Sharpe -\d+\.\d\d against/);
     expect(equity.findings[1]?.text).toContain('traded 400× a year');
-    expect(equity.findings[1]?.advice).toContain('--rebalance-band');
+    expect(equity.findings[1]?.advice).toContain('--turnover-penalty');
   });
 
   it('tells a winning trial that trades little only that it is ahead', async () => {

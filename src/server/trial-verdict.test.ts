@@ -38,7 +38,7 @@ describe("the verdict on a trial's out-of-sample curves", () => {
     expect(verdict.findings[0]?.text).toMatch(/^Behind buy-and-hold: Sharpe -\d+\.\d\d against/);
     expect(verdict.comparison?.bars).toBe(BARS);
     expect(verdict.findings[1]?.text).toContain('traded 500× a year');
-    expect(verdict.findings[1]?.advice).toContain('--rebalance-band');
+    expect(verdict.findings[1]?.advice).toContain('--turnover-penalty');
   });
 
   it('says ahead of buy-and-hold, no evidence for the market itself, and nothing of turnover unknown or low', () => {

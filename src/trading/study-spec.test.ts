@@ -83,7 +83,11 @@ describe('trading study settings', () => {
 
   it('keeps the defaults a study was created with, and gives older studies theirs', () => {
     const spec = resolveDrlStudy({ dataSpec: 'A,B:1h', market }, loadPreset('ensemble_balanced'));
-    expect(spec.defaults).toEqual({ executionPrice: 'open', normalizeRewards: true });
+    expect(spec.defaults).toEqual({
+      executionPrice: 'open',
+      normalizeRewards: true,
+      episodeLength: 256,
+    });
     expect(studyDefaults(spec)).toEqual(STUDY_DEFAULTS);
     expect(describeDrlStudy(spec)).toContainEqual([
       'trading',

@@ -105,12 +105,15 @@ export interface DrlStudySpec {
 export interface StudyDefaults {
   executionPrice: 'close' | 'open';
   normalizeRewards: boolean;
+  /** Absent: training episodes run to the end of a split's range (the env's own default). */
+  episodeLength?: number;
 }
 
-/** What a study created today runs with where its params are silent. */
+/** What a study created today runs with where its params are silent (docs/ppo.md says why). */
 export const STUDY_DEFAULTS: Readonly<StudyDefaults> = {
   executionPrice: 'open',
   normalizeRewards: true,
+  episodeLength: 256,
 };
 
 /** What studies stored before `defaults` existed ran with: fills at the close, raw rewards. */

@@ -125,7 +125,7 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
         name: 'episode-length',
         type: 'string',
         value: 'N',
-        description: 'steps per training episode (default: to the range end)',
+        description: 'steps per training episode, from a random start (default 256)',
       },
       {
         name: 'fee-bps',
@@ -138,6 +138,13 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         value: 'R',
         description: 'value-change (default) or excess (over buy-and-hold)',
+      },
+      {
+        name: 'turnover-penalty',
+        type: 'string',
+        value: 'X',
+        description:
+          'subtracted from the reward per unit of notional traded, on top of the fees (default 0; e.g. 0.001: 10 bps more)',
       },
       {
         name: 'action-scaling',

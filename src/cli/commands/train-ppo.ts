@@ -164,6 +164,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   const feeBps = numberOption(options, 'fee-bps', 0, 1000, '10');
   const episodeLength = intOption(options, 'episode-length', 1);
   const reward = choiceOption(options, 'reward', ['value-change', 'excess'] as const);
+  const turnoverPenalty = numberOption(options, 'turnover-penalty', 0, 1, '0.001');
   const actionScaling = choiceOption(options, 'action-scaling', ACTION_SCALINGS);
   const noTradeBand = numberOption(options, 'rebalance-band', 0, 0.99, '0.02');
   const executionPrice = choiceOption(options, 'execution-price', EXECUTION_PRICES);
@@ -180,6 +181,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     ...(feeBps === undefined ? {} : { buyFeeBps: feeBps, sellFeeBps: feeBps }),
     ...(episodeLength === undefined ? {} : { episodeLength }),
     ...(reward === undefined ? {} : { reward }),
+    ...(turnoverPenalty === undefined ? {} : { turnoverPenalty }),
     ...(actionScaling === undefined ? {} : { actionScaling }),
     ...(noTradeBand === undefined ? {} : { noTradeBand }),
     ...(executionPrice === undefined ? {} : { executionPrice }),
@@ -359,6 +361,12 @@ function resumeFlags(
     });
   if (given('reward'))
     flags.push({ flag: '--reward', run: env.reward ?? 'value-change', asked: options.reward });
+  if (given('turnover-penalty'))
+    flags.push({
+      flag: '--turnover-penalty',
+      run: env.turnoverPenalty ?? 0,
+      asked: numberOption(options, 'turnover-penalty', 0, 1, '0.001'),
+    });
   if (given('action-scaling'))
     flags.push({
       flag: '--action-scaling',
