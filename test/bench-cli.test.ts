@@ -130,6 +130,10 @@ describe('what the benchmarks say beside their figures', () => {
     expect(run.stdout).toMatch(
       /^Best trial \d+ \(mean CV Sharpe -?\d+\.\d{3}\) on the holdout's [\d,]+ bars: Sharpe -?\d+\.\d\d against -?\d+\.\d\d for buy-and-hold \((ahead|behind) by \d+\.\d\d\)\.$/m,
     );
+    // Then why: the bootstrap's interval on the difference, and any warning with what to try.
+    expect(run.stdout).toMatch(
+      /^(note|warning): (Ahead of|Behind|No evidence either way against) buy-and-hold: .*interval is \[-?\d+\.\d\d, -?\d+\.\d\d\]/m,
+    );
     expect(run.stdout).not.toMatch(/-0\.00\b/);
     expect(run.stderr).toMatch(/^progress: 100% \(2\/2 trials\)/m);
   });

@@ -23,9 +23,18 @@ export function printEvaluation(
   ]))
     out.line(line);
   out.line();
+  printVerdict(out, evaluation, context);
+  out.line();
+}
+
+/** Prints an evaluated range's verdict: a line per finding, with what to try. */
+export function printVerdict(
+  out: Output,
+  evaluation: RangeEvaluation,
+  context: VerdictContext = {},
+): void {
   for (const finding of rangeVerdict(evaluation, context).findings) {
     out.line(`${finding.severity === 'warning' ? 'warning' : 'note'}: ${finding.text}`);
     if (finding.advice !== undefined) out.line(`  try: ${finding.advice}`);
   }
-  out.line();
 }

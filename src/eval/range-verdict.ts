@@ -55,7 +55,12 @@ const EXTREME_TURNOVER = 100;
  */
 const CRITIC_LEARNED = 0;
 
-const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+/** A figure to `digits` places, never "-0.00" (a rounded −0.001 reads as a sign that is not there). */
+const fixed = (x: number, digits: number): string => {
+  const text = x.toFixed(digits);
+  return Number(text) === 0 ? (0).toFixed(digits) : text;
+};
+const pct = (x: number): string => `${fixed(x * 100, 1)}%`;
 
 /** The verdict on one evaluated range (see the file header). */
 export function rangeVerdict(
@@ -71,7 +76,7 @@ export function rangeVerdict(
       periodsPerYear: metrics.periodsPerYear,
       seed: context.seed ?? 0,
     });
-    const interval = `Sharpe ${metrics.sharpe.toFixed(2)} against ${evaluation.benchmarkMetrics.sharpe.toFixed(2)}; the difference's ${Math.round(comparison.confidence * 100)}% interval is [${comparison.lower.toFixed(2)}, ${comparison.upper.toFixed(2)}] (block bootstrap, ${comparison.resamples} resamples of ${comparison.blockLength}-bar blocks)`;
+    const interval = `Sharpe ${fixed(metrics.sharpe, 2)} against ${fixed(evaluation.benchmarkMetrics.sharpe, 2)}; the difference's ${Math.round(comparison.confidence * 100)}% interval is [${fixed(comparison.lower, 2)}, ${fixed(comparison.upper, 2)}] (block bootstrap, ${comparison.resamples} resamples of ${comparison.blockLength}-bar blocks)`;
     findings.push(
       comparison.lower > 0
         ? {
@@ -126,7 +131,7 @@ export function rangeVerdict(
     findings.push({
       kind: 'critic-not-learned',
       severity: 'warning',
-      text: `The critic's explained variance ended at ${ev.toFixed(2)}: it predicts returns worse than their mean would, so the advantages the policy learned from were noise.`,
+      text: `The critic's explained variance ended at ${fixed(ev, 2)}: it predicts returns worse than their mean would, so the advantages the policy learned from were noise.`,
       advice:
         'train longer (--steps), with more envs (--envs) or a lower learning rate (--lr); check that the features can see the signal',
     });

@@ -4,6 +4,8 @@ import type { CommandContext } from '../command-spec.js';
 import { intOption } from '../option-values.js';
 import { count, fixed } from '../format.js';
 import { benchProgress, printBench } from '../print-bench.js';
+import { printVerdict } from '../print-evaluation.js';
+import { rangeVerdict } from '../../eval/index.js';
 import { projectPath } from '../project-path.js';
 import { suggestCommand } from '../suggest-command.js';
 
@@ -39,10 +41,12 @@ export async function run(context: CommandContext): Promise<void> {
       bars: holdout.equity.length - 1,
       sharpe,
       benchmarkSharpe: buyAndHold,
+      verdict: rangeVerdict(holdout),
     });
     out.line(
       `Best trial ${best.number} (mean CV Sharpe ${fixed(best.value ?? Number.NaN, 3)}) on the holdout's ${count(holdout.equity.length - 1)} bars: Sharpe ${fixed(sharpe, 2)} against ${fixed(buyAndHold, 2)} for buy-and-hold (${sharpe > buyAndHold ? 'ahead by' : 'behind by'} ${fixed(Math.abs(sharpe - buyAndHold), 2)}).`,
     );
+    printVerdict(out, holdout);
   }
   if (dir !== undefined && !out.json)
     out.line(
