@@ -25,8 +25,12 @@ import os
 import statistics
 import time
 
-import torch
-from torch import nn
+from reference_env import blas_kernels, describe, full_speed_openblas
+
+full_speed_openblas()  # before torch loads OpenBLAS: its kernels for this CPU, not a set core's
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
 
 PRESETS = {"finrl": {"state": 81, "net_dim": 512, "actions": 10, "batch": 2048}}
 
@@ -120,10 +124,11 @@ def main():
     rate = args.batch * args.updates / seconds
     # CPU seconds too: on a shared machine they move less with the load than wall time does.
     cpu_rate = args.batch * args.updates / statistics.median(cpu_runs)
+    blas = blas_kernels()
     where = (
         f"CUDA on {torch.cuda.get_device_name(device)}"
         if device.type == "cuda"
-        else f"CPU, {args.threads} thread(s)"
+        else f"CPU, {args.threads} thread(s), {describe(blas)}"
     )
     name = (
         f"PPO update, PyTorch {torch.__version__} {where} "
@@ -133,7 +138,7 @@ def main():
         print(json.dumps({"bench": "ppo-update", "name": name, "items": args.batch * args.updates,
                           "seconds": seconds, "runs": runs, "rate": rate, "unit": "samples/s",
                           "cpuRate": cpu_rate,
-                          "device": args.device,
+                          "device": args.device, "blas": blas,
                           "machine": {"cpus": os.cpu_count(), "loadAverage": os.getloadavg()[0]}}))
     else:
         print(f"{name}: {rate:,.0f} samples/s, {cpu_rate:,.0f} per CPU second (median of "

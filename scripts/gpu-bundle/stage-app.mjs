@@ -146,6 +146,7 @@ else console.error(`stage-app: warning: ${addon} is not built; the bundle's CPU 
 for (const pytorchBench of [
   join('bench', 'pytorch-ppo-update.py'),
   join('bench', 'pytorch-tcn.py'),
+  join('bench', 'reference_env.py'), // the references' OpenBLAS at full speed, and its kernels
 ])
   if (existsSync(join(root, pytorchBench)))
     cpSync(join(root, pytorchBench), join(dest, pytorchBench));

@@ -25,6 +25,8 @@ export interface BenchResult {
    * does not say it is PyTorch's figure, or 4× FinRL_Crypto's.
    */
   targetSource?: string;
+  /** Said under the table, e.g. why there is no same-run reference to compare with. */
+  note?: string;
   /** Where and how it ran. */
   machine: { cpus: number; node: string; loadAverage: number };
   /** The backend's memory after the measurement, where it matters. */

@@ -26,6 +26,7 @@ import { resolvePpoConfig } from '../agents/ppo-config.js';
 import { startGpuCallMeter, type GpuCallMeter } from '../gpu/call-meter.js';
 import { openGpuDevice, type RolloutArrays } from '../gpu/index.js';
 import { Rng } from '../core/random.js';
+import { describeReferenceBlas, runPytorchReference } from './pytorch-reference.js';
 
 /** Named shapes: `finrl` is FinRL_Crypto's configuration (actor and critic 81→512→512, 10 assets, minibatch 2048). */
 export const PPO_UPDATE_PRESETS = {
@@ -63,15 +64,18 @@ export interface PpoUpdateBenchOptions {
    * lavapipe, computes on the CPU: its figures compare dispatch overhead, not GPUs), `never`.
    */
   webgpu?: 'auto' | 'always' | 'never';
+  /**
+   * PyTorch's update on the same shapes, one thread, measured in this run
+   * (bench/pytorch-ppo-update.py) as the target's reference: 'auto' (default) when python3 has
+   * PyTorch, 'never'. An MLP actor only.
+   */
+  reference?: 'auto' | 'never';
   /** Progress: before each path, and at the end. */
   onStep?: BenchStep;
 }
 
-/**
- * The target on the default shapes: 1.5× PyTorch 1.13's CPU update on one thread (Debian's build,
- * 14,164 samples/s on the 2-core development machine, bench/pytorch-ppo-update.py).
- */
-const TARGET_DEFAULT_SHAPES = 21_246;
+/** The issue's target: PyTorch's CPU update per core, measured in the same run, × this. */
+const TARGET_OVER_PYTORCH = 1.2;
 
 /**
  * Samples/s of one PPO minibatch update of actor and critic (forward, backward, gradient clip,
@@ -140,20 +144,23 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
   }
   const shapeName = `(state ${state}, netDim ${netDim}, actions ${actions}, batch ${batch})`;
   const results: BenchResult[] = [];
+  const onGpu = new Set<BenchResult>();
+  const withReference = policy === 'mlp' && options.reference !== 'never';
+  const steps = paths.length + (withReference ? 1 : 0);
   try {
     for (const [done, path] of paths.entries()) {
-      options.onStep?.(path.name, done, paths.length);
+      options.onStep?.(path.name, done, steps);
       if (path.backend === 'gpu') {
         if (policy !== 'mlp') continue; // the engine trains MLP actors only
-        results.push(
-          await benchEngine(
-            { state, netDim, actions, batch, updates, repeat },
-            path.name,
-            shapeName,
-            machine,
-            meter,
-          ),
+        const engine = await benchEngine(
+          { state, netDim, actions, batch, updates, repeat },
+          path.name,
+          shapeName,
+          machine,
+          meter,
         );
+        results.push(engine);
+        onGpu.add(engine);
         continue;
       }
       // The stock kernels are ~100× slower: one update, once, is figure enough.
@@ -190,7 +197,7 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
         options.split !== false && path.backend === 'wasm' && !stock
           ? await profilePpoUpdate(nets, optimizer, minibatch, updates)
           : undefined;
-      results.push({
+      const result: BenchResult = {
         bench: 'ppo-update',
         name: `PPO update${policy === 'mlp' ? '' : `, ${policy} actor`}, ${path.name} ${shapeName}`,
         items: batch * pathUpdates,
@@ -203,30 +210,61 @@ export async function benchPpoUpdate(options: PpoUpdateBenchOptions = {}): Promi
           ? { gpu: perUpdate(counted, runs.length * pathUpdates) }
           : {}),
         machine,
-      });
+      };
+      results.push(result);
+      if (path.backend === 'webgpu') onGpu.add(result);
       disposeMinibatch(minibatch);
       optimizer.dispose();
       disposePpoNetworks(nets);
     }
-    options.onStep?.('done', paths.length, paths.length);
   } finally {
     meter?.stop();
     setNativeTrainingKernelsEnabled(true);
     await useBackend('wasm');
     setWasmMatMulPath(restore);
   }
-  // The target is for the default shapes, and for what tradelab can do: its best path.
-  const atTarget =
-    policy === 'mlp' && state === 64 && netDim === 512 && actions === 4 && batch === 4096;
-  const best = results.reduce<BenchResult | undefined>(
-    (b, r) => (b === undefined || r.rate > b.rate ? r : b),
-    undefined,
-  );
-  if (atTarget && best !== undefined) {
-    best.target = TARGET_DEFAULT_SHAPES;
-    best.targetSource =
-      "1.5× PyTorch 1.13's CPU update at these shapes, one thread, on the 2-core development machine (bench/pytorch-ppo-update.py: 14,164 samples/s)";
+  // The target is for what tradelab can do on the CPU: its best wasm path, one thread, per core.
+  const best = results
+    .filter((r) => !onGpu.has(r))
+    .reduce<BenchResult | undefined>(
+      (b, r) => (b === undefined || r.rate > b.rate ? r : b),
+      undefined,
+    );
+  if (withReference && best !== undefined) {
+    options.onStep?.('PyTorch reference (bench/pytorch-ppo-update.py)', paths.length, steps);
+    const reference = await runPytorchReference(
+      'pytorch-ppo-update.py',
+      [
+        ...['--state', String(state), '--net-dim', String(netDim), '--actions', String(actions)],
+        ...['--batch', String(batch), '--updates', String(updates), '--repeat', String(repeat)],
+        ...['--threads', '1'],
+      ],
+      'rate',
+    );
+    if ('unavailable' in reference)
+      best.note = `no PyTorch reference in this run (${reference.unavailable}): no ratio is printed`;
+    else {
+      results.push({
+        bench: 'ppo-update',
+        name: `${reference.name} (reference)`,
+        items: batch * updates,
+        seconds: Number(reference.record.seconds),
+        runs: Array.isArray(reference.record.runs) ? (reference.record.runs as number[]) : [],
+        rate: reference.rate,
+        unit: 'samples/s',
+        machine,
+      });
+      best.target = TARGET_OVER_PYTORCH * reference.rate;
+      // The own kernels' ratio too: what `npm ci` alone gives, without a system BLAS.
+      const own = results.find((r) => r.name.includes('native GEMM + fused'));
+      const ownRatio =
+        own === undefined || own === best
+          ? ''
+          : `, tradelab's own kernels ${(own.rate / reference.rate).toFixed(2)}×`;
+      best.targetSource = `${TARGET_OVER_PYTORCH}× PyTorch's update measured in this run on these shapes, one thread (${Math.round(reference.rate).toLocaleString('en-US')} samples/s, ${describeReferenceBlas(reference.blas)}); the best path is ${(best.rate / reference.rate).toFixed(2)}× it${ownRatio}`;
+    }
   }
+  options.onStep?.('done', steps, steps);
   return results;
 }
 

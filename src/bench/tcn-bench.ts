@@ -7,6 +7,7 @@ import { startGpuCallMeter, type GpuCallMeter, type KernelTime } from '../gpu/in
 import { GpuTcnTrainer, Tcn, TcnTrainer, type TcnBatch } from '../models/index.js';
 import { tcnEngineStepBytes, tcnStepBytes } from '../profiles/index.js';
 import { median, type BenchResult, type BenchStep, type TcnBenchDetail } from './bench-result.js';
+import { describeReferenceBlas, runPytorchReference } from './pytorch-reference.js';
 
 /*
  * `tradelab bench tcn`: TCN training steps (forward, MSE, backward, gradient clip, Adam) on random
@@ -38,16 +39,18 @@ export interface TcnBenchOptions {
   /** Runs; the median is reported. Default 3. */
   repeat?: number;
   backend?: BackendName;
+  /**
+   * PyTorch's step on the first chunk count's shapes without checkpointing, one thread, measured
+   * in this run (bench/pytorch-tcn.py) as the target's reference: 'auto' (default) on the CPU when
+   * python3 has PyTorch, 'never'.
+   */
+  reference?: 'auto' | 'never';
   /** Progress: before each shape, and at the end. */
   onStep?: BenchStep;
 }
 
-/**
- * The PyTorch reference on the development machine (Debian's PyTorch 1.13, one thread, AMD EPYC
- * 2-core VM), bench/pytorch-tcn.py at the default shapes: 0.358 s a step, 45,785 timesteps/s. The
- * target is ≥ 1.0× that.
- */
-const PYTORCH_TIMESTEPS_PER_SECOND = 45_785;
+/** The issue's target: PyTorch's TCN step on the CPU, measured in the same run, × this. */
+const TARGET_OVER_PYTORCH = 1.2;
 
 /** Measures TCN training steps; one result per chunk count and checkpointing mode. */
 export async function benchTcn(options: TcnBenchOptions = {}): Promise<BenchResult[]> {
@@ -70,10 +73,11 @@ export async function benchTcn(options: TcnBenchOptions = {}): Promise<BenchResu
     node: process.version,
     loadAverage: loadavg()[0] ?? 0,
   };
-  const defaultShapes =
-    layers === 6 && hidden === 64 && kernel === 3 && seq === 512 && features === 8;
   const results: BenchResult[] = [];
-  const total = sweep.length * modes.length;
+  // PyTorch's CPU step is the CPU backend's reference; a GPU's is the bundle's (PyTorch CUDA).
+  const withReference =
+    options.reference !== 'never' && active.name === 'wasm' && modes.includes(false);
+  const total = sweep.length * modes.length + (withReference ? 1 : 0);
   try {
     for (const chunks of sweep)
       for (const checkpoint of modes) {
@@ -146,13 +150,6 @@ export async function benchTcn(options: TcnBenchOptions = {}): Promise<BenchResu
           runs,
           rate: (chunks * seq) / seconds,
           unit: 'timesteps/s',
-          ...(defaultShapes && chunks === 32 && !checkpoint && gpu === undefined
-            ? {
-                target: PYTORCH_TIMESTEPS_PER_SECOND,
-                targetSource:
-                  "PyTorch 1.13's own TCN step at these shapes, one thread, on the 2-core development machine (bench/pytorch-tcn.py: 0.358 s a step); the goal is to match it",
-              }
-            : {}),
           machine,
           tcn: detail,
           ...(counted === undefined
@@ -171,6 +168,38 @@ export async function benchTcn(options: TcnBenchOptions = {}): Promise<BenchResu
       }
   } finally {
     meter?.stop();
+  }
+  const first = results.find((r) => r.tcn?.checkpoint === false && r.tcn.chunks === sweep[0]);
+  if (withReference && first !== undefined) {
+    options.onStep?.('PyTorch reference (bench/pytorch-tcn.py)', results.length, total);
+    const chunks = sweep[0] ?? batch;
+    const reference = await runPytorchReference(
+      'pytorch-tcn.py',
+      [
+        ...['--layers', String(layers), '--hidden', String(hidden), '--kernel', String(kernel)],
+        ...['--seq', String(seq), '--batch', String(chunks), '--features', String(features)],
+        ...['--dropout', String(options.dropout ?? 0.1), '--steps', String(steps)],
+        ...['--repeat', String(repeat), '--threads', '1'],
+      ],
+      'timestepsPerSecond',
+    );
+    if ('unavailable' in reference)
+      first.note = `no PyTorch reference in this run (${reference.unavailable}): no ratio is printed`;
+    else {
+      const stepSeconds = Number(reference.record.secondsPerStep);
+      results.push({
+        bench: 'tcn',
+        name: `TCN train step, ${chunks} chunks × ${seq} bars, checkpointing off (${layers}×${hidden}, k ${kernel}, ${features} features; ${String(reference.record.reference)}) (reference)`,
+        items: chunks * seq,
+        seconds: stepSeconds,
+        runs: Array.isArray(reference.record.runs) ? (reference.record.runs as number[]) : [],
+        rate: reference.rate,
+        unit: 'timesteps/s',
+        machine,
+      });
+      first.target = TARGET_OVER_PYTORCH * reference.rate;
+      first.targetSource = `${TARGET_OVER_PYTORCH}× PyTorch's TCN step measured in this run on these shapes, one thread (${Math.round(reference.rate).toLocaleString('en-US')} timesteps/s, ${describeReferenceBlas(reference.blas)}); ours is ${(first.rate / reference.rate).toFixed(2)}× it`;
+    }
   }
   options.onStep?.('done', total, total);
   return results;

@@ -59,6 +59,8 @@ export function printBench(out: Output, results: readonly BenchResult[]): void {
   // What each TARGET is: a number alone does not say whose figure it is.
   const sources = [...new Set(results.map((r) => r.targetSource).filter((s) => s !== undefined))];
   for (const source of sources) out.line(`TARGET: ${source}.`);
+  for (const note of new Set(results.map((r) => r.note).filter((n) => n !== undefined)))
+    out.line(`note: ${note}.`);
   for (const r of results)
     if (r.memory !== undefined)
       out.line(

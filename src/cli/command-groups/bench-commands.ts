@@ -160,6 +160,13 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         description: "skip the wasm backend's stock kernels (slow: ~50 s a run at the defaults)",
       },
       {
+        name: 'reference',
+        type: 'string',
+        value: 'R',
+        description:
+          "auto (default: PyTorch's update on the same shapes, one thread, in this run, when python3 has PyTorch; TRADELAB_PYTHON picks the interpreter) or never",
+      },
+      {
         name: 'no-split',
         type: 'boolean',
         description: 'skip the table of where an update goes (products, element-wise, optimizer…)',
@@ -387,6 +394,13 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         value: 'both|on|off',
         description: 'gradient checkpointing modes to measure (default both)',
+      },
+      {
+        name: 'reference',
+        type: 'string',
+        value: 'R',
+        description:
+          "auto (default: PyTorch's step on the first shape without checkpointing, one thread, in this run, when python3 has PyTorch; TRADELAB_PYTHON picks the interpreter) or never",
       },
       {
         name: 'backend',

@@ -16,6 +16,7 @@ export async function run(context: CommandContext): Promise<void> {
   const webgpu = choiceOption(options, 'webgpu', ['auto', 'always', 'never'] as const);
   const preset = choiceOption(options, 'preset', ['finrl'] as const);
   const policy = choiceOption(options, 'policy', POLICY_NETWORKS);
+  const reference = choiceOption(options, 'reference', ['auto', 'never'] as const);
   const progress = benchProgress(1, 'paths');
   const results = await benchPpoUpdate({
     ...(state === undefined ? {} : { state }),
@@ -27,6 +28,7 @@ export async function run(context: CommandContext): Promise<void> {
     ...(webgpu === undefined ? {} : { webgpu }),
     ...(preset === undefined ? {} : { preset }),
     ...(policy === undefined ? {} : { policy }),
+    ...(reference === undefined ? {} : { reference }),
     split: options['no-split'] !== true,
     stock: options['no-stock'] !== true,
     onStep: (name, done, total) => {

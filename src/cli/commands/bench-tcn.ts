@@ -29,6 +29,7 @@ export async function run(context: CommandContext): Promise<void> {
     dropout: numberOption(options, 'dropout', 0, 0.99, '0.1'),
     checkpoint: choiceOption(options, 'checkpoint', ['both', 'on', 'off'] as const),
     backend: choiceOption(options, 'backend', ['wasm', 'gpu', 'webgpu'] as const),
+    reference: choiceOption(options, 'reference', ['auto', 'never'] as const),
     sweep,
   };
   const progress = benchProgress(1, 'shapes');
