@@ -336,6 +336,8 @@ describe('tradelab bench tcn', () => {
         '1',
         '--repeat',
         '1',
+        '--reference',
+        'never', // PyTorch's row, where it is installed, is test/bench-cli's and pytorch-reference's
         '--json',
       ],
       { cwd: dir },
