@@ -47,6 +47,10 @@ function fakePython(rate: number): string {
   return path;
 }
 
+/** bench ppo-update on tiny shapes: the fast paths only, once. */
+const tinyBench = (): ReturnType<typeof benchPpoUpdate> =>
+  benchPpoUpdate({ netDim: 8, batch: 32, updates: 1, repeat: 1, stock: false, split: false });
+
 describe('runPytorchReference', () => {
   it('runs the script without OPENBLAS_CORETYPE, with its arguments and --json', async () => {
     process.env.TRADELAB_PYTHON = fakePython(1234);
@@ -65,14 +69,7 @@ describe('runPytorchReference', () => {
     process.env.TRADELAB_PYTHON = join(dir, 'no-such-python');
     const missing = await runPytorchReference('pytorch-ppo-update.py', [], 'rate');
     expect(missing).toEqual({ unavailable: `${join(dir, 'no-such-python')} was not found` });
-    const results = await benchPpoUpdate({
-      netDim: 8,
-      batch: 32,
-      updates: 1,
-      repeat: 1,
-      stock: false,
-      split: false,
-    });
+    const results = await tinyBench();
     expect(results.every((r) => r.target === undefined)).toBe(true);
     expect(results.map((r) => r.note).filter((n) => n !== undefined)).toEqual([
       `no PyTorch reference in this run (${join(dir, 'no-such-python')} was not found): no ratio is printed`,
@@ -81,14 +78,7 @@ describe('runPytorchReference', () => {
 
   it("puts the reference's row beside tradelab's and sets the target from it", async () => {
     process.env.TRADELAB_PYTHON = fakePython(1000);
-    const results = await benchPpoUpdate({
-      netDim: 8,
-      batch: 32,
-      updates: 1,
-      repeat: 1,
-      stock: false,
-      split: false,
-    });
+    const results = await tinyBench();
     const reference = results.at(-1);
     expect(reference?.name).toBe('PPO update, PyTorch 9.9 CPU, 1 thread(s) (reference)');
     expect(reference?.rate).toBe(1000);

@@ -4,9 +4,13 @@ import { TradelabError } from '../core/index.js';
 export type EnvRange = readonly [start: number, end: number];
 
 /** How an action in [-1, 1] becomes an order size. */
-export type ActionScaling = 'fraction' | 'units' | 'target';
+/** How an action becomes a trade (see TradingEnvOptions.actionScaling). */
+export const ACTION_SCALINGS = ['fraction', 'units', 'target'] as const;
+export type ActionScaling = (typeof ACTION_SCALINGS)[number];
 /** Which price of bar t+1 an action chosen at bar t fills at. */
-export type ExecutionPrice = 'close' | 'open';
+/** Where an action fills (see TradingEnvOptions.executionPrice). */
+export const EXECUTION_PRICES = ['close', 'open'] as const;
+export type ExecutionPrice = (typeof EXECUTION_PRICES)[number];
 /** What the reward measures before scaling and penalties. */
 export type RewardMode = 'value-change' | 'excess';
 
@@ -184,7 +188,7 @@ const FIELD_CHECKS: { [K in Exclude<keyof TradingEnvOptions, 'ranges'>]-?: Field
   initialCash: positive,
   cashScale: nonNegative,
   holdingsScale: nonNegative,
-  actionScaling: oneOf(['fraction', 'units', 'target']),
+  actionScaling: oneOf(ACTION_SCALINGS),
   noTradeBand: (value, name) =>
     typeof value === 'number' && value >= 0 && value < 1
       ? undefined
@@ -194,7 +198,7 @@ const FIELD_CHECKS: { [K in Exclude<keyof TradingEnvOptions, 'ranges'>]-?: Field
   buyFeeBps: nonNegative,
   sellFeeBps: nonNegative,
   slippageBps: nonNegative,
-  executionPrice: oneOf(['close', 'open']),
+  executionPrice: oneOf(EXECUTION_PRICES),
   reward: oneOf(['value-change', 'excess']),
   rewardScale: (value, name) =>
     typeof value === 'number' && Number.isFinite(value)

@@ -1,4 +1,6 @@
 export {
+  ACTION_SCALINGS,
+  EXECUTION_PRICES,
   resolveEnvOptions,
   type ActionScaling,
   type EnvRange,

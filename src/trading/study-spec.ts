@@ -6,7 +6,7 @@ import {
   type PolicyNetwork,
   type PpoConfig,
 } from '../agents/ppo-config.js';
-import { envValueProblem } from '../env/env-config.js';
+import { envValueProblem, type ExecutionPrice } from '../env/env-config.js';
 import { readLocatedFile, type LocatedFile } from '../config/config-file.js';
 import { describeIssue } from '../config/format-issues.js';
 import type { Timeframe } from '../data/timeframe.js';
@@ -103,7 +103,7 @@ export interface DrlStudySpec {
 
 /** Settings whose default changed: every trial gets them unless the study's params set them. */
 export interface StudyDefaults {
-  executionPrice: 'close' | 'open';
+  executionPrice: ExecutionPrice;
   normalizeRewards: boolean;
   /** Absent: training episodes run to the end of a split's range (the env's own default). */
   episodeLength?: number;

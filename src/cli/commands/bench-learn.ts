@@ -1,6 +1,7 @@
 import { parsePpoOverrides } from '../../agents/index.js';
 import { benchLearn, LEARN_SIGNALS } from '../../bench/index.js';
 import { TradelabError } from '../../core/index.js';
+import { ACTION_SCALINGS, EXECUTION_PRICES } from '../../env/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { choiceOption, intListOption, intOption, numberOption } from '../option-values.js';
 import { renderTable } from '../output.js';
@@ -25,13 +26,9 @@ export async function run(context: CommandContext): Promise<void> {
       );
   }
   const ppo = typeof options.ppo === 'string' ? parsePpoOverrides(options.ppo) : undefined;
-  const actionScaling = choiceOption(options, 'action-scaling', [
-    'fraction',
-    'units',
-    'target',
-  ] as const);
+  const actionScaling = choiceOption(options, 'action-scaling', ACTION_SCALINGS);
   const noTradeBand = numberOption(options, 'rebalance-band', 0, 0.99, '0.02');
-  const executionPrice = choiceOption(options, 'execution-price', ['close', 'open'] as const);
+  const executionPrice = choiceOption(options, 'execution-price', EXECUTION_PRICES);
   const turnoverPenalty = numberOption(options, 'turnover-penalty', 0, 1, '0.001');
   const trading = {
     ...(turnoverPenalty === undefined ? {} : { turnoverPenalty }),

@@ -32,6 +32,7 @@ import { machineBudget, tradelabVersion, startBackend, type Project } from '../.
 import { nativeTransformerKernelsActive } from '../../compute/index.js';
 import { memoryShortfall } from '../../trading/index.js';
 import { rangeVerdict } from '../../eval/index.js';
+import { ACTION_SCALINGS, EXECUTION_PRICES } from '../../env/index.js';
 import { formatBytes } from '../../profiles/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { logProfileBanner } from '../profile-banner.js';
@@ -133,6 +134,44 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     ],
     ['seed', 'seed', intOption(options, 'seed', 0)],
   ];
+  // Each env flag with the option it sets and the env's own default (env-config.ts), what a run
+  // started without the flag ran with: a resume compares the values with the run's.
+  const envFlags: [flag: string, key: keyof RunEnvOptions, value: unknown, runDefault: unknown][] =
+    [
+      ['lookback', 'lookback', options.lookback === undefined ? undefined : lookback, 1],
+      ['fee-bps', 'buyFeeBps', numberOption(options, 'fee-bps', 0, 1000, '10'), 10],
+      ['episode-length', 'episodeLength', intOption(options, 'episode-length', 1), undefined],
+      [
+        'reward',
+        'reward',
+        choiceOption(options, 'reward', ['value-change', 'excess'] as const),
+        'value-change',
+      ],
+      [
+        'turnover-penalty',
+        'turnoverPenalty',
+        numberOption(options, 'turnover-penalty', 0, 1, '0.001'),
+        0,
+      ],
+      [
+        'action-scaling',
+        'actionScaling',
+        choiceOption(options, 'action-scaling', ACTION_SCALINGS),
+        'fraction',
+      ],
+      [
+        'rebalance-band',
+        'noTradeBand',
+        numberOption(options, 'rebalance-band', 0, 0.99, '0.02'),
+        0,
+      ],
+      [
+        'execution-price',
+        'executionPrice',
+        choiceOption(options, 'execution-price', EXECUTION_PRICES),
+        'close',
+      ],
+    ];
   const ppo: Partial<PpoConfig> = {};
   const steps = intOption(options, 'steps', 1);
   if (steps !== undefined) ppo.breakStep = steps;
@@ -140,7 +179,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     if (value !== undefined) Object.assign(ppo, { [key]: value });
   if (previous !== undefined)
     refuseChangedResumeFlags(
-      resumeFlags(options, previous, ppoFlags, { train, test }, askedEncoder),
+      resumeFlags(options, previous, ppoFlags, envFlags, { train, test }, askedEncoder),
       '--steps',
     );
   // A new run's rollout is about 2048 env steps; a resumed run keeps its own.
@@ -161,14 +200,11 @@ export async function run(context: CommandContext): Promise<number | undefined> 
 
   if (previous === undefined) await refuseTooLarge(project, data, ppo, lookback);
 
-  const feeBps = numberOption(options, 'fee-bps', 0, 1000, '10');
-  const episodeLength = intOption(options, 'episode-length', 1);
-  const reward = choiceOption(options, 'reward', ['value-change', 'excess'] as const);
-  const turnoverPenalty = numberOption(options, 'turnover-penalty', 0, 1, '0.001');
-  const actionScaling = choiceOption(options, 'action-scaling', ACTION_SCALINGS);
-  const noTradeBand = numberOption(options, 'rebalance-band', 0, 0.99, '0.02');
-  const executionPrice = choiceOption(options, 'execution-price', EXECUTION_PRICES);
-  if (noTradeBand !== undefined && actionScaling === 'units')
+  const env: RunEnvOptions = { lookback };
+  for (const [, key, value] of envFlags)
+    if (value !== undefined) Object.assign(env, { [key]: value });
+  if (env.buyFeeBps !== undefined) env.sellFeeBps = env.buyFeeBps; // --fee-bps is both sides
+  if (options['rebalance-band'] !== undefined && env.actionScaling === 'units')
     throw new TradelabError(
       'INVALID_ARGUMENT',
       '--rebalance-band is a share of the portfolio, and --action-scaling units orders units',
@@ -176,16 +212,6 @@ export async function run(context: CommandContext): Promise<number | undefined> 
         hint: 'use --action-scaling fraction or target with a band, or leave --rebalance-band out',
       },
     );
-  const env: RunEnvOptions = {
-    lookback,
-    ...(feeBps === undefined ? {} : { buyFeeBps: feeBps, sellFeeBps: feeBps }),
-    ...(episodeLength === undefined ? {} : { episodeLength }),
-    ...(reward === undefined ? {} : { reward }),
-    ...(turnoverPenalty === undefined ? {} : { turnoverPenalty }),
-    ...(actionScaling === undefined ? {} : { actionScaling }),
-    ...(noTradeBand === undefined ? {} : { noTradeBand }),
-    ...(executionPrice === undefined ? {} : { executionPrice }),
-  };
 
   // Before anything is printed: a run there already, or an --out that cannot be made.
   if (!resume) prepareRunDirectory(dir);
@@ -321,12 +347,6 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   return undefined;
 }
 
-/** Where an action fills, as `--execution-price` takes it. */
-const EXECUTION_PRICES = ['close', 'open'] as const;
-
-/** The env's action scalings, as `--action-scaling` takes them. */
-const ACTION_SCALINGS = ['fraction', 'units', 'target'] as const;
-
 /**
  * The flags a resume was given, each with the run's value (its default where the run was started
  * without it) and the asked one; only --steps is left out, as it may extend the run.
@@ -335,56 +355,18 @@ function resumeFlags(
   options: CommandContext['options'],
   previous: RunManifest,
   ppoFlags: readonly [string, keyof PpoConfig, unknown][],
+  envFlags: readonly [string, keyof RunEnvOptions, unknown, unknown][],
   asked: { train: BarRange; test: BarRange | undefined },
   askedEncoder: string | undefined,
 ): ResumeFlag[] {
   const given = (flag: string): boolean => options[flag] !== undefined;
+  const number = (flag: string): number | undefined => intOption(options, flag, 0);
   const flags: ResumeFlag[] = ppoFlags
     .filter(([, , value]) => value !== undefined)
     .map(([flag, key, value]) => ({ flag: `--${flag}`, run: previous.ppo[key], asked: value }));
-  // The env's own defaults (env-config.ts) where the run was started without the flag.
-  const env = previous.env;
-  const number = (flag: string): number | undefined => intOption(options, flag, 0);
-  if (given('lookback'))
-    flags.push({ flag: '--lookback', run: env.lookback ?? 1, asked: number('lookback') });
-  if (given('fee-bps'))
-    flags.push({
-      flag: '--fee-bps',
-      run: env.buyFeeBps ?? 10,
-      asked: numberOption(options, 'fee-bps', 0, 1000, '10'),
-    });
-  if (given('episode-length'))
-    flags.push({
-      flag: '--episode-length',
-      run: env.episodeLength,
-      asked: number('episode-length'),
-    });
-  if (given('reward'))
-    flags.push({ flag: '--reward', run: env.reward ?? 'value-change', asked: options.reward });
-  if (given('turnover-penalty'))
-    flags.push({
-      flag: '--turnover-penalty',
-      run: env.turnoverPenalty ?? 0,
-      asked: numberOption(options, 'turnover-penalty', 0, 1, '0.001'),
-    });
-  if (given('action-scaling'))
-    flags.push({
-      flag: '--action-scaling',
-      run: env.actionScaling ?? 'fraction',
-      asked: options['action-scaling'],
-    });
-  if (given('rebalance-band'))
-    flags.push({
-      flag: '--rebalance-band',
-      run: env.noTradeBand ?? 0,
-      asked: numberOption(options, 'rebalance-band', 0, 0.99, '0.02'),
-    });
-  if (given('execution-price'))
-    flags.push({
-      flag: '--execution-price',
-      run: env.executionPrice ?? 'close',
-      asked: options['execution-price'],
-    });
+  for (const [flag, key, value, runDefault] of envFlags)
+    if (value !== undefined)
+      flags.push({ flag: `--${flag}`, run: previous.env[key] ?? runDefault, asked: value });
   if (given('checkpoint-every'))
     flags.push({
       flag: '--checkpoint-every',
