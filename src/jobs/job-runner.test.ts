@@ -49,6 +49,10 @@ async function until(queue: JobQueue, id: number, states: JobState[]): Promise<J
   throw new Error(`job ${id} never reached ${states.join('|')}`);
 }
 
+/** Whether job `id` has printed the line `text` by now. */
+const printed = (events: JobEvent[], id: number, text: string): boolean =>
+  events.some((e) => e.type === 'log' && e.id === id && e.lines.some((l) => l.text === text));
+
 function runnerOf(queue: JobQueue, events: JobEvent[] = [], slots = 2): JobRunner {
   return new JobRunner({
     queue,
@@ -101,12 +105,18 @@ describe('JobRunner', () => {
 
   it('cancels a running job with SIGTERM, and keeps to its slots', async () => {
     const queue = openSqliteJobQueue(':memory:');
-    const runner = runnerOf(queue, [], 1);
+    const events: JobEvent[] = [];
+    const runner = runnerOf(queue, events, 1);
     await runner.start();
     const first = await submit(queue, 'wait');
     const second = await submit(queue, 'ok');
     runner.wake();
-    await until(queue, first.id, ['running']);
+    // Its SIGTERM handler is in place once it printed "waiting": on a loaded machine Node's
+    // start can take longer than any fixed wait, and a SIGTERM before that kills it outright.
+    for (let i = 0; i < 400 && !printed(events, first.id, 'waiting'); i++) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(printed(events, first.id, 'waiting')).toBe(true);
     // One slot: the second job waits for the first.
     await new Promise((r) => setTimeout(r, 200));
     expect((await queue.get(second.id)).state).toBe('queued');
