@@ -29,6 +29,12 @@ enum { AVX512_MR = 12, AVX512_NR = 32 };
 TL_AVX512 static void micro_avx512(int64_t k, const float *a, const float *b, int64_t b_step,
                                    float *c, int64_t ldc, int accumulate) {
   __m512 c0[AVX512_MR], c1[AVX512_MR];
+  /* C's tile is read and written once, at the end: fetching it now hides a miss per row then. */
+#pragma GCC unroll 12
+  for (int r = 0; r < AVX512_MR; r++) {
+    _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T0);
+    _mm_prefetch((const char *)(c + r * ldc + 16), _MM_HINT_T0);
+  }
 #pragma GCC unroll 12
   for (int r = 0; r < AVX512_MR; r++) c0[r] = c1[r] = _mm512_setzero_ps();
   for (int64_t p = 0; p < k; p++) {
@@ -55,6 +61,46 @@ TL_AVX512 static void micro_avx512(int64_t k, const float *a, const float *b, in
   }
 }
 
+/*
+ * AVX-512 narrow: 8 × 16, for products at most 16 columns wide (a 10-action head), reading A in
+ * place. One vector per row, 8 accumulators: each step one B load and 8 broadcasts for 8 fused
+ * multiply-adds. Measured on a 2048×10×512 head: 8 rows 66 GFLOP/s, 6 rows 64, 12 rows 62,
+ * 24 rows 45 (24 row streams of an in-place A are more than the prefetchers follow).
+ */
+enum { AVX512_NARROW_MR = 8, AVX512_NARROW_NR = 16 };
+
+TL_AVX512 static inline void micro_avx512_narrow_strided(int64_t k, const float *a, int64_t a_row_step,
+                                                  int64_t a_col_step, const float *b,
+                                                  int64_t b_step, float *c, int64_t ldc,
+                                                  int accumulate) {
+  __m512 acc[AVX512_NARROW_MR];
+#pragma GCC unroll 8
+  for (int r = 0; r < AVX512_NARROW_MR; r++) {
+    _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T0);
+    acc[r] = _mm512_setzero_ps();
+  }
+  for (int64_t p = 0; p < k; p++) {
+    const __m512 b0 = _mm512_loadu_ps(b);
+#pragma GCC unroll 8
+    for (int r = 0; r < AVX512_NARROW_MR; r++)
+      acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * a_row_step]), b0, acc[r]);
+    a += a_col_step;
+    b += b_step;
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < AVX512_NARROW_MR; r++) {
+    float *row = c + r * ldc;
+    if (accumulate) acc[r] = _mm512_add_ps(acc[r], _mm512_loadu_ps(row));
+    _mm512_storeu_ps(row, acc[r]);
+  }
+}
+
+/* The packed panel's case (a_row_step 1, a_col_step MR). */
+TL_AVX512 static void micro_avx512_narrow(int64_t k, const float *a, const float *b,
+                                          int64_t b_step, float *c, int64_t ldc, int accumulate) {
+  micro_avx512_narrow_strided(k, a, 1, AVX512_NARROW_MR, b, b_step, c, ldc, accumulate);
+}
+
 TL_DEFINE_VECTOR_KERNELS(avx512, TL_AVX512)
 
 /* Sixteen independent chains: more than FMA latency × issue width, so none waits on another. */
@@ -73,6 +119,21 @@ TL_AVX512 static int64_t fma_peak_avx512(int64_t iterations) {
   return iterations * 16 * 16 * 2;
 }
 
+static const tl_kernel avx512_narrow_kernel = {
+    .name = "avx512",
+    .mr = AVX512_NARROW_MR,
+    .nr = AVX512_NARROW_NR,
+    .mc = 144,
+    .kc = 256,
+    .nc = 4096,
+    .micro = micro_avx512_narrow,
+    .micro_strided = micro_avx512_narrow_strided,
+    .rows_mat = rows_mat_avx512,
+    .vec_mat = vec_mat_avx512,
+    .mat_vec = mat_vec_avx512,
+    .fma_peak = fma_peak_avx512,
+};
+
 static const tl_kernel avx512_kernel = {
     .name = "avx512",
     .mr = AVX512_MR,
@@ -85,6 +146,7 @@ static const tl_kernel avx512_kernel = {
     .vec_mat = vec_mat_avx512,
     .mat_vec = mat_vec_avx512,
     .fma_peak = fma_peak_avx512,
+    .narrow = &avx512_narrow_kernel,
 };
 
 const tl_kernel *tl_kernel_avx512(void) { return &avx512_kernel; }
@@ -93,9 +155,15 @@ const tl_kernel *tl_kernel_avx512(void) { return &avx512_kernel; }
 
 enum { AVX2_MR = 6, AVX2_NR = 16 };
 
-TL_AVX2 static void micro_avx2(int64_t k, const float *a, const float *b, int64_t b_step,
-                               float *c, int64_t ldc, int accumulate) {
+TL_AVX2 static inline void micro_avx2_strided(int64_t k, const float *a, int64_t a_row_step,
+                                              int64_t a_col_step, const float *b, int64_t b_step,
+                                              float *c, int64_t ldc, int accumulate) {
   __m256 c0[AVX2_MR], c1[AVX2_MR];
+#pragma GCC unroll 6
+  for (int r = 0; r < AVX2_MR; r++) {
+    _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T0);
+    _mm_prefetch((const char *)(c + r * ldc + 8), _MM_HINT_T0);
+  }
 #pragma GCC unroll 6
   for (int r = 0; r < AVX2_MR; r++) c0[r] = c1[r] = _mm256_setzero_ps();
   for (int64_t p = 0; p < k; p++) {
@@ -103,11 +171,11 @@ TL_AVX2 static void micro_avx2(int64_t k, const float *a, const float *b, int64_
     const __m256 b1 = _mm256_loadu_ps(b + 8);
 #pragma GCC unroll 6
     for (int r = 0; r < AVX2_MR; r++) {
-      const __m256 ar = _mm256_broadcast_ss(a + r);
+      const __m256 ar = _mm256_broadcast_ss(a + r * a_row_step);
       c0[r] = _mm256_fmadd_ps(ar, b0, c0[r]);
       c1[r] = _mm256_fmadd_ps(ar, b1, c1[r]);
     }
-    a += AVX2_MR;
+    a += a_col_step;
     b += b_step;
   }
 #pragma GCC unroll 6
@@ -120,6 +188,18 @@ TL_AVX2 static void micro_avx2(int64_t k, const float *a, const float *b, int64_
     _mm256_storeu_ps(row, c0[r]);
     _mm256_storeu_ps(row + 8, c1[r]);
   }
+}
+
+/* A 16-wide tile is already narrow: products up to 16 columns read A in place with it. */
+TL_AVX2 static void micro_avx2_in_place(int64_t k, const float *a, int64_t a_row_step,
+                                        int64_t a_col_step, const float *b, int64_t b_step,
+                                        float *c, int64_t ldc, int accumulate) {
+  micro_avx2_strided(k, a, a_row_step, a_col_step, b, b_step, c, ldc, accumulate);
+}
+
+TL_AVX2 static void micro_avx2(int64_t k, const float *a, const float *b, int64_t b_step,
+                               float *c, int64_t ldc, int accumulate) {
+  micro_avx2_strided(k, a, 1, AVX2_MR, b, b_step, c, ldc, accumulate);
 }
 
 TL_DEFINE_VECTOR_KERNELS(avx2, TL_AVX2)
@@ -149,6 +229,7 @@ static const tl_kernel avx2_kernel = {
     .kc = 256,
     .nc = 4096,
     .micro = micro_avx2,
+    .micro_strided = micro_avx2_in_place,
     .rows_mat = rows_mat_avx2,
     .vec_mat = vec_mat_avx2,
     .mat_vec = mat_vec_avx2,

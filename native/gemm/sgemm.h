@@ -25,6 +25,15 @@ typedef void (*tl_micro_kernel)(int64_t k, const float *a, const float *b, int64
                                 float *c, int64_t ldc, int accumulate);
 
 /*
+ * The micro-kernel's product with A read in place: A(r, p) = a[r·a_row_step + p·a_col_step]. For
+ * narrow products, where packing A would cost as much as multiplying it (each of A's values meets
+ * at most NR columns).
+ */
+typedef void (*tl_micro_kernel_strided)(int64_t k, const float *a, int64_t a_row_step,
+                                        int64_t a_col_step, const float *b, int64_t b_step,
+                                        float *c, int64_t ldc, int accumulate);
+
+/*
  * Y[i·ldy + j] (+)= Σ_p A(i, p) · M[p·ldm + j] over i < m, j < n, p < k, with A(i, p) =
  * a[i·a_row_step + p·a_col_step]: a few rows times a matrix (m ≤ TL_ROWS_MAX).
  */
@@ -56,10 +65,16 @@ typedef struct tl_kernel {
   int mr, nr;       /* micro-tile */
   int mc, kc, nc;   /* cache blocks: mc a multiple of mr, nc of nr */
   tl_micro_kernel micro;
+  tl_micro_kernel_strided micro_strided; /* NULL, or A read in place (the narrow kernels) */
   tl_rows_mat rows_mat;
   tl_vec_mat vec_mat;
   tl_mat_vec mat_vec;
   tl_fma_peak fma_peak;
+  /*
+   * For products at most its nr columns wide (a policy head's 10 actions), a taller tile of the
+   * same instruction set, or NULL: a 32-wide tile computes 22 wasted columns for 10 real ones.
+   */
+  const struct tl_kernel *narrow;
 } tl_kernel;
 
 enum { TL_LINEAR = 0, TL_RELU = 1, TL_RELU6 = 2 };

@@ -26,6 +26,18 @@
     for (int64_t j = 0; j < n; j++) acc[j] += x * row[j];                                     \
   }                                                                                           \
                                                                                               \
+  /* Four rows' axpys in one pass over acc, each added in turn as four calls would: same bits. */ \
+  attributes static void axpy4_##suffix(int64_t n, const float *x, const float *restrict r0,   \
+                                        const float *restrict r1, const float *restrict r2,    \
+                                        const float *restrict r3, float *restrict acc) {       \
+    for (int64_t j = 0; j < n; j++) {                                                         \
+      float v = acc[j] + x[0] * r0[j];                                                        \
+      v += x[1] * r1[j];                                                                      \
+      v += x[2] * r2[j];                                                                      \
+      acc[j] = v + x[3] * r3[j];                                                              \
+    }                                                                                         \
+  }                                                                                           \
+                                                                                              \
   attributes static void rows_mat_##suffix(int64_t m, int64_t k, int64_t n, const float *a,   \
                                            int64_t a_row_step, int64_t a_col_step,           \
                                            const float *mat, int64_t ldm, float *y,           \
@@ -35,7 +47,18 @@
     for (int64_t j0 = 0; j0 < n; j0 += chunk) {                                               \
       const int64_t width = n - j0 < chunk ? n - j0 : chunk;                                  \
       for (int64_t i = 0; i < m * chunk; i++) scratch[i] = 0.0f;                              \
-      for (int64_t p = 0; p < k; p++) {                                                       \
+      int64_t p = 0;                                                                          \
+      /* Four rows of the matrix per pass: acc is loaded and stored once for four. */         \
+      for (; p + 4 <= k; p += 4) {                                                            \
+        const float *row = mat + p * ldm + j0;                                                \
+        for (int64_t i = 0; i < m; i++) {                                                     \
+          const float *ai = a + i * a_row_step + p * a_col_step;                              \
+          const float x[4] = {ai[0], ai[a_col_step], ai[2 * a_col_step], ai[3 * a_col_step]}; \
+          axpy4_##suffix(width, x, row, row + ldm, row + 2 * ldm, row + 3 * ldm,              \
+                         scratch + i * chunk);                                                \
+        }                                                                                     \
+      }                                                                                       \
+      for (; p < k; p++) {                                                                    \
         const float *row = mat + p * ldm + j0;                                                \
         for (int64_t i = 0; i < m; i++)                                                       \
           axpy_##suffix(width, a[i * a_row_step + p * a_col_step], row, scratch + i * chunk); \

@@ -20,8 +20,10 @@ export type { GemmShape } from './gemm-shape.js';
  * GFLOP/s of single-precision matrix products per kernel and shape: tradelab's own kernels (each
  * one the CPU runs), the system BLAS when there is one, and XNNPACK through the wasm backend (what
  * runs when the native GEMM is not built), beside the core's measured FMA peak. The shapes are a
- * PPO update's on FinRL_Crypto's networks (state 81, two hidden layers of 512, minibatch 2048):
- * forward, both backward products, a rollout step and one evaluated observation.
+ * PPO update's on FinRL_Crypto's networks (state 81, two hidden layers of 512, 10 actions,
+ * minibatch 2048): forward, both backward products, the policy head's three, a minibatch of 256,
+ * a rollout step and one evaluated observation. Where the system BLAS ran in the same run, each of
+ * tradelab's rows says its ratio to it on that shape, and the BLAS's rate is its TARGET.
  */
 
 /** The PPO shapes (see the file header). */
@@ -31,6 +33,10 @@ export const PPO_GEMM_SHAPES: readonly GemmShape[] = [
   { m: 512, n: 512, k: 2048, transA: true, transB: false, role: 'weight gradient, hidden layer' },
   { m: 81, n: 512, k: 2048, transA: true, transB: false, role: 'weight gradient, input layer' },
   { m: 2048, n: 512, k: 512, transA: false, transB: true, role: 'input gradient, hidden layer' },
+  { m: 2048, n: 10, k: 512, transA: false, transB: false, role: 'forward, 10-action head' },
+  { m: 512, n: 10, k: 2048, transA: true, transB: false, role: 'weight gradient, head' },
+  { m: 2048, n: 512, k: 10, transA: false, transB: true, role: 'input gradient, head' },
+  { m: 256, n: 512, k: 512, transA: false, transB: false, role: 'forward, minibatch 256' },
   { m: 64, n: 512, k: 512, transA: false, transB: false, role: 'rollout step, 64 envs' },
   { m: 1, n: 512, k: 512, transA: false, transB: false, role: 'one evaluated observation' },
 ];
@@ -156,6 +162,8 @@ export async function benchGemm(options: GemmBenchOptions = {}): Promise<BenchRe
 
   const addon = loadNativeGemm();
   const kernels: string[] = [];
+  /** Each kernel's rate per shape, in shape order ('blas' for the system BLAS). */
+  const rates = new Map<string, number[]>();
   let peak: number | undefined;
   if (addon !== undefined) {
     const before = addon.kernel();
@@ -174,14 +182,28 @@ export async function benchGemm(options: GemmBenchOptions = {}): Promise<BenchRe
       results.push(row);
     }
     addon.setThreads(threads);
+    const blasLabel = nativeGemmStatus().blas?.vendor ?? 'BLAS';
     try {
-      for (const shape of shapes)
+      for (const shape of shapes) {
+        const rows = new Map<string, BenchResult>();
         for (const kernel of kernels) {
           addon.useKernel(kernel);
-          const label = kernel === 'blas' ? (nativeGemmStatus().blas?.vendor ?? 'BLAS') : kernel;
           const runs = timeCalls(nativeProduct(addon, shape), repeat, runSeconds);
-          results.push(result(`${shapeName(shape)}: ${label}`, flopsOf(shape), runs, peak));
+          const label = kernel === 'blas' ? blasLabel : kernel;
+          rows.set(kernel, result(`${shapeName(shape)}: ${label}`, flopsOf(shape), runs, peak));
         }
+        const blasRow = rows.get('blas');
+        for (const [kernel, row] of rows) {
+          rates.set(kernel, [...(rates.get(kernel) ?? []), row.rate]);
+          if (blasRow !== undefined && kernel !== 'blas')
+            Object.assign(row, {
+              name: `${row.name}, ${(row.rate / blasRow.rate).toFixed(2)}× ${blasLabel}`,
+              target: blasRow.rate,
+              targetSource: blasTarget(blasLabel, threads),
+            });
+          results.push(row);
+        }
+      }
     } finally {
       addon.useKernel(before);
       addon.setThreads(1);
@@ -217,8 +239,24 @@ export async function benchGemm(options: GemmBenchOptions = {}): Promise<BenchRe
       results.push(...(await benchGpuGemm({ shapes: [...shapes, GPU_GEMM_REFERENCE], repeat })));
   }
 
-  if (options.saveChoice === true && addon !== undefined) saveChoice(results, kernels);
+  if (options.saveChoice === true && addon !== undefined) saveChoice(rates, kernels);
   return results;
+}
+
+/**
+ * What the TARGET of tradelab's rows is: the system BLAS on the same shape in the same run, and
+ * which of its kernels ran (a user's OPENBLAS_CORETYPE may not be this CPU's best).
+ */
+function blasTarget(vendor: string, threads: number): string {
+  const blas = loadSystemBlas();
+  const kernels = blas.corename === undefined ? '' : `, its ${blas.corename} kernels`;
+  const coretype =
+    blas.coretype === undefined
+      ? ''
+      : blas.coretype.source === 'user'
+        ? ` (OPENBLAS_CORETYPE=${blas.coretype.value} set in the environment: unset it for this CPU's own)`
+        : ' (chosen for this CPU from /proc/cpuinfo)';
+  return `${vendor}'s rate on the same shape in this run${kernels}${coretype}, ${threads} thread${threads === 1 ? '' : 's'}: tradelab's kernels at 1.0× or more`;
 }
 
 /**
@@ -226,14 +264,12 @@ export async function benchGemm(options: GemmBenchOptions = {}): Promise<BenchRe
  * BLAS only when it beats tradelab's best kernel by more than 5%, since ours needs nothing
  * installed and a near tie is noise.
  */
-function saveChoice(results: readonly BenchResult[], kernels: readonly string[]): void {
+function saveChoice(rates: ReadonlyMap<string, number[]>, kernels: readonly string[]): void {
   const blas = loadSystemBlas();
   const own = kernels[0];
   if (!blas.available || own === undefined || own === 'blas') return;
-  const rates = (suffix: string): number[] =>
-    results.filter((r) => r.items > 0 && r.name.endsWith(`: ${suffix}`)).map((r) => r.rate);
-  const ownRate = median(rates(own));
-  const blasRate = median(rates(blas.vendor ?? 'BLAS'));
+  const ownRate = median(rates.get(own) ?? []);
+  const blasRate = median(rates.get('blas') ?? []);
   const choice: GemmChoice = {
     choice: blasRate > ownRate * 1.05 ? 'blas' : 'native',
     kernel: own,

@@ -139,9 +139,14 @@ function firstMismatch(c: Case, r: ReturnType<typeof run>): string | undefined {
 }
 
 const EDGES = [1, 2, 4, 7, 17, 63];
-/** Sizes that cross the micro-tiles (MR ≤ 12, NR ≤ 32), the cache blocks (mc 144, kc 256, nc 4096) and the few-rows path (m ≤ 4). */
+/**
+ * Sizes that cross the micro-tiles (MR ≤ 12, NR ≤ 32), the cache blocks (mc 144, kc 256, nc 4096),
+ * the few-rows path (m ≤ 4) and the narrow kernels that read A in place (n ≤ 16: a policy head).
+ */
 const LARGE: Array<[number, number, number]> = [
   [513, 65, 300],
+  [301, 10, 600],
+  [150, 16, 257],
   [17, 513, 513],
   [150, 33, 257],
   [3, 4100, 20],
