@@ -6,11 +6,7 @@ export { benchPpoUpdate, type PpoUpdateBenchOptions } from './ppo-update-bench.j
 export { benchPpo, type PpoBenchOptions } from './ppo-bench.js';
 export { benchLearn, LEARN_SIGNALS, type LearnBenchOptions } from './learn-bench.js';
 export { benchLearnStudy, type LearnStudyBenchOptions } from './learn-study-bench.js';
-export {
-  benchCampaign,
-  FINRL_CRYPTO_TRIALS_PER_HOUR,
-  type CampaignBenchOptions,
-} from './campaign-bench.js';
+export { benchCampaign, type CampaignBenchOptions } from './campaign-bench.js';
 export { benchGemm, PPO_GEMM_SHAPES, type GemmBenchOptions, type GemmShape } from './gemm-bench.js';
 export { benchEval, type EvalBenchOptions } from './eval-bench.js';
 export { benchTcn, type TcnBenchOptions } from './tcn-bench.js';
