@@ -145,8 +145,8 @@ static void pack_a_transposed(const tl_gemm *g, int64_t i0, int64_t p0, int64_t 
  * op(A)[i0 .. i0+mc, p0 .. p0+kc] into ceil(mc / MR) panels, each kc steps of MR values (rows
  * past the edge are zeros, so the micro-kernel never branches on them).
  */
-static void pack_a(const tl_gemm *g, int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr,
-                   float *dst) {
+static void pack_a(const tl_kernel *kernel, const tl_gemm *g, int64_t i0, int64_t p0, int64_t mc,
+                   int64_t kc, int mr, float *dst) {
   if (g->trans_a) {
     pack_a_transposed(g, i0, p0, mc, kc, mr, dst);
     return;
@@ -154,7 +154,11 @@ static void pack_a(const tl_gemm *g, int64_t i0, int64_t p0, int64_t mc, int64_t
   for (int64_t ir = 0; ir < mc; ir += mr) {
     const int64_t rows = mc - ir < mr ? mc - ir : mr;
     if (rows == mr) {
-      pack_a_rows(g->a + (i0 + ir) * g->lda + p0, g->lda, kc, mr, dst);
+      const float *src = g->a + (i0 + ir) * g->lda + p0;
+      if (kernel->pack_a_rows != NULL)
+        kernel->pack_a_rows(src, g->lda, kc, mr, dst);
+      else
+        pack_a_rows(src, g->lda, kc, mr, dst);
     } else {
       /* A stored m × k, the ragged last panel: read each row once, write it at stride MR. */
       for (int64_t r = 0; r < rows; r++) {
@@ -217,6 +221,18 @@ static void finish_tile(const tl_gemm *g, float *c, int64_t rows, int64_t cols, 
   const float *bias = g->bias;
   const int act = g->activation;
   if (bias == NULL && act == TL_LINEAR) return;
+  /* A dense ReLU layer's epilogue, the common case, in one pass: add, then clamp, as below. */
+  if (bias != NULL && g->bias_size != 1 && act == TL_RELU) {
+    const float *b = bias + j0;
+    for (int64_t i = 0; i < rows; i++) {
+      float *restrict row = c + i * g->ldc;
+      for (int64_t j = 0; j < cols; j++) {
+        const float v = row[j] + b[j];
+        row[j] = v > 0.0f ? v : 0.0f;
+      }
+    }
+    return;
+  }
   for (int64_t i = 0; i < rows; i++) {
     float *row = c + i * g->ldc;
     if (bias != NULL) {
@@ -337,7 +353,7 @@ static void blocked_product(const tl_kernel *kernel, const tl_gemm *g) {
       }
       for (int64_t ic = 0; ic < m; ic += mc_max) {
         const int64_t mc = m - ic < mc_max ? m - ic : mc_max;
-        if (!strided_a) pack_a(g, ic, pc, mc, kc, mr, a_pack);
+        if (!strided_a) pack_a(kernel, g, ic, pc, mc, kc, mr, a_pack);
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const int64_t cols = nc - jr < nr ? nc - jr : nr;
           const float *b_panel;
@@ -364,7 +380,7 @@ static void blocked_product(const tl_kernel *kernel, const tl_gemm *g) {
               kernel->micro(kc, a_panel, b_panel, b_step, c, g->ldc, accumulate);
             } else {
               /* In place, A's ragged last panel is packed here (narrow: one column panel). */
-              if (strided_a) pack_a(g, ic + ir, pc, rows, kc, mr, a_pack);
+              if (strided_a) pack_a(kernel, g, ic + ir, pc, rows, kc, mr, a_pack);
               kernel->micro(kc, strided_a ? a_pack : a_panel, b_panel, b_step, tile, nr, 0);
               add_tile(g, c, tile, rows, cols, nr, accumulate);
             }

@@ -34,6 +34,12 @@ typedef void (*tl_micro_kernel_strided)(int64_t k, const float *a, int64_t a_row
                                         float *c, int64_t ldc, int accumulate);
 
 /*
+ * Packs one full panel of an untransposed A: dst[p·mr + r] = src[r·lda + p] for r < mr, p < kc.
+ * A transpose in registers where the instruction set has one; NULL: the portable loop.
+ */
+typedef void (*tl_pack_a_rows)(const float *src, int64_t lda, int64_t kc, int mr, float *dst);
+
+/*
  * Y[i·ldy + j] (+)= Σ_p A(i, p) · M[p·ldm + j] over i < m, j < n, p < k, with A(i, p) =
  * a[i·a_row_step + p·a_col_step]: a few rows times a matrix (m ≤ TL_ROWS_MAX).
  */
@@ -66,6 +72,7 @@ typedef struct tl_kernel {
   int mc, kc, nc;   /* cache blocks: mc a multiple of mr, nc of nr */
   tl_micro_kernel micro;
   tl_micro_kernel_strided micro_strided; /* NULL, or A read in place (the narrow kernels) */
+  tl_pack_a_rows pack_a_rows;            /* NULL, or a faster packing of A's full panels */
   tl_rows_mat rows_mat;
   tl_vec_mat vec_mat;
   tl_mat_vec mat_vec;
