@@ -140,7 +140,7 @@ function firstMismatch(c: Case, r: ReturnType<typeof run>): string | undefined {
 
 const EDGES = [1, 2, 4, 7, 17, 63];
 /**
- * Sizes that cross the micro-tiles (MR ≤ 12, NR ≤ 32), the cache blocks (mc 144, kc 256, nc 4096),
+ * Sizes that cross the micro-tiles (MR ≤ 12, NR ≤ 32), the cache blocks (mc 120-144, kc 256-512, nc 4096),
  * the few-rows path (m ≤ 4) and the narrow kernels that read A in place (n ≤ 16: a policy head).
  */
 const LARGE: Array<[number, number, number]> = [
