@@ -313,6 +313,40 @@ static void add_tile(const tl_gemm *g, float *c, const float *tile, int64_t rows
   }
 }
 
+/*
+ * The next A block's cache lines, fetched into the L2 a few at a time while the micro-kernels
+ * work on this block: packing A otherwise waits on memory (a PPO update's activations are MiBs),
+ * in a pass where no arithmetic runs beside it.
+ */
+typedef struct {
+  const char *base;   /* the block's first row */
+  int64_t stride;     /* bytes from row to row */
+  int64_t rows, row_lines;
+  int64_t row, line;  /* the next line to fetch */
+  int64_t per_call;   /* lines fetched before each micro-kernel call */
+} tl_prefetch;
+
+static void prefetch_block(tl_prefetch *pf, const tl_gemm *g, int64_t ic, int64_t mc, int64_t pc,
+                           int64_t kc, int64_t calls) {
+  const int64_t floats = g->trans_a ? mc : kc;
+  pf->base = (const char *)(g->trans_a ? g->a + pc * g->lda + ic : g->a + ic * g->lda + pc);
+  pf->stride = g->lda * (int64_t)sizeof(float);
+  pf->rows = g->trans_a ? kc : mc;
+  pf->row_lines = (floats * (int64_t)sizeof(float) + 63) / 64;
+  pf->row = pf->line = 0;
+  pf->per_call = (pf->rows * pf->row_lines + calls - 1) / (calls > 0 ? calls : 1);
+}
+
+static inline void prefetch_step(tl_prefetch *pf) {
+  for (int64_t n = 0; n < pf->per_call && pf->row < pf->rows; n++) {
+    __builtin_prefetch(pf->base + pf->row * pf->stride + pf->line * 64, 0, 2);
+    if (++pf->line == pf->row_lines) {
+      pf->line = 0;
+      pf->row++;
+    }
+  }
+}
+
 /* Rows of C below which B is read in place rather than packed (when it is not transposed). */
 #define TL_SMALL_M 64
 
@@ -354,6 +388,12 @@ static void blocked_product(const tl_kernel *kernel, const tl_gemm *g) {
       for (int64_t ic = 0; ic < m; ic += mc_max) {
         const int64_t mc = m - ic < mc_max ? m - ic : mc_max;
         if (!strided_a) pack_a(kernel, g, ic, pc, mc, kc, mr, a_pack);
+        tl_prefetch next = {.rows = 0};
+        if (!strided_a && ic + mc_max < m) {
+          const int64_t next_mc = m - ic - mc_max < mc_max ? m - ic - mc_max : mc_max;
+          const int64_t calls = ((nc + nr - 1) / nr) * ((mc + mr - 1) / mr);
+          prefetch_block(&next, g, ic + mc_max, next_mc, pc, kc, calls);
+        }
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const int64_t cols = nc - jr < nr ? nc - jr : nr;
           const float *b_panel;
@@ -369,6 +409,7 @@ static void blocked_product(const tl_kernel *kernel, const tl_gemm *g) {
             const int64_t rows = mc - ir < mr ? mc - ir : mr;
             const float *a_panel = a_pack + (ir / mr) * mr * kc;
             float *c = g->c + (ic + ir) * g->ldc + jc + jr;
+            prefetch_step(&next);
             if (strided_a && rows == mr) {
               const float *a_in_place = g->trans_a ? g->a + pc * g->lda + ic + ir
                                                    : g->a + (ic + ir) * g->lda + pc;
