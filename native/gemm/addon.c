@@ -279,6 +279,25 @@ static napi_value relu_backward(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/*
+ * dropout(heap, [offset, count, threshold, scale, state0]): tl_dropout on count values at offset;
+ * the last three are JavaScript numbers (threshold up to 2³², state0 a uint32).
+ */
+static napi_value dropout(napi_env env, napi_callback_info info) {
+  float *heap;
+  int64_t length;
+  double *p;
+  size_t count;
+  if (!heap_and_params(env, info, "dropout", 5, 2, &heap, &length, &p, &count)) return NULL;
+  const int64_t n = (int64_t)p[1];
+  if (!inside((int64_t)p[0], n, length))
+    return throw_range(env, "dropout: the values lie outside the heap");
+  if (!(p[2] >= 0.0 && p[2] <= 4294967296.0) || !(p[4] >= 0.0 && p[4] <= 4294967295.0))
+    return throw_range(env, "dropout: threshold must be in [0, 2^32] and state0 a uint32");
+  tl_dropout(n, heap + (int64_t)p[0], (uint64_t)p[2], (float)p[3], (uint32_t)p[4]);
+  return NULL;
+}
+
 /* sumOfSquares(heap, [outOffset, offset0, size0, offset1, size1, …]): one float32 at outOffset. */
 static napi_value sum_of_squares(napi_env env, napi_callback_info info) {
   float *heap;
@@ -744,6 +763,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"loadBlas", NULL, load_blas, NULL, NULL, NULL, napi_enumerable, NULL},
       {"fmaPeak", NULL, fma_peak, NULL, NULL, NULL, napi_enumerable, NULL},
       {"reluBackward", NULL, relu_backward, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"dropout", NULL, dropout, NULL, NULL, NULL, napi_enumerable, NULL},
       {"sumOfSquares", NULL, sum_of_squares, NULL, NULL, NULL, napi_enumerable, NULL},
       {"adam", NULL, adam, NULL, NULL, NULL, napi_enumerable, NULL},
       {"attentionForward", NULL, attention_forward, NULL, NULL, NULL, napi_enumerable, NULL},

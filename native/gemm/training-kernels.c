@@ -6,6 +6,7 @@
 #include "training-kernels.h"
 
 #include <math.h>
+#include <string.h>
 
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
@@ -23,6 +24,48 @@ void tl_relu_mask(int64_t n, const float *restrict dy, const float *restrict y,
     const float mask = y[i] > 0.0f ? 1.0f : 0.0f;
     g[i] = dy[i] * mask;
   }
+}
+
+/*
+ * One mulberry32 draw per value, from its index alone, compared in 32 bits and applied as a bit
+ * mask (a 64-bit compare or a select kept GCC from vectorizing): the loop vectorizes.
+ */
+#define TL_DROPOUT_LOOP                                                  \
+  for (int64_t i = 0; i < n; i++) {                                      \
+    const uint32_t state = state0 + (uint32_t)(i + 1) * 0x6d2b79f5u;     \
+    uint32_t z = (state ^ (state >> 15)) * (1u | state);                 \
+    z = (z + (z ^ (z >> 7)) * (61u | z)) ^ z;                            \
+    const uint32_t r = z ^ (z >> 14);                                    \
+    const float kept = x[i] * scale;                                     \
+    uint32_t bits;                                                       \
+    memcpy(&bits, &kept, sizeof bits);                                   \
+    bits &= (uint32_t)0 - (uint32_t)(r >= limit); /* +0.0f when dropped */ \
+    memcpy(&x[i], &bits, sizeof bits);                                   \
+  }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* SSE2 has no 32-bit multiply of vectors; AVX2 does (8 draws at once, 11% of a TCN step before). */
+__attribute__((target("avx2"))) static void dropout_avx2(int64_t n, float *restrict x,
+                                                          uint32_t limit, float scale,
+                                                          uint32_t state0) {
+  TL_DROPOUT_LOOP
+}
+#endif
+
+void tl_dropout(int64_t n, float *restrict x, uint64_t threshold, float scale, uint32_t state0) {
+  if (threshold > UINT32_MAX) { /* rate 1: every draw is below it */
+    for (int64_t i = 0; i < n; i++) x[i] = 0.0f;
+    return;
+  }
+  const uint32_t limit = (uint32_t)threshold;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) {
+    dropout_avx2(n, x, limit, scale, state0);
+    return;
+  }
+#endif
+  TL_DROPOUT_LOOP
 }
 
 float tl_sum_of_squares(int count, const float *const *tensors, const int64_t *sizes) {

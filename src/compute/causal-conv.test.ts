@@ -2,7 +2,8 @@ import * as tf from './tfjs.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from './backends.js';
 import { Rng } from '../core/random.js';
-import { causalConv1d, nativeConvActive, receptiveField } from './causal-conv.js';
+import { applyDropout, causalConv1d, nativeConvActive, receptiveField } from './causal-conv.js';
+import { loadNativeGemm } from './native-gemm.js';
 import { setNativeTrainingKernelsEnabled } from './native-training-kernels.js';
 
 beforeAll(async () => {
@@ -214,5 +215,33 @@ describe.each(['native', 'ops'] as const)('causalConv1d (%s path)', (path) => {
   it('reports the receptive field of a stack', () => {
     expect(receptiveField(3, [1, 1, 2, 2, 4, 4])).toBe(1 + 2 * 14);
     expect(receptiveField(2, [1])).toBe(2);
+  });
+});
+
+const addon = loadNativeGemm();
+
+describe.skipIf(addon === undefined)('the native dropout', () => {
+  it("draws the native dropout's mask bit for bit as the JavaScript loop", () => {
+    expect(typeof addon?.dropout, 'an addon built from this tree has the native dropout').toBe(
+      'function',
+    );
+    const params = new Float64Array(5);
+    // Rates whose threshold passes 2^31 (a uint32 compare) and seeds past 2^31 (a uint32 state).
+    for (const [rate, seed] of [
+      [0.1, 0],
+      [0.5, 3],
+      [0.9, 4_000_000_000],
+      [0.25, 2 ** 31 + 5],
+    ] as const) {
+      const values = Float32Array.from({ length: 1000 }, (_, i) => Math.sin(i) * 3 + 0.1);
+      const expected = values.slice();
+      applyDropout(expected, 3, 990, rate, seed);
+      const actual = values.slice();
+      params.set([3, 990, Math.floor(rate * 4294967296), Math.fround(1 / (1 - rate))]);
+      params[4] = (seed ^ 0x9e3779b9) >>> 0;
+      addon?.dropout?.(actual, params);
+      expect(Array.from(actual), `rate ${rate}, seed ${seed}`).toEqual(Array.from(expected));
+      expect(actual.filter((v) => v === 0).length / 990).toBeCloseTo(rate, 1);
+    }
   });
 });

@@ -31,6 +31,11 @@ export interface NativeGemmAddon {
   loadBlas(paths: string[]): LoadedBlas | { error: string };
   /** Runs `kernel`'s register-only FMA loop; returns the floating-point operations done. */
   fmaPeak(kernel: string, iterations: number): number;
+  /**
+   * Inverted dropout in place: params [offset, count, threshold, scale, state0] (see causal-conv.ts).
+   * Absent from an addon built before it.
+   */
+  dropout?(heap: Float32Array, params: Float64Array): void;
 }
 
 /** What the addon says of the system BLAS it opened. */
