@@ -63,8 +63,10 @@ TL_AVX2_ONLY static void pack_a_rows_avx2(const float *src, int64_t lda, int64_t
 
 enum { AVX512_MR = 12, AVX512_NR = 32 };
 
-TL_AVX512 static void micro_avx512(int64_t k, const float *a, const float *b, int64_t b_step,
-                                   float *c, int64_t ldc, int accumulate) {
+TL_AVX512 static inline void micro_avx512_strided(int64_t k, const float *a, int64_t a_row_step,
+                                                 int64_t a_col_step, const float *b,
+                                                 int64_t b_step, float *c, int64_t ldc,
+                                                 int accumulate) {
   __m512 c0[AVX512_MR], c1[AVX512_MR];
   /* C's tile is read and written once, at the end: fetching it now hides a miss per row then. */
 #pragma GCC unroll 12
@@ -79,11 +81,11 @@ TL_AVX512 static void micro_avx512(int64_t k, const float *a, const float *b, in
     const __m512 b1 = _mm512_loadu_ps(b + 16);
 #pragma GCC unroll 12
     for (int r = 0; r < AVX512_MR; r++) {
-      const __m512 ar = _mm512_set1_ps(a[r]);
+      const __m512 ar = _mm512_set1_ps(a[r * a_row_step]);
       c0[r] = _mm512_fmadd_ps(ar, b0, c0[r]);
       c1[r] = _mm512_fmadd_ps(ar, b1, c1[r]);
     }
-    a += AVX512_MR;
+    a += a_col_step;
     b += b_step;
   }
 #pragma GCC unroll 12
@@ -98,6 +100,19 @@ TL_AVX512 static void micro_avx512(int64_t k, const float *a, const float *b, in
   }
 }
 
+/* Products up to TL_IN_PLACE_A_MAX_N columns wide read A in place with it (see sgemm.c). */
+TL_AVX512 static void micro_avx512_in_place(int64_t k, const float *a, int64_t a_row_step,
+                                            int64_t a_col_step, const float *b, int64_t b_step,
+                                            float *c, int64_t ldc, int accumulate) {
+  micro_avx512_strided(k, a, a_row_step, a_col_step, b, b_step, c, ldc, accumulate);
+}
+
+/* The packed panel's case (a_row_step 1, a_col_step MR). */
+TL_AVX512 static void micro_avx512(int64_t k, const float *a, const float *b, int64_t b_step,
+                                   float *c, int64_t ldc, int accumulate) {
+  micro_avx512_strided(k, a, 1, AVX512_MR, b, b_step, c, ldc, accumulate);
+}
+
 /*
  * AVX-512 narrow: 8 × 16, for products at most 16 columns wide (a 10-action head), reading A in
  * place. One vector per row, 8 accumulators: each step one B load and 8 broadcasts for 8 fused
@@ -106,10 +121,10 @@ TL_AVX512 static void micro_avx512(int64_t k, const float *a, const float *b, in
  */
 enum { AVX512_NARROW_MR = 8, AVX512_NARROW_NR = 16 };
 
-TL_AVX512 static inline void micro_avx512_narrow_strided(int64_t k, const float *a, int64_t a_row_step,
-                                                  int64_t a_col_step, const float *b,
-                                                  int64_t b_step, float *c, int64_t ldc,
-                                                  int accumulate) {
+TL_AVX512 static inline void micro_avx512_narrow_strided(int64_t k, const float *a,
+                                                        int64_t a_row_step, int64_t a_col_step,
+                                                        const float *b, int64_t b_step, float *c,
+                                                        int64_t ldc, int accumulate) {
   __m512 acc[AVX512_NARROW_MR];
 #pragma GCC unroll 8
   for (int r = 0; r < AVX512_NARROW_MR; r++) {
@@ -179,6 +194,7 @@ static const tl_kernel avx512_kernel = {
     .kc = 512,
     .nc = 4096,
     .micro = micro_avx512,
+    .micro_strided = micro_avx512_in_place,
     .pack_a_rows = pack_a_rows_avx2,
     .rows_mat = rows_mat_avx512,
     .vec_mat = vec_mat_avx512,
@@ -228,7 +244,7 @@ TL_AVX2 static inline void micro_avx2_strided(int64_t k, const float *a, int64_t
   }
 }
 
-/* A 16-wide tile is already narrow: products up to 16 columns read A in place with it. */
+/* Products up to TL_IN_PLACE_A_MAX_N columns wide read A in place with it (see sgemm.c). */
 TL_AVX2 static void micro_avx2_in_place(int64_t k, const float *a, int64_t a_row_step,
                                         int64_t a_col_step, const float *b, int64_t b_step,
                                         float *c, int64_t ldc, int accumulate) {

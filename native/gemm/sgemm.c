@@ -347,6 +347,9 @@ static inline void prefetch_step(tl_prefetch *pf) {
   }
 }
 
+/* Columns of C up to which A is read in place by kernels that can (micro_strided). */
+#define TL_IN_PLACE_A_MAX_N 64
+
 /* Rows of C below which B is read in place rather than packed (when it is not transposed). */
 #define TL_SMALL_M 64
 
@@ -363,10 +366,11 @@ static void blocked_product(const tl_kernel *kernel, const tl_gemm *g) {
    */
   const int in_place_b = !g->trans_b && m <= TL_SMALL_M;
   /*
-   * A narrow kernel reads A in place: each of A's values meets at most NR columns, so packing A
-   * would cost about as much as the product (a 2048×10×512 head ran at half OpenBLAS's rate).
+   * A narrow product reads A in place: each of A's values meets only n columns, so packing A
+   * costs a good share of the product (a 2048×10×512 head ran at half OpenBLAS's rate packed; a
+   * TCN's 64-channel convolutions spent 13% of a step packing).
    */
-  const int strided_a = kernel->micro_strided != NULL && n <= nr;
+  const int strided_a = kernel->micro_strided != NULL && n <= TL_IN_PLACE_A_MAX_N;
   const int64_t a_row_step = g->trans_a ? 1 : g->lda, a_col_step = g->trans_a ? g->lda : 1;
   float *a_pack = buffer_reserve(&a_buffer, (size_t)(mc_max + mr) * (size_t)kc_max);
   float *b_pack = buffer_reserve(&b_buffer, (size_t)(nc_max + nr) * (size_t)kc_max);
@@ -420,7 +424,7 @@ static void blocked_product(const tl_kernel *kernel, const tl_gemm *g) {
             } else if (rows == mr && cols == nr) {
               kernel->micro(kc, a_panel, b_panel, b_step, c, g->ldc, accumulate);
             } else {
-              /* In place, A's ragged last panel is packed here (narrow: one column panel). */
+              /* In place, A's ragged last panel is packed here, once per column panel. */
               if (strided_a) pack_a(kernel, g, ic + ir, pc, rows, kc, mr, a_pack);
               kernel->micro(kc, strided_a ? a_pack : a_panel, b_panel, b_step, tile, nr, 0);
               add_tile(g, c, tile, rows, cols, nr, accumulate);
