@@ -56,6 +56,7 @@ static const tl_kernel generic_kernel = {
     .micro = micro_generic,
     .rows_mat = rows_mat_generic,
     .vec_mat = vec_mat_generic,
+    .bias_relu = bias_relu_generic,
     .mat_vec = mat_vec_generic,
     .fma_peak = fma_peak_generic,
 };

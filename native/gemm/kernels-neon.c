@@ -72,6 +72,7 @@ static const tl_kernel neon_kernel = {
     .micro = micro_neon,
     .rows_mat = rows_mat_neon,
     .vec_mat = vec_mat_neon,
+    .bias_relu = bias_relu_neon,
     .mat_vec = mat_vec_neon,
     .fma_peak = fma_peak_neon,
 };

@@ -182,6 +182,7 @@ static const tl_kernel avx512_narrow_kernel = {
     .micro_strided = micro_avx512_narrow_strided,
     .rows_mat = rows_mat_avx512,
     .vec_mat = vec_mat_avx512,
+    .bias_relu = bias_relu_avx512,
     .mat_vec = mat_vec_avx512,
     .fma_peak = fma_peak_avx512,
 };
@@ -198,6 +199,7 @@ static const tl_kernel avx512_kernel = {
     .pack_a_rows = pack_a_rows_avx2,
     .rows_mat = rows_mat_avx512,
     .vec_mat = vec_mat_avx512,
+    .bias_relu = bias_relu_avx512,
     .mat_vec = mat_vec_avx512,
     .fma_peak = fma_peak_avx512,
     .narrow = &avx512_narrow_kernel,
@@ -287,6 +289,7 @@ static const tl_kernel avx2_kernel = {
     .pack_a_rows = pack_a_rows_avx2,
     .rows_mat = rows_mat_avx2,
     .vec_mat = vec_mat_avx2,
+    .bias_relu = bias_relu_avx2,
     .mat_vec = mat_vec_avx2,
     .fma_peak = fma_peak_avx2,
 };

@@ -217,20 +217,17 @@ static void pack_b(const tl_gemm *g, int64_t p0, int64_t j0, int64_t kc, int64_t
 /* ------------------------------------------------------------------------------------------ */
 /* Epilogue: bias and activation, applied to a tile while it is still in the L1                */
 
-static void finish_tile(const tl_gemm *g, float *c, int64_t rows, int64_t cols, int64_t j0) {
+static void finish_tile(const tl_kernel *kernel, const tl_gemm *g, float *c, int64_t rows,
+                        int64_t cols, int64_t j0) {
   const float *bias = g->bias;
   const int act = g->activation;
   if (bias == NULL && act == TL_LINEAR) return;
-  /* A dense ReLU layer's epilogue, the common case, in one pass: add, then clamp, as below. */
-  if (bias != NULL && g->bias_size != 1 && act == TL_RELU) {
-    const float *b = bias + j0;
-    for (int64_t i = 0; i < rows; i++) {
-      float *restrict row = c + i * g->ldc;
-      for (int64_t j = 0; j < cols; j++) {
-        const float v = row[j] + b[j];
-        row[j] = v > 0.0f ? v : 0.0f;
-      }
-    }
+  /*
+   * A dense ReLU layer's epilogue, the common case, in one pass at the kernel's vector width: add,
+   * then clamp, as below (2% of a PPO update in SSE2 and two passes).
+   */
+  if (bias != NULL && g->bias_size != 1 && act == TL_RELU && kernel->bias_relu != NULL) {
+    kernel->bias_relu(rows, cols, c, g->ldc, bias + j0);
     return;
   }
   for (int64_t i = 0; i < rows; i++) {
@@ -250,12 +247,12 @@ static void finish_tile(const tl_gemm *g, float *c, int64_t rows, int64_t cols, 
 }
 
 /* C = act(beta·C + bias) when k is 0: there is no product to add. */
-static void empty_product(const tl_gemm *g) {
+static void empty_product(const tl_kernel *kernel, const tl_gemm *g) {
   for (int64_t i = 0; i < g->m; i++) {
     float *row = g->c + i * g->ldc;
     if (!g->accumulate) memset(row, 0, (size_t)g->n * sizeof(float));
   }
-  finish_tile(g, g->c, g->m, g->n, 0);
+  finish_tile(kernel, g, g->c, g->m, g->n, 0);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -275,7 +272,7 @@ static int vector_product(const tl_kernel *kernel, const tl_gemm *g) {
   if (g->m > 1 && g->m <= TL_ROWS_MAX && !g->trans_b) {
     kernel->rows_mat(g->m, g->k, g->n, g->a, g->trans_a ? 1 : g->lda, g->trans_a ? g->lda : 1,
                      g->b, g->ldb, g->c, g->ldc, g->accumulate);
-    finish_tile(g, g->c, g->m, g->n, 0);
+    finish_tile(kernel, g, g->c, g->m, g->n, 0);
     return 1;
   }
   if (g->m == 1 && (!g->trans_a || g->lda == 1)) {
@@ -283,7 +280,7 @@ static int vector_product(const tl_kernel *kernel, const tl_gemm *g) {
       kernel->mat_vec(g->n, g->k, g->b, g->ldb, g->a, g->c, g->accumulate);
     else
       kernel->vec_mat(g->k, g->n, g->a, g->b, g->ldb, g->c, g->accumulate);
-    finish_tile(g, g->c, 1, g->n, 0);
+    finish_tile(kernel, g, g->c, 1, g->n, 0);
     return 1;
   }
   if (g->n == 1 && g->ldc == 1 && (g->trans_b || g->ldb == 1)) {
@@ -291,7 +288,7 @@ static int vector_product(const tl_kernel *kernel, const tl_gemm *g) {
       kernel->vec_mat(g->k, g->m, g->b, g->a, g->lda, g->c, g->accumulate);
     else
       kernel->mat_vec(g->m, g->k, g->a, g->lda, g->b, g->c, g->accumulate);
-    finish_tile(g, g->c, g->m, 1, 0);
+    finish_tile(kernel, g, g->c, g->m, 1, 0);
     return 1;
   }
   return 0;
@@ -429,7 +426,7 @@ static void blocked_product(const tl_kernel *kernel, const tl_gemm *g) {
               kernel->micro(kc, strided_a ? a_pack : a_panel, b_panel, b_step, tile, nr, 0);
               add_tile(g, c, tile, rows, cols, nr, accumulate);
             }
-            if (last) finish_tile(g, c, rows, cols, jc + jr);
+            if (last) finish_tile(kernel, g, c, rows, cols, jc + jr);
           }
         }
       }
@@ -445,7 +442,7 @@ static void blocked_product(const tl_kernel *kernel, const tl_gemm *g) {
 static int trivial_product(const tl_kernel *kernel, const tl_gemm *g) {
   if (g->m <= 0 || g->n <= 0) return 1;
   if (g->k <= 0) {
-    empty_product(g);
+    empty_product(kernel, g);
     return 1;
   }
   return vector_product(kernel, g);

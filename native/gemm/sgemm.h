@@ -65,6 +65,9 @@ typedef void (*tl_mat_vec)(int64_t m, int64_t k, const float *mat, int64_t ldm, 
  */
 typedef int64_t (*tl_fma_peak)(int64_t iterations);
 
+/* C[i·ldc + j] = max(C[i·ldc + j] + bias[j], 0) over a rows × cols tile: a ReLU layer's epilogue. */
+typedef void (*tl_bias_relu)(int64_t rows, int64_t cols, float *c, int64_t ldc, const float *bias);
+
 /* One instruction set's kernels and the block sizes tuned for them. */
 typedef struct tl_kernel {
   const char *name; /* "avx512", "avx2", "neon", "generic" */
@@ -77,6 +80,7 @@ typedef struct tl_kernel {
   tl_vec_mat vec_mat;
   tl_mat_vec mat_vec;
   tl_fma_peak fma_peak;
+  tl_bias_relu bias_relu;
   /*
    * For products at most its nr columns wide (a policy head's 10 actions), a taller tile of the
    * same instruction set, or NULL: a 32-wide tile computes 22 wasted columns for 10 real ones.

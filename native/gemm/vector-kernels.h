@@ -1,8 +1,8 @@
 /*
  * The vector products (sgemm.h's tl_rows_mat, tl_vec_mat and tl_mat_vec) as plain loops, written
  * so that the compiler vectorizes them for whichever instruction set the including file targets:
- * TL_DEFINE_VECTOR_KERNELS(suffix, attributes) defines rows_mat_<suffix>, vec_mat_<suffix> and
- * mat_vec_<suffix>.
+ * TL_DEFINE_VECTOR_KERNELS(suffix, attributes) defines rows_mat_<suffix>, vec_mat_<suffix>,
+ * mat_vec_<suffix> and bias_relu_<suffix> (the GEMM's epilogue for a dense ReLU layer).
  *
  * rows_mat (a few rows times a matrix; vec_mat is its one-row case) streams the matrix row by row,
  * each element read once from memory in order, and accumulates the rows of Y in a block of
@@ -21,6 +21,18 @@
 #define TL_ROWS_SCRATCH 8192
 
 #define TL_DEFINE_VECTOR_KERNELS(suffix, attributes)                                          \
+  /* A dense ReLU layer's epilogue on a tile: C = max(C + bias, 0), add then clamp. */         \
+  attributes static void bias_relu_##suffix(int64_t rows, int64_t cols, float *c, int64_t ldc, \
+                                            const float *restrict bias) {                     \
+    for (int64_t i = 0; i < rows; i++) {                                                      \
+      float *restrict row = c + i * ldc;                                                      \
+      for (int64_t j = 0; j < cols; j++) {                                                    \
+        const float v = row[j] + bias[j];                                                     \
+        row[j] = v > 0.0f ? v : 0.0f;                                                         \
+      }                                                                                       \
+    }                                                                                         \
+  }                                                                                           \
+                                                                                              \
   attributes static void axpy_##suffix(int64_t n, float x, const float *restrict row,          \
                                        float *restrict acc) {                                 \
     for (int64_t j = 0; j < n; j++) acc[j] += x * row[j];                                     \
