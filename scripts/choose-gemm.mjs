@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// After the build (npm's `prepare`): when a system BLAS is there, time it against tradelab's own
-// GEMM kernels on a PPO update's shapes and record the faster for `matmul auto`
-// (native/gemm/build/gemm-choice.json; `tradelab bench gemm --save-choice` does the same by hand).
-// Without a system BLAS, or without the native addon, there is nothing to choose and it says so.
-// Never fails the install: a failed measurement leaves auto on tradelab's kernels.
+// After the build (npm's `prepare`): times each of tradelab's GEMM kernels this CPU runs, and a
+// system BLAS when there is one, on a PPO update's shapes, and records the fastest for `matmul
+// auto` (native/gemm/build/gemm-choice.json; `tradelab bench gemm --save-choice` does the same by
+// hand). The instruction set alone does not say which kernel is faster (a core that runs AVX-512
+// at half width runs the avx2 kernel as fast). Without the native addon there is nothing to
+// choose and it says so. Never fails the install: a failed measurement leaves the best
+// instruction set's kernel.
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,24 +18,12 @@ try {
   const compute = await import(pathToFileURL(join(dist, 'compute', 'index.js')).href);
   if (compute.loadNativeGemm() === undefined) process.exit(0);
   const blas = compute.loadSystemBlas();
-  if (!blas.available) {
-    console.log(
-      `tradelab: matmul auto uses tradelab's own GEMM kernels (no system BLAS: ${blas.reason})`,
-    );
-    process.exit(0);
-  }
   const { benchGemm } = await import(pathToFileURL(join(dist, 'bench', 'index.js')).href);
-  await benchGemm({
-    xnnpack: false,
-    onlyBest: true,
-    repeat: 3,
-    runSeconds: 0.02,
-    saveChoice: true,
-  });
+  await benchGemm({ forChoice: true, repeat: 3, runSeconds: 0.02, saveChoice: true });
   const choice = compute.readGemmChoice();
   if (choice !== undefined)
     console.log(
-      `tradelab: matmul auto uses ${choice.choice === 'blas' ? choice.blas.vendor : `tradelab's ${choice.kernel} kernels`}: ${compute.describeGemmChoice(choice)}`,
+      `tradelab: matmul auto uses ${choice.choice === 'blas' ? (choice.blas?.vendor ?? 'the system BLAS') : `tradelab's own GEMM kernels (${choice.kernel})`}: ${compute.describeGemmChoice(choice)}${blas.available ? '' : `; no system BLAS (${blas.reason}), none needed`}`,
     );
 } catch (error) {
   console.log(

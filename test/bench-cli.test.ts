@@ -2,6 +2,7 @@
  * The benchmarks as a user runs them: long ones say how far they are while they measure (a line
  * on stderr at each step, off a terminal), not only a table at the end. Tiny shapes keep it quick.
  */
+import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -136,7 +137,9 @@ describe('what the benchmarks say beside their figures', () => {
   });
 
   it('without a system BLAS, backends and npm ci say the own kernels run, and advise no install', async () => {
-    const env = { TRADELAB_BLAS: '/nonexistent/libopenblas.so.0' };
+    // The install script measures into a file of its own: the checkout's record stays as it was.
+    const choice = join(tempDir(), 'gemm-choice.json');
+    const env = { TRADELAB_BLAS: '/nonexistent/libopenblas.so.0', TRADELAB_GEMM_CHOICE: choice };
     const backends = await runCli(['backends'], { env });
     expect(backends.code, backends.stderr).toBe(0);
     const line = backends.stdout.split('\n').find((l) => l.startsWith('System BLAS:')) ?? '';
@@ -152,6 +155,17 @@ describe('what the benchmarks say beside their figures', () => {
     expect(choose.code, choose.stderr).toBe(0);
     expect(choose.stdout + choose.stderr).toContain("tradelab's own GEMM kernels");
     expect(choose.stdout + choose.stderr).not.toMatch(/install/i);
+    // It measured the CPU's kernels and recorded the one to run, with no BLAS beside them.
+    const recorded = JSON.parse(readFileSync(choice, 'utf8')) as {
+      choice: string;
+      kernel: string;
+      blas?: unknown;
+      gflops: { kernels: Record<string, number> };
+    };
+    expect(recorded.choice).toBe('native');
+    expect(recorded.blas).toBeUndefined();
+    expect(Object.keys(recorded.gflops.kernels)).toContain(recorded.kernel);
+    expect(choose.stdout).toContain(`(${recorded.kernel})`);
   });
 });
 

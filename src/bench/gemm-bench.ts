@@ -2,7 +2,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { listBackends, useBackend } from '../compute/backends.js';
 import { benchGpuGemm, GPU_GEMM_REFERENCE } from './gpu-gemm-bench.js';
 import type { GemmShape } from './gemm-shape.js';
-import { writeGemmChoice, type GemmChoice } from '../compute/gemm-choice.js';
+import { fastestKernel, writeGemmChoice, type GemmChoice } from '../compute/gemm-choice.js';
 import {
   GemmParams,
   loadNativeGemm,
@@ -55,8 +55,13 @@ export interface GemmBenchOptions {
   xnnpack?: boolean;
   /** Record which of tradelab's kernels and the system BLAS was faster, for `matmul auto`. */
   saveChoice?: boolean;
-  /** Time only tradelab's best kernel and the system BLAS, no peak (what the choice needs). Default false. */
+  /** Time only tradelab's best kernel and the system BLAS, no peak. Default false. */
   onlyBest?: boolean;
+  /**
+   * Time what the choice needs, quickly: each of tradelab's kernels but the portable one (when
+   * the CPU has another) and the system BLAS; no peak, XNNPACK or GPU rows. Default false.
+   */
+  forChoice?: boolean;
   /**
    * Also time the GPU engine's GEMM on these shapes and 4096×512×512: `auto` (default) where Dawn
    * finds a hardware adapter, `always` on any (a software one computes on the CPU), `never`.
@@ -168,9 +173,13 @@ export async function benchGemm(options: GemmBenchOptions = {}): Promise<BenchRe
   if (addon !== undefined) {
     const before = addon.kernel();
     const best = addon.kernels()[0] ?? 'generic';
-    kernels.push(...(options.onlyBest === true ? [best] : addon.kernels()));
+    const fast = addon.kernels().filter((k, i) => i === 0 || k !== 'generic');
+    const quick = options.onlyBest === true || options.forChoice === true;
+    kernels.push(
+      ...(options.onlyBest === true ? [best] : options.forChoice === true ? fast : addon.kernels()),
+    );
     if (loadSystemBlas().available) kernels.push('blas');
-    for (const kernel of options.onlyBest === true ? [] : addon.kernels()) {
+    for (const kernel of quick ? [] : addon.kernels()) {
       // One thread's loop; with more threads the peak is that many cores' worth.
       const { flops, runs } = fmaPeak(addon, kernel, repeat);
       const row = result(
@@ -210,7 +219,7 @@ export async function benchGemm(options: GemmBenchOptions = {}): Promise<BenchRe
     }
   }
 
-  if (options.xnnpack !== false) {
+  if (options.xnnpack !== false && options.forChoice !== true) {
     await useBackend('wasm');
     const restore = wasmMatMulPath();
     setWasmMatMulPath('xnnpack');
@@ -233,7 +242,7 @@ export async function benchGemm(options: GemmBenchOptions = {}): Promise<BenchRe
   }
 
   const gpu = options.gpu ?? 'auto';
-  if (gpu !== 'never' && options.onlyBest !== true) {
+  if (gpu !== 'never' && options.onlyBest !== true && options.forChoice !== true) {
     const adapter = (await listBackends()).find((b) => b.name === 'gpu')?.webgpuAdapter;
     if (adapter !== undefined && (gpu === 'always' || !adapter.software))
       results.push(...(await benchGpuGemm({ shapes: [...shapes, GPU_GEMM_REFERENCE], repeat })));
@@ -260,21 +269,27 @@ function blasTarget(vendor: string, threads: number): string {
 }
 
 /**
- * Records which side was faster over the shapes (the median of per-shape rates): the system
- * BLAS only when it beats tradelab's best kernel by more than 5%, since ours needs nothing
- * installed and a near tie is noise.
+ * Records which kernel to run and which side was faster over the shapes (the median of per-shape
+ * rates): tradelab's fastest kernel (see {@link fastestKernel}), and the system BLAS only when it
+ * beats that by more than 5%, since ours needs nothing installed and a near tie is noise.
  */
 function saveChoice(rates: ReadonlyMap<string, number[]>, kernels: readonly string[]): void {
+  const own = kernels.filter((k) => k !== 'blas');
+  const medians = new Map(own.map((k) => [k, median(rates.get(k) ?? [])]));
+  const kernel = fastestKernel(medians, own);
+  if (kernel === undefined) return;
+  const ownRate = medians.get(kernel) ?? 0;
   const blas = loadSystemBlas();
-  const own = kernels[0];
-  if (!blas.available || own === undefined || own === 'blas') return;
-  const ownRate = median(rates.get(own) ?? []);
-  const blasRate = median(rates.get('blas') ?? []);
+  const blasRate = blas.available ? median(rates.get('blas') ?? []) : undefined;
   const choice: GemmChoice = {
-    choice: blasRate > ownRate * 1.05 ? 'blas' : 'native',
-    kernel: own,
-    blas: { vendor: blas.vendor ?? 'BLAS', path: blas.path ?? '' },
-    gflops: { native: ownRate, blas: blasRate },
+    choice: blasRate !== undefined && blasRate > ownRate * 1.05 ? 'blas' : 'native',
+    kernel,
+    ...(blas.available ? { blas: { vendor: blas.vendor ?? 'BLAS', path: blas.path ?? '' } } : {}),
+    gflops: {
+      native: ownRate,
+      ...(blasRate === undefined ? {} : { blas: blasRate }),
+      kernels: Object.fromEntries(medians),
+    },
     measuredAt: new Date().toISOString(),
   };
   writeGemmChoice(choice);

@@ -7,6 +7,7 @@ import {
   describeNativeGemm,
   loadSystemBlas,
   nativeGemmStatus,
+  ownKernel,
   setNativeThreads,
   type NativeGemmStatus,
 } from './native-gemm.js';
@@ -141,11 +142,11 @@ export function autoMatMulPath(): { path: WasmMatMulPath; why: string; measured?
   if (!native.available)
     return { path: 'xnnpack', why: `the native GEMM is not available (${native.reason})` };
   const measured = readGemmChoice();
-  const own = `tradelab's ${native.kernels?.[0] ?? 'own'} kernels`;
+  const own = `tradelab's ${ownKernel() ?? 'own'} kernels`;
   if (measured === undefined)
     return {
       path: 'native',
-      why: `${own}: no system BLAS measured faster (\`tradelab bench gemm --save-choice\` compares them)`,
+      why: `${own}: nothing measured yet (\`tradelab bench gemm --save-choice\` compares the kernels and any system BLAS)`,
     };
   if (measured.choice === 'native')
     return { path: 'native', why: `${own}: ${describeGemmChoice(measured)}`, measured };
@@ -153,7 +154,7 @@ export function autoMatMulPath(): { path: WasmMatMulPath; why: string; measured?
   if (!blas.available)
     return {
       path: 'native',
-      why: `${own}: ${measured.blas.vendor} was measured faster but no longer loads (${blas.reason})`,
+      why: `${own}: ${measured.blas?.vendor ?? 'the system BLAS'} was measured faster but no longer loads (${blas.reason})`,
       measured,
     };
   return { path: 'blas', why: describeGemmChoice(measured), measured };
@@ -167,7 +168,7 @@ function wasmStatus(): BackendStatus {
   const status = nativeGemmStatus();
   const running: NativeGemmStatus = {
     ...status,
-    kernel: autoMatMul.path === 'blas' ? 'blas' : (status.kernels?.[0] ?? 'generic'),
+    kernel: autoMatMul.path === 'blas' ? 'blas' : (ownKernel() ?? 'generic'),
   };
   return {
     name: 'wasm',

@@ -22,6 +22,7 @@ export {
 } from './native-gemm.js';
 export {
   describeGemmChoice,
+  fastestKernel,
   readGemmChoice,
   writeGemmChoice,
   type GemmChoice,

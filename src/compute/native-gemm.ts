@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { readGemmChoice } from './gemm-choice.js';
 import { TradelabError } from '../core/index.js';
 import { openblasCoretypeFor } from './openblas-coretype.js';
 
@@ -143,20 +144,38 @@ function missingReason(): string {
 }
 
 /**
- * TRADELAB_GEMM_KERNEL, when set: one of tradelab's kernels to run instead of the best one (to
- * measure or test the others). An unknown or unsupported name is an error naming the ones there.
+ * The kernel tradelab's products run on: TRADELAB_GEMM_KERNEL when set (to measure or test the
+ * others; an unknown or unsupported name is an error naming the ones there), else the one `bench
+ * gemm --save-choice` measured fastest here (npm ci records it), else the best instruction set's.
  */
-function chooseKernel(addon: NativeGemmAddon): void {
-  const wanted = process.env.TRADELAB_GEMM_KERNEL;
-  if (wanted === undefined || wanted === '') return;
+function ownKernelOf(addon: NativeGemmAddon): string {
   const kernels = addon.kernels();
-  if (!kernels.includes(wanted))
-    throw new TradelabError(
-      'CONFIG_INVALID',
-      `TRADELAB_GEMM_KERNEL=${wanted} is not a kernel this CPU runs (it runs ${kernels.join(', ')})`,
-      { hint: `set it to one of ${kernels.join(', ')}, or unset it for the best (${kernels[0]})` },
-    );
-  addon.useKernel(wanted);
+  const wanted = process.env.TRADELAB_GEMM_KERNEL;
+  if (wanted !== undefined && wanted !== '') {
+    if (!kernels.includes(wanted))
+      throw new TradelabError(
+        'CONFIG_INVALID',
+        `TRADELAB_GEMM_KERNEL=${wanted} is not a kernel this CPU runs (it runs ${kernels.join(', ')})`,
+        {
+          hint: `set it to one of ${kernels.join(', ')}, or unset it for the best (${kernels[0]})`,
+        },
+      );
+    return wanted;
+  }
+  const measured = readGemmChoice()?.kernel;
+  if (measured !== undefined && kernels.includes(measured)) return measured;
+  return kernels[0] ?? 'generic';
+}
+
+/** Runs products on {@link ownKernelOf}'s kernel. */
+function chooseKernel(addon: NativeGemmAddon): void {
+  addon.useKernel(ownKernelOf(addon));
+}
+
+/** tradelab's kernel for this machine (see {@link ownKernelOf}); undefined without the addon. */
+export function ownKernel(): string | undefined {
+  const addon = loadNativeGemm();
+  return addon === undefined ? undefined : ownKernelOf(addon);
 }
 
 /** The native GEMM, loaded on first use; undefined when it is not available (see the status). */
@@ -290,7 +309,7 @@ function requireNativeGemm(what: string): NativeGemmAddon {
 }
 
 /**
- * Runs products on `kernel`: `'own'` for tradelab's best kernel (or TRADELAB_GEMM_KERNEL's),
+ * Runs products on `kernel`: `'own'` for tradelab's kernel for this machine (see {@link ownKernelOf}),
  * `'blas'` for the system BLAS (opened here if need be), or one of the CPU's kernel names.
  */
 export function useNativeKernel(kernel: string): void {
@@ -305,7 +324,6 @@ export function useNativeKernel(kernel: string): void {
     return;
   }
   if (kernel === 'own') {
-    addon.useKernel(addon.kernels()[0] ?? 'generic');
     chooseKernel(addon);
     return;
   }

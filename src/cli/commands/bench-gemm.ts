@@ -23,8 +23,8 @@ export async function run(context: CommandContext): Promise<void> {
     const choice = readGemmChoice();
     out.line(
       choice === undefined
-        ? 'No system BLAS to compare with: matmul auto uses tradelab’s kernels.'
-        : `Recorded for matmul auto: ${choice.choice === 'blas' ? choice.blas.vendor : `tradelab's ${choice.kernel} kernels`}; ${describeGemmChoice(choice)}.`,
+        ? 'Nothing recorded (no native GEMM): matmul auto uses XNNPACK.'
+        : `Recorded for matmul auto: ${choice.choice === 'blas' ? (choice.blas?.vendor ?? 'the system BLAS') : `tradelab's ${choice.kernel} kernels`}; ${describeGemmChoice(choice)}.`,
     );
   }
 }
