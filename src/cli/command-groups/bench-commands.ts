@@ -94,7 +94,7 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         name: 'save-choice',
         type: 'boolean',
         description:
-          "record whether tradelab's kernels or the system BLAS was faster; matmul auto then uses the faster",
+          "record the fastest of tradelab's kernels, and whether the system BLAS beat it; products then run on the faster",
       },
       {
         name: 'gpu',
