@@ -1,13 +1,15 @@
 /*
- * x86-64 micro-kernels: AVX-512 (MR 12 × NR 32) and AVX2 + FMA (MR 6 × NR 16). Each function
- * carries its instruction set as a target attribute, so the file builds with the compiler's
- * default flags and nothing here runs unless sgemm.c's run-time check found the CPU (and the OS)
- * supports it.
+ * x86-64 micro-kernels: AVX-512 (MR 12 × NR 32, and 8 × 16 for products at most 16 columns wide)
+ * and AVX2 + FMA (MR 6 × NR 16). Each function carries its instruction set as a target attribute,
+ * so the file builds with the compiler's default flags and nothing here runs unless sgemm.c's
+ * run-time check found the CPU (and the OS) supports it.
  *
- * Both keep the C tile in registers for the whole k loop: AVX-512 holds 12 × 2 accumulators of 16
+ * All keep the C tile in registers for the whole k loop: AVX-512 holds 12 × 2 accumulators of 16
  * floats (24 of its 32 zmm registers), AVX2 6 × 2 of 8 (12 of its 16 ymm registers). Each step
  * loads one row of the B panel as vectors and broadcasts the A panel's MR values, MR × (NR / W)
- * fused multiply-adds for (NR / W) + MR loads.
+ * fused multiply-adds for (NR / W) + MR loads. Each is written once with A's strides as
+ * parameters: the packed panel's case (1, MR) is a constant-folded copy, and narrow products
+ * (sgemm.c's TL_IN_PLACE_A_MAX_N) read an unpacked A in place through the same code.
  */
 #include "sgemm.h"
 
