@@ -102,13 +102,6 @@ TL_AVX512 static inline void micro_avx512_strided(int64_t k, const float *a, int
   }
 }
 
-/* Products up to TL_IN_PLACE_A_MAX_N columns wide read A in place with it (see sgemm.c). */
-TL_AVX512 static void micro_avx512_in_place(int64_t k, const float *a, int64_t a_row_step,
-                                            int64_t a_col_step, const float *b, int64_t b_step,
-                                            float *c, int64_t ldc, int accumulate) {
-  micro_avx512_strided(k, a, a_row_step, a_col_step, b, b_step, c, ldc, accumulate);
-}
-
 /* The packed panel's case (a_row_step 1, a_col_step MR). */
 TL_AVX512 static void micro_avx512(int64_t k, const float *a, const float *b, int64_t b_step,
                                    float *c, int64_t ldc, int accumulate) {
@@ -197,7 +190,7 @@ static const tl_kernel avx512_kernel = {
     .kc = 512,
     .nc = 4096,
     .micro = micro_avx512,
-    .micro_strided = micro_avx512_in_place,
+    .micro_strided = micro_avx512_strided,
     .pack_a_rows = pack_a_rows_avx2,
     .rows_mat = rows_mat_avx512,
     .vec_mat = vec_mat_avx512,
@@ -248,13 +241,6 @@ TL_AVX2 static inline void micro_avx2_strided(int64_t k, const float *a, int64_t
   }
 }
 
-/* Products up to TL_IN_PLACE_A_MAX_N columns wide read A in place with it (see sgemm.c). */
-TL_AVX2 static void micro_avx2_in_place(int64_t k, const float *a, int64_t a_row_step,
-                                        int64_t a_col_step, const float *b, int64_t b_step,
-                                        float *c, int64_t ldc, int accumulate) {
-  micro_avx2_strided(k, a, a_row_step, a_col_step, b, b_step, c, ldc, accumulate);
-}
-
 TL_AVX2 static void micro_avx2(int64_t k, const float *a, const float *b, int64_t b_step,
                                float *c, int64_t ldc, int accumulate) {
   micro_avx2_strided(k, a, 1, AVX2_MR, b, b_step, c, ldc, accumulate);
@@ -287,7 +273,7 @@ static const tl_kernel avx2_kernel = {
     .kc = 512,
     .nc = 4096,
     .micro = micro_avx2,
-    .micro_strided = micro_avx2_in_place,
+    .micro_strided = micro_avx2_strided,
     .pack_a_rows = pack_a_rows_avx2,
     .rows_mat = rows_mat_avx2,
     .vec_mat = vec_mat_avx2,

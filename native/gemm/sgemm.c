@@ -120,23 +120,26 @@ static inline void copy_step(float *dst, const float *src, int width) {
 }
 
 /*
- * A transposed (stored k × m) into its panels: each step's MR values are contiguous in A, and the
- * block is read row by row, mc values at a time, each row's MR-wide pieces written to their
- * panels. Panel by panel, the reads jumped a row of A (lda) at every step: 7% of a PPO update,
- * its weight gradients' activations read 48 bytes in each 2 KiB.
+ * Rows of `steps` × `width` values (row p at src + p·ld) into ceil(width / w) panels of `steps`
+ * rows of w values, the last panel padded with zeros: a transposed A (w = MR) and an untransposed
+ * B (w = NR), whose panel values are contiguous in memory. Read row by row, so that memory is one
+ * sequential stream (the hardware prefetcher's best case; activations are MiBs), each row's
+ * w-wide pieces written to their panels. Panel by panel, the reads jumped a row at every step: 7%
+ * of a PPO update for its weight gradients' activations, 24% of an 81×512×2048 weight gradient
+ * for its B (11× packing's share in OpenBLAS).
  */
-static void pack_a_transposed(const tl_gemm *g, int64_t i0, int64_t p0, int64_t mc, int64_t kc,
-                              int mr, float *dst) {
-  const int64_t full = mc / mr, edge = mc % mr, panel = (int64_t)mr * kc;
-  for (int64_t p = 0; p < kc; p++) {
-    const float *src = g->a + (p0 + p) * g->lda + i0;
-    float *out = dst + p * mr;
-    for (int64_t q = 0; q < full; q++) copy_step(out + q * panel, src + q * mr, mr);
+static void pack_row_pieces(const float *src, int64_t ld, int64_t steps, int64_t width, int w,
+                            float *dst) {
+  const int64_t full = width / w, edge = width % w, panel = (int64_t)w * steps;
+  for (int64_t p = 0; p < steps; p++) {
+    const float *row = src + p * ld;
+    float *out = dst + p * w;
+    for (int64_t q = 0; q < full; q++) copy_step(out + q * panel, row + q * w, w);
     if (edge != 0) {
       float *last = out + full * panel;
-      int64_t r = 0;
-      for (; r < edge; r++) last[r] = src[full * mr + r];
-      for (; r < mr; r++) last[r] = 0.0f;
+      int64_t j = 0;
+      for (; j < edge; j++) last[j] = row[full * w + j];
+      for (; j < w; j++) last[j] = 0.0f;
     }
   }
 }
@@ -147,8 +150,8 @@ static void pack_a_transposed(const tl_gemm *g, int64_t i0, int64_t p0, int64_t 
  */
 static void pack_a(const tl_kernel *kernel, const tl_gemm *g, int64_t i0, int64_t p0, int64_t mc,
                    int64_t kc, int mr, float *dst) {
-  if (g->trans_a) {
-    pack_a_transposed(g, i0, p0, mc, kc, mr, dst);
+  if (g->trans_a) { /* A stored k × m: each step's MR values are contiguous */
+    pack_row_pieces(g->a + p0 * g->lda + i0, g->lda, kc, mc, mr, dst);
     return;
   }
   for (int64_t ir = 0; ir < mc; ir += mr) {
@@ -172,33 +175,11 @@ static void pack_a(const tl_kernel *kernel, const tl_gemm *g, int64_t i0, int64_
   }
 }
 
-/*
- * An untransposed B's block into its panels row by row, so that memory is read in one sequential
- * stream (the hardware prefetcher's best case: B is often larger than the caches), each row's
- * NR-wide pieces written to their panels. Panel by panel, the reads jumped a row (ldb) at every
- * step: packing took 24% of an 81×512×2048 weight gradient, 11× its share in OpenBLAS.
- */
-static void pack_b_rows(const tl_gemm *g, int64_t p0, int64_t j0, int64_t kc, int64_t nc, int nr,
-                        float *dst) {
-  const int64_t full = nc / nr, edge = nc % nr, panel = (int64_t)nr * kc;
-  for (int64_t p = 0; p < kc; p++) {
-    const float *src = g->b + (p0 + p) * g->ldb + j0;
-    float *out = dst + p * nr;
-    for (int64_t q = 0; q < full; q++) copy_step(out + q * panel, src + q * nr, nr);
-    if (edge != 0) {
-      float *last = out + full * panel;
-      int64_t j = 0;
-      for (; j < edge; j++) last[j] = src[full * nr + j];
-      for (; j < nr; j++) last[j] = 0.0f;
-    }
-  }
-}
-
 /* op(B)[p0 .. p0+kc, j0 .. j0+nc] into ceil(nc / NR) panels, each kc steps of NR values. */
 static void pack_b(const tl_gemm *g, int64_t p0, int64_t j0, int64_t kc, int64_t nc, int nr,
                    float *dst) {
   if (!g->trans_b) {
-    pack_b_rows(g, p0, j0, kc, nc, nr, dst);
+    pack_row_pieces(g->b + p0 * g->ldb + j0, g->ldb, kc, nc, nr, dst);
     return;
   }
   for (int64_t jr = 0; jr < nc; jr += nr) {
