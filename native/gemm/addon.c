@@ -94,19 +94,27 @@ enum {
   P_BATCH, P_TRANS_A, P_TRANS_B, P_M, P_N, P_K,
   P_A_OFFSET, P_A_STRIDE, P_LDA, P_B_OFFSET, P_B_STRIDE, P_LDB,
   P_C_OFFSET, P_C_STRIDE, P_LDC, P_BIAS_OFFSET, P_BIAS_SIZE, P_ACTIVATION, P_ACCUMULATE,
-  P_COUNT
+  P_COUNT, /* the parameters every call gives; the epilogues' are optional (absent: −1, −1, 0, −1) */
+  P_BITS_IN_OFFSET = P_COUNT, P_BITS_OUT_OFFSET, P_BITS_LD, P_COLUMN_SUMS_OFFSET,
+  P_COUNT_ALL
 };
+
+static int column_sums(int64_t rows, int64_t cols, const float *x, int64_t ldx, float *out);
 
 /*
  * gemm(heap: Float32Array, params: Float64Array) — params, in this order (PARAMS in
  * native-gemm.ts): batch, transA, transB, m, n, k, aOffset, aStride, lda, bOffset, bStride, ldb,
- * cOffset, cStride, ldc, biasOffset, biasSize, activation, accumulate.
+ * cOffset, cStride, ldc, biasOffset, biasSize, activation, accumulate[, bitsInOffset,
+ * bitsOutOffset, bitsLd, columnSumsOffset].
  *
  * For p in [0, batch): C_p = act(accumulate·C_p + op(A_p)·op(B_p) + bias), row-major. A_p is
  * stored m × k (k × m when transA) at aOffset + p·aStride with leading dimension lda (0: its
  * width), likewise B_p (k × n, or n × k when transB) and C_p (m × n; cStride 0: m·ldc). A stride of
  * 0 broadcasts one matrix over the batch. biasOffset −1: no bias; biasSize 1 (a scalar) or n.
- * activation: 0 linear, 1 relu, 2 relu6. The parameters travel in one typed array because
+ * activation: 0 linear, 1 relu, 2 relu6. The epilogues (tl_gemm's; batch 1 only): bitsInOffset
+ * and bitsOutOffset, where ReLU bits lie on the heap (in 4-byte units; −1: none), bitsLd their
+ * 16-bit words per row (0: ceil(n / 16)); columnSumsOffset, n floats for C's column sums (−1:
+ * none). The parameters travel in one typed array because
  * reading twenty JavaScript numbers one by one costs more than a small product.
  */
 static napi_value gemm(napi_env env, napi_callback_info info) {
@@ -123,8 +131,11 @@ static napi_value gemm(napi_env env, napi_callback_info info) {
   if (type != napi_float64_array || count < P_COUNT)
     return throw_range(env, "gemm: params must be a Float64Array of 19 values");
   const double *raw = (const double *)param_data;
-  int64_t v[P_COUNT];
-  for (int i = 0; i < P_COUNT; i++) {
+  int64_t v[P_COUNT_ALL];
+  v[P_BITS_IN_OFFSET] = v[P_BITS_OUT_OFFSET] = v[P_COLUMN_SUMS_OFFSET] = -1;
+  v[P_BITS_LD] = 0;
+  const int given = count < P_COUNT_ALL ? (int)count : P_COUNT_ALL;
+  for (int i = 0; i < given; i++) {
     if (!(raw[i] >= -1.0 && raw[i] <= (double)INT32_MAX) || raw[i] != (double)(int64_t)raw[i])
       return throw_range(env, "gemm: every parameter must be an integer in [-1, 2^31)");
     v[i] = (int64_t)raw[i];
@@ -158,6 +169,18 @@ static napi_value gemm(napi_env env, napi_callback_info info) {
     return throw_range(env, "gemm: bias must be 1 or n values inside the heap");
   if (batch > 1 && c_stride < c_size)
     return throw_range(env, "gemm: the outputs of a batch overlap (cStride < the span of C)");
+  const int64_t bits_in = v[P_BITS_IN_OFFSET], bits_out = v[P_BITS_OUT_OFFSET];
+  const int64_t sums_off = v[P_COLUMN_SUMS_OFFSET];
+  const int64_t bits_ld = v[P_BITS_LD] == 0 ? (n + 15) / 16 : v[P_BITS_LD];
+  if ((bits_in >= 0 || bits_out >= 0 || sums_off >= 0) && batch > 1)
+    return throw_range(env, "gemm: ReLU bits and column sums take a batch of 1");
+  if (bits_ld < (n + 15) / 16)
+    return throw_range(env, "gemm: bitsLd is smaller than n / 16 words");
+  const int64_t bits_floats = (m * bits_ld + 1) / 2; /* 16-bit words, in 4-byte units */
+  if ((bits_in >= 0 && !fits(bits_in, 1, 0, bits_floats, len)) ||
+      (bits_out >= 0 && !fits(bits_out, 1, 0, bits_floats, len)) ||
+      (sums_off >= 0 && !fits(sums_off, 1, 0, n, len)))
+    return throw_range(env, "gemm: ReLU bits or column sums lie outside the heap");
 
   for (int64_t p = 0; p < batch; p++) {
     tl_gemm g = {
@@ -176,8 +199,24 @@ static napi_value gemm(napi_env env, napi_callback_info info) {
         .bias = bias_off >= 0 ? heap + bias_off : NULL,
         .bias_size = bias_size,
         .activation = (int)v[P_ACTIVATION],
+        .bits_in = bits_in >= 0 ? (const uint16_t *)(heap + bits_in) : NULL,
+        .bits_out = bits_out >= 0 ? (uint16_t *)(heap + bits_out) : NULL,
+        .bits_ld = bits_ld,
+        .bits_col0 = 0,
+        .column_sums = sums_off >= 0 ? heap + sums_off : NULL,
     };
-    run_product(&g);
+    /*
+     * A BLAS sums columns with its own sgemv, which the Sum kernel's ones · C runs on it too: the
+     * same call here, after the product, keeps those bits (the epilogue sums rows in order).
+     */
+    if (use_blas && g.column_sums != NULL) {
+      float *sums = g.column_sums;
+      g.column_sums = NULL;
+      run_product(&g);
+      if (!column_sums(m, n, g.c, ldc, sums)) return throw_range(env, "gemm: out of memory");
+    } else {
+      run_product(&g);
+    }
   }
   return NULL;
 }
@@ -236,6 +275,31 @@ static int inside(int64_t offset, int64_t size, int64_t length) {
   return offset >= 0 && size >= 0 && offset <= length && size <= length - offset;
 }
 
+/* out[j] = Σ_i x[i·ldx + j] as the product ones[1 × rows] · x; 0 when out of memory. */
+static int column_sums(int64_t rows, int64_t cols, const float *x, int64_t ldx, float *out) {
+  const float *left = ones(rows);
+  if (left == NULL) return 0;
+  const tl_gemm sum = {
+      .trans_a = 0,
+      .trans_b = 0,
+      .m = 1,
+      .n = cols,
+      .k = rows,
+      .a = left,
+      .lda = rows > 0 ? rows : 1,
+      .b = x,
+      .ldb = ldx,
+      .c = out,
+      .ldc = cols > 0 ? cols : 1,
+      .accumulate = 0,
+      .bias = NULL,
+      .bias_size = 0,
+      .activation = TL_LINEAR,
+  };
+  run_product(&sum);
+  return 1;
+}
+
 /*
  * reluBackward(heap, [rows, cols, dyOffset, yOffset, gOffset, dbOffset]): g = dy · step(y), then
  * db = ones · g, the product tradelab's Sum kernel (wasm-training-kernels.ts) runs for a bias
@@ -256,26 +320,27 @@ static napi_value relu_backward(napi_env env, napi_callback_info info) {
     return throw_range(env, "reluBackward: an operand lies outside the heap");
   float *g = heap + (int64_t)p[4];
   tl_relu_mask(size, heap + (int64_t)p[2], heap + (int64_t)p[3], g);
-  const float *left = ones(rows);
-  if (left == NULL) return throw_range(env, "reluBackward: out of memory");
-  const tl_gemm sum = {
-      .trans_a = 0,
-      .trans_b = 0,
-      .m = 1,
-      .n = cols,
-      .k = rows,
-      .a = left,
-      .lda = rows > 0 ? rows : 1,
-      .b = g,
-      .ldb = cols > 0 ? cols : 1,
-      .c = heap + (int64_t)p[5],
-      .ldc = cols > 0 ? cols : 1,
-      .accumulate = 0,
-      .bias = NULL,
-      .bias_size = 0,
-      .activation = TL_LINEAR,
-  };
-  run_product(&sum);
+  if (!column_sums(rows, cols, g, cols > 0 ? cols : 1, heap + (int64_t)p[5]))
+    return throw_range(env, "reluBackward: out of memory");
+  return NULL;
+}
+
+/*
+ * columnSums(heap, [rows, cols, xOffset, outOffset]): out[j] = Σ_i x[i, j], as ones · x, the
+ * product tradelab's Sum kernel runs for a bias gradient (see reluBackward), so it has its bits.
+ */
+static napi_value column_sums_call(napi_env env, napi_callback_info info) {
+  float *heap;
+  int64_t length;
+  double *p;
+  size_t count;
+  if (!heap_and_params(env, info, "columnSums", 4, 4, &heap, &length, &p, &count)) return NULL;
+  const int64_t rows = (int64_t)p[0], cols = (int64_t)p[1];
+  if (rows < 0 || cols < 0) return throw_range(env, "columnSums: rows and cols must be ≥ 0");
+  if (!inside((int64_t)p[2], rows * cols, length) || !inside((int64_t)p[3], cols, length))
+    return throw_range(env, "columnSums: an operand lies outside the heap");
+  if (!column_sums(rows, cols, heap + (int64_t)p[2], cols > 0 ? cols : 1, heap + (int64_t)p[3]))
+    return throw_range(env, "columnSums: out of memory");
   return NULL;
 }
 
@@ -763,6 +828,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"loadBlas", NULL, load_blas, NULL, NULL, NULL, napi_enumerable, NULL},
       {"fmaPeak", NULL, fma_peak, NULL, NULL, NULL, napi_enumerable, NULL},
       {"reluBackward", NULL, relu_backward, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"columnSums", NULL, column_sums_call, NULL, NULL, NULL, napi_enumerable, NULL},
       {"dropout", NULL, dropout, NULL, NULL, NULL, napi_enumerable, NULL},
       {"sumOfSquares", NULL, sum_of_squares, NULL, NULL, NULL, napi_enumerable, NULL},
       {"adam", NULL, adam, NULL, NULL, NULL, napi_enumerable, NULL},

@@ -108,5 +108,14 @@ void tl_blas_gemm(const tl_blas *blas, const tl_gemm *g) {
       for (int64_t j = 0; j < g->n; j++) row[j] = row[j] > 0.0f ? (row[j] < top ? row[j] : top) : 0.0f;
     }
   }
+  /* The epilogues over the whole of C (the tiles are the BLAS's own). */
+  if (g->bits_in != NULL)
+    tl_bits_apply_any(g->c, g->ldc, g->m, g->n, g->bits_in, g->bits_ld, g->bits_col0);
+  if (g->bits_out != NULL)
+    tl_bits_store_any(g->c, g->ldc, g->m, g->n, g->bits_out, g->bits_ld, g->bits_col0);
+  if (g->column_sums != NULL) {
+    memset(g->column_sums, 0, (size_t)g->n * sizeof(float));
+    tl_add_column_sums(g->c, g->ldc, g->m, g->n, g->column_sums);
+  }
 }
 #endif

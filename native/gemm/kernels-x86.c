@@ -166,6 +166,89 @@ TL_AVX512 static int64_t fma_peak_avx512(int64_t iterations) {
   return iterations * 16 * 16 * 2;
 }
 
+/*
+ * The ReLU-bit epilogues (sgemm.h) on 16-column groups, where a tile starts on a word (bit0 a
+ * multiple of 16, as every full-width tile does): AVX-512 compares 16 values into one mask
+ * register, which is the word. A ragged last group loads only its columns: the word's other bits
+ * are columns past the matrix's edge. Elsewhere, the portable loops.
+ */
+TL_AVX512 static void bits_store_avx512(const float *c, int64_t ldc, int64_t rows, int64_t cols,
+                                        uint16_t *bits, int64_t ld, int64_t bit0) {
+  if (bit0 % 16 != 0) {
+    tl_bits_store_any(c, ldc, rows, cols, bits, ld, bit0);
+    return;
+  }
+  const __m512 zero = _mm512_setzero_ps();
+  for (int64_t i = 0; i < rows; i++) {
+    const float *row = c + i * ldc;
+    uint16_t *words = bits + i * ld + bit0 / 16;
+    for (int64_t j = 0; j < cols; j += 16) {
+      const __mmask16 valid = cols - j >= 16 ? 0xFFFF : (__mmask16)((1u << (cols - j)) - 1u);
+      const __m512 v = _mm512_maskz_loadu_ps(valid, row + j);
+      words[j / 16] = (uint16_t)_mm512_cmp_ps_mask(v, zero, _CMP_GT_OQ);
+    }
+  }
+}
+
+TL_AVX512 static void bits_apply_avx512(float *c, int64_t ldc, int64_t rows, int64_t cols,
+                                        const uint16_t *bits, int64_t ld, int64_t bit0) {
+  if (bit0 % 16 != 0) {
+    tl_bits_apply_any(c, ldc, rows, cols, bits, ld, bit0);
+    return;
+  }
+  const __m512 one = _mm512_set1_ps(1.0f);
+  for (int64_t i = 0; i < rows; i++) {
+    float *row = c + i * ldc;
+    const uint16_t *words = bits + i * ld + bit0 / 16;
+    for (int64_t j = 0; j < cols; j += 16) {
+      const __mmask16 valid = cols - j >= 16 ? 0xFFFF : (__mmask16)((1u << (cols - j)) - 1u);
+      const __m512 keep = _mm512_maskz_mov_ps((__mmask16)words[j / 16], one);
+      const __m512 v = _mm512_maskz_loadu_ps(valid, row + j);
+      _mm512_mask_storeu_ps(row + j, valid, _mm512_mul_ps(v, keep));
+    }
+  }
+}
+
+/* AVX2: eight columns per compare (movemask), two per word; ragged groups: the portable loop. */
+TL_AVX2 static void bits_store_avx2(const float *c, int64_t ldc, int64_t rows, int64_t cols,
+                                    uint16_t *bits, int64_t ld, int64_t bit0) {
+  if (bit0 % 16 != 0 || cols % 16 != 0) {
+    tl_bits_store_any(c, ldc, rows, cols, bits, ld, bit0);
+    return;
+  }
+  const __m256 zero = _mm256_setzero_ps();
+  for (int64_t i = 0; i < rows; i++) {
+    const float *row = c + i * ldc;
+    uint16_t *words = bits + i * ld + bit0 / 16;
+    for (int64_t j = 0; j < cols; j += 16) {
+      const int lo = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(row + j), zero, _CMP_GT_OQ));
+      const int hi =
+          _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(row + j + 8), zero, _CMP_GT_OQ));
+      words[j / 16] = (uint16_t)(lo | (hi << 8));
+    }
+  }
+}
+
+TL_AVX2 static void bits_apply_avx2(float *c, int64_t ldc, int64_t rows, int64_t cols,
+                                    const uint16_t *bits, int64_t ld, int64_t bit0) {
+  if (bit0 % 16 != 0 || cols % 16 != 0) {
+    tl_bits_apply_any(c, ldc, rows, cols, bits, ld, bit0);
+    return;
+  }
+  const __m256i lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256 one = _mm256_set1_ps(1.0f);
+  for (int64_t i = 0; i < rows; i++) {
+    float *row = c + i * ldc;
+    const uint16_t *words = bits + i * ld + bit0 / 16;
+    for (int64_t j = 0; j < cols; j += 8) {
+      const int byte = (words[j / 16] >> (j % 16)) & 0xFF;
+      const __m256i set = _mm256_and_si256(_mm256_set1_epi32(byte), lanes);
+      const __m256 keep = _mm256_and_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(set, lanes)), one);
+      _mm256_storeu_ps(row + j, _mm256_mul_ps(_mm256_loadu_ps(row + j), keep));
+    }
+  }
+}
+
 static const tl_kernel avx512_narrow_kernel = {
     .name = "avx512",
     .mr = AVX512_NARROW_MR,
@@ -178,6 +261,8 @@ static const tl_kernel avx512_narrow_kernel = {
     .rows_mat = rows_mat_avx512,
     .vec_mat = vec_mat_avx512,
     .bias_relu = bias_relu_avx512,
+    .bits_store = bits_store_avx512,
+    .bits_apply = bits_apply_avx512,
     .mat_vec = mat_vec_avx512,
     .fma_peak = fma_peak_avx512,
 };
@@ -195,6 +280,8 @@ static const tl_kernel avx512_kernel = {
     .rows_mat = rows_mat_avx512,
     .vec_mat = vec_mat_avx512,
     .bias_relu = bias_relu_avx512,
+    .bits_store = bits_store_avx512,
+    .bits_apply = bits_apply_avx512,
     .mat_vec = mat_vec_avx512,
     .fma_peak = fma_peak_avx512,
     .narrow = &avx512_narrow_kernel,
@@ -278,6 +365,8 @@ static const tl_kernel avx2_kernel = {
     .rows_mat = rows_mat_avx2,
     .vec_mat = vec_mat_avx2,
     .bias_relu = bias_relu_avx2,
+    .bits_store = bits_store_avx2,
+    .bits_apply = bits_apply_avx2,
     .mat_vec = mat_vec_avx2,
     .fma_peak = fma_peak_avx2,
 };

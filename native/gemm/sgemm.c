@@ -196,10 +196,10 @@ static void pack_b(const tl_gemm *g, int64_t p0, int64_t j0, int64_t kc, int64_t
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Epilogue: bias and activation, applied to a tile while it is still in the L1                */
+/* Epilogues: bias, activation, ReLU bits, column sums, on a tile while it is in the L1    */
 
-static void finish_tile(const tl_kernel *kernel, const tl_gemm *g, float *c, int64_t rows,
-                        int64_t cols, int64_t j0) {
+static void apply_bias_activation(const tl_kernel *kernel, const tl_gemm *g, float *c,
+                                  int64_t rows, int64_t cols, int64_t j0) {
   const float *bias = g->bias;
   const int act = g->activation;
   if (bias == NULL && act == TL_LINEAR) return;
@@ -225,6 +225,78 @@ static void finish_tile(const tl_kernel *kernel, const tl_gemm *g, float *c, int
       for (int64_t j = 0; j < cols; j++)
         row[j] = row[j] > 0.0f ? (row[j] < 6.0f ? row[j] : 6.0f) : 0.0f;
   }
+}
+
+/* Bit b of a row's words; a whole aligned word at a time where it can (branch-free). */
+void tl_bits_store_any(const float *c, int64_t ldc, int64_t rows, int64_t cols, uint16_t *bits,
+                       int64_t ld, int64_t bit0) {
+  for (int64_t i = 0; i < rows; i++) {
+    const float *row = c + i * ldc;
+    uint16_t *words = bits + i * ld;
+    int64_t j = 0;
+    while (j < cols) {
+      const int64_t b = bit0 + j;
+      if (b % 16 == 0 && cols - j >= 16) {
+        unsigned word = 0;
+        for (int t = 0; t < 16; t++) word |= (unsigned)(row[j + t] > 0.0f) << t;
+        words[b / 16] = (uint16_t)word;
+        j += 16;
+        continue;
+      }
+      const uint16_t bit = (uint16_t)(1u << (b % 16));
+      const uint16_t word = words[b / 16];
+      words[b / 16] = row[j] > 0.0f ? (uint16_t)(word | bit) : (uint16_t)(word & ~bit);
+      j++;
+    }
+  }
+}
+
+/*
+ * Multiplying by the bit, not selecting, keeps tfjs's bits: a negative value masked out is −0, as
+ * dy · step(y) gives there.
+ */
+void tl_bits_apply_any(float *c, int64_t ldc, int64_t rows, int64_t cols, const uint16_t *bits,
+                       int64_t ld, int64_t bit0) {
+  for (int64_t i = 0; i < rows; i++) {
+    float *row = c + i * ldc;
+    const uint16_t *words = bits + i * ld;
+    for (int64_t j = 0; j < cols; j++) {
+      const int64_t b = bit0 + j;
+      const float keep = (float)((words[b / 16] >> (b % 16)) & 1u);
+      row[j] = row[j] * keep;
+    }
+  }
+}
+
+void tl_add_column_sums(const float *c, int64_t ldc, int64_t rows, int64_t cols, float *sums) {
+  for (int64_t i = 0; i < rows; i++) {
+    const float *restrict row = c + i * ldc;
+    float *restrict out = sums;
+    for (int64_t j = 0; j < cols; j++) out[j] = out[j] + row[j];
+  }
+}
+
+/* Bias and activation, then the optional epilogues (see tl_gemm), on a tile at column j0. */
+static void finish_tile(const tl_kernel *kernel, const tl_gemm *g, float *c, int64_t rows,
+                        int64_t cols, int64_t j0) {
+  apply_bias_activation(kernel, g, c, rows, cols, j0);
+  if (g->bits_in == NULL && g->bits_out == NULL && g->column_sums == NULL) return;
+  const int64_t i0 = (c - g->c - j0) / g->ldc;
+  if (g->bits_in != NULL) {
+    const uint16_t *bits = g->bits_in + i0 * g->bits_ld;
+    if (kernel->bits_apply != NULL)
+      kernel->bits_apply(c, g->ldc, rows, cols, bits, g->bits_ld, g->bits_col0 + j0);
+    else
+      tl_bits_apply_any(c, g->ldc, rows, cols, bits, g->bits_ld, g->bits_col0 + j0);
+  }
+  if (g->bits_out != NULL) {
+    uint16_t *bits = g->bits_out + i0 * g->bits_ld;
+    if (kernel->bits_store != NULL)
+      kernel->bits_store(c, g->ldc, rows, cols, bits, g->bits_ld, g->bits_col0 + j0);
+    else
+      tl_bits_store_any(c, g->ldc, rows, cols, bits, g->bits_ld, g->bits_col0 + j0);
+  }
+  if (g->column_sums != NULL) tl_add_column_sums(c, g->ldc, rows, cols, g->column_sums + j0);
 }
 
 /* C = act(beta·C + bias) when k is 0: there is no product to add. */
@@ -328,8 +400,16 @@ static inline void prefetch_step(tl_prefetch *pf) {
 /* Columns of C up to which A is read in place by kernels that can (micro_strided). */
 #define TL_IN_PLACE_A_MAX_N 64
 
-/* Rows of C below which B is read in place rather than packed (when it is not transposed). */
+/*
+ * Rows of C up to which B is read in place rather than packed (when it is not transposed), and the
+ * most values of B for which it is: in place, B is read once per MR rows, down its rows at their
+ * stride, which pays while B stays in the L2 (a rollout's 512×512 layer: 98 GFLOP/s in place,
+ * 91 packed) and not once it streams from memory (64 rows × 2048 × 2048: 46 in place, 76 packed;
+ * 8 rows: 10 and 35; a 64-input layer's weight gradient over 4096 samples, 64×512×4096: 50 and
+ * 76).
+ */
 #define TL_SMALL_M 64
+#define TL_IN_PLACE_B_MAX_VALUES (512 * 1024)
 
 /* The packed product (k > 0, no vector shortcut). */
 static void blocked_product(const tl_kernel *kernel, const tl_gemm *g) {
@@ -339,10 +419,11 @@ static void blocked_product(const tl_kernel *kernel, const tl_gemm *g) {
   const int mr = kernel->mr, nr = kernel->nr;
   const int64_t mc_max = kernel->mc, kc_max = kernel->kc, nc_max = kernel->nc;
   /*
-   * With few rows, packing B would cost as much as the product: an untransposed B's full-width
-   * panels are read in place (b_step = ldb) and only its ragged edge is packed.
+   * With few rows and a B that fits the L2, packing B would cost as much as the product: an
+   * untransposed B's full-width panels are read in place (b_step = ldb) and only its ragged edge
+   * is packed.
    */
-  const int in_place_b = !g->trans_b && m <= TL_SMALL_M;
+  const int in_place_b = !g->trans_b && m <= TL_SMALL_M && k * n <= TL_IN_PLACE_B_MAX_VALUES;
   /*
    * A narrow product reads A in place: each of A's values meets only n columns, so packing A
    * costs a good share of the product (a 2048×10×512 head ran at half OpenBLAS's rate packed; a
@@ -434,7 +515,14 @@ static const tl_kernel *kernel_for(const tl_kernel *kernel, const tl_gemm *g) {
   return kernel->narrow != NULL && g->n <= kernel->narrow->nr ? kernel->narrow : kernel;
 }
 
+/* Column sums start at zero: the tiles add to them. */
+static void start_column_sums(const tl_gemm *g) {
+  if (g->column_sums != NULL && g->n > 0)
+    memset(g->column_sums, 0, (size_t)g->n * sizeof(float));
+}
+
 void tl_sgemm_serial(const tl_kernel *kernel, const tl_gemm *g) {
+  start_column_sums(g);
   if (!trivial_product(kernel, g)) blocked_product(kernel_for(kernel, g), g);
 }
 
@@ -456,18 +544,27 @@ static void run_part(void *context, int index) {
 
 /*
  * Splits C into `threads` bands of whole micro-tiles, by rows when m has more MR-tiles than n has
- * NR-tiles, else by columns; each band is an independent product with its own packing, so the
- * threads share nothing but the read-only inputs. Every element is summed in the same order as on
- * one thread (the same kc blocks, in order), so the result does not depend on the thread count.
+ * NR-tiles, else by columns (unless an epilogue needs one of them); each band is an independent
+ * product with its own packing, so the threads share nothing but the read-only inputs. Every
+ * element is summed in the same order as on one thread (the same kc blocks, in order), so the
+ * result does not depend on the thread count.
  */
 void tl_sgemm(const tl_kernel *kernel, int threads, const tl_gemm *g) {
+  start_column_sums(g);
   if (trivial_product(kernel, g)) return;
   kernel = kernel_for(kernel, g); /* before the split, which narrows the parts */
   const double madds = (double)g->m * (double)g->n * (double)g->k;
   if (threads > TL_POOL_MAX_THREADS) threads = TL_POOL_MAX_THREADS;
   const int64_t row_tiles = (g->m + kernel->mr - 1) / kernel->mr;
   const int64_t col_tiles = (g->n + kernel->nr - 1) / kernel->nr;
-  const int by_rows = row_tiles >= col_tiles;
+  /*
+   * Stored bits split by rows (two threads' columns could share a word); column sums by columns
+   * (each sums all rows of its columns in order, as one thread would); both, one thread.
+   */
+  int by_rows = row_tiles >= col_tiles;
+  if (g->bits_out != NULL) by_rows = 1;
+  if (g->column_sums != NULL) by_rows = 0;
+  if (g->bits_out != NULL && g->column_sums != NULL) threads = 1;
   const int64_t tiles = by_rows ? row_tiles : col_tiles;
   if (threads > tiles) threads = (int)tiles;
   if (threads <= 1 || madds < TL_PARALLEL_MIN_MADDS) {
@@ -489,10 +586,14 @@ void tl_sgemm(const tl_kernel *kernel, int threads, const tl_gemm *g) {
       part->m = end - start;
       part->a = g->trans_a ? g->a + start : g->a + start * g->lda;
       part->c = g->c + start * g->ldc;
+      if (g->bits_in != NULL) part->bits_in = g->bits_in + start * g->bits_ld;
+      if (g->bits_out != NULL) part->bits_out = g->bits_out + start * g->bits_ld;
     } else {
       part->n = end - start;
       part->b = g->trans_b ? g->b + start * g->ldb : g->b + start;
       part->c = g->c + start;
+      part->bits_col0 = g->bits_col0 + start;
+      if (g->column_sums != NULL) part->column_sums = g->column_sums + start;
       if (g->bias != NULL && g->bias_size != 1) part->bias = g->bias + start;
     }
     start = end;

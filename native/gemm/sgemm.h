@@ -68,6 +68,18 @@ typedef int64_t (*tl_fma_peak)(int64_t iterations);
 /* C[i·ldc + j] = max(C[i·ldc + j] + bias[j], 0) over a rows × cols tile: a ReLU layer's epilogue. */
 typedef void (*tl_bias_relu)(int64_t rows, int64_t cols, float *c, int64_t ldc, const float *bias);
 
+/*
+ * ReLU bits: one bit per element of a matrix, 1 where it is > 0, rows of `ld` 16-bit words, column
+ * j of a tile at bit (bit0 + j) of its row (bit b of a row: word b / 16, bit b % 16). A ReLU
+ * layer's forward pass stores them (8 KiB per 1,000 rows of 512 units, where its output is 2 MiB)
+ * and its backward pass masks its gradient with them, both as epilogues of the products.
+ */
+typedef void (*tl_bits_store)(const float *c, int64_t ldc, int64_t rows, int64_t cols,
+                              uint16_t *bits, int64_t ld, int64_t bit0);
+/* c[i·ldc + j] ·= the bit (1 or 0) over a rows × cols tile. */
+typedef void (*tl_bits_apply)(float *c, int64_t ldc, int64_t rows, int64_t cols,
+                              const uint16_t *bits, int64_t ld, int64_t bit0);
+
 /* One instruction set's kernels and the block sizes tuned for them. */
 typedef struct tl_kernel {
   const char *name; /* "avx512", "avx2", "neon", "generic" */
@@ -81,6 +93,8 @@ typedef struct tl_kernel {
   tl_mat_vec mat_vec;
   tl_fma_peak fma_peak;
   tl_bias_relu bias_relu;
+  tl_bits_store bits_store; /* NULL: the portable loops (tl_bits_store_any) */
+  tl_bits_apply bits_apply;
   /*
    * For products at most its nr columns wide (a policy head's 10 actions), a taller tile of the
    * same instruction set, or NULL: a 32-wide tile computes 22 wasted columns for 10 real ones.
@@ -90,7 +104,11 @@ typedef struct tl_kernel {
 
 enum { TL_LINEAR = 0, TL_RELU = 1, TL_RELU6 = 2 };
 
-/* One product. op(A) is m × k (A stored k × m when trans_a), op(B) k × n (n × k when trans_b). */
+/*
+ * One product. op(A) is m × k (A stored k × m when trans_a), op(B) k × n (n × k when trans_b).
+ * C = act(beta·C + op(A)·op(B) + bias), then the optional epilogues in this order: masked by
+ * bits_in, its ReLU bits stored to bits_out, its column sums to column_sums.
+ */
 typedef struct tl_gemm {
   int trans_a, trans_b;
   int64_t m, n, k;
@@ -104,7 +122,30 @@ typedef struct tl_gemm {
   const float *bias;   /* NULL, or bias_size values added to every row */
   int64_t bias_size;   /* 1 (a scalar) or n (one per column) */
   int activation;      /* TL_LINEAR, TL_RELU or TL_RELU6 */
+  /*
+   * A ReLU layer's backward pass, fused: C ·= step(its forward output), from the forward pass's
+   * bits (NULL: none), and bits_out, the forward pass's (NULL: none); rows of bits_ld words, C's
+   * column j at bit bits_col0 + j. A separate pass over the activations for the mask cost 2 ms per
+   * 4096×512 layer; read in the epilogue, the bits are in the L2.
+   */
+  const uint16_t *bits_in;
+  uint16_t *bits_out;
+  int64_t bits_ld, bits_col0;
+  /*
+   * NULL, or set to Σ_i C[i, j] over C's rows in order from 0 (a bias gradient, with the bits of
+   * ones · C, the product tradelab's Sum kernel runs for it), summed tile by tile in the L1.
+   */
+  float *column_sums;
 } tl_gemm;
+
+/* The portable ReLU-bit epilogues: any bit0, any columns. */
+void tl_bits_store_any(const float *c, int64_t ldc, int64_t rows, int64_t cols, uint16_t *bits,
+                       int64_t ld, int64_t bit0);
+void tl_bits_apply_any(float *c, int64_t ldc, int64_t rows, int64_t cols, const uint16_t *bits,
+                       int64_t ld, int64_t bit0);
+
+/* sums[j] += c[i·ldc + j] over a rows × cols tile, row after row (part of a column sum). */
+void tl_add_column_sums(const float *c, int64_t ldc, int64_t rows, int64_t cols, float *sums);
 
 /* The kernels this CPU can run, best first; returns how many (at most max). */
 int tl_kernels_supported(const tl_kernel **out, int max);

@@ -12,7 +12,8 @@ import { PPO_DEFAULTS } from './ppo-config.js';
  * Where a PPO update's time goes, for `tradelab bench ppo-update`: the update is run as its two
  * halves (loss and gradients; clip and optimizer step), each timed, and one run of each is
  * profiled kernel by kernel. The split: matrix products (the FT-Transformer's fused attention
- * among them), other kernels (element-wise work:
+ * and a whole ReLU MLP's forward or backward kernel among them: their work is products, their
+ * epilogues ride on them), other kernels (element-wise work:
  * activations, the loss, their gradients), copies (transposes and other data moves), the optimizer
  * (clip and Adam, everything in the second half), and what is left of the first half's wall time
  * once its kernels are counted: JavaScript dispatch (ops, the gradient tape, tidy).
@@ -36,6 +37,8 @@ const PRODUCTS = new Set([
   'MatMul',
   'TradelabAttention',
   'TradelabAttentionGrad',
+  'TradelabReluMlp',
+  'TradelabReluMlpGrad',
 ]);
 const COPIES = new Set([
   'Identity',

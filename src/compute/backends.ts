@@ -13,6 +13,7 @@ import {
 } from './native-gemm.js';
 import { setWasmMatMulPath, type WasmMatMulPath } from './wasm-matmul.js';
 import { installNativeTrainingKernels } from './native-training-kernels.js';
+import { installNativeReluMlp } from './native-relu-mlp.js';
 import { installNativeTransformerKernels } from './native-transformer-kernels.js';
 import { installNativeConvKernels } from './causal-conv.js';
 import { installWasmTrainingKernels } from './wasm-training-kernels.js';
@@ -311,6 +312,7 @@ export async function useBackend(
     matmul = setUpWasmMatMul(options);
     installWasmTrainingKernels();
     installNativeTrainingKernels();
+    installNativeReluMlp();
     installNativeTransformerKernels();
     installNativeConvKernels();
   }

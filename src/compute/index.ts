@@ -67,6 +67,7 @@ export {
   type AdamConstants,
   type DenseReluOptions,
 } from './native-training-kernels.js';
+export { installNativeReluMlp, nativeReluMlpActive, reluMlp } from './native-relu-mlp.js';
 export {
   firstTokenRows,
   installNativeTransformerKernels,

@@ -70,16 +70,40 @@ export const GEMM_PARAMS = [
   'accumulate',
 ] as const;
 
-/** One product's parameters by name (see addon.c's gemm); lda/ldb/ldc/cStride 0 mean packed. */
-export type GemmCall = Record<(typeof GEMM_PARAMS)[number], number>;
+/**
+ * One product's parameters by name (see addon.c's gemm); lda/ldb/ldc/cStride 0 mean packed. The
+ * optional epilogues (batch 1; see sgemm.h's tl_gemm): C masked by ReLU bits at bitsInOffset,
+ * C's ReLU bits stored at bitsOutOffset (bitsLd 16-bit words a row; 0: ceil(n / 16)), C's column
+ * sums at columnSumsOffset; −1 or absent: none.
+ */
+export type GemmCall = Record<(typeof GEMM_PARAMS)[number], number> & Partial<GemmEpilogues>;
+
+/** The optional epilogue parameters of {@link GemmCall}, in the addon's order. */
+export interface GemmEpilogues {
+  bitsInOffset: number;
+  bitsOutOffset: number;
+  bitsLd: number;
+  columnSumsOffset: number;
+}
+
+const EPILOGUE_DEFAULTS: GemmEpilogues = {
+  bitsInOffset: -1,
+  bitsOutOffset: -1,
+  bitsLd: 0,
+  columnSumsOffset: -1,
+};
+const EPILOGUE_PARAMS = Object.keys(EPILOGUE_DEFAULTS) as (keyof GemmEpilogues)[];
 
 /** A reusable parameter block for {@link NativeGemmAddon.gemm}. */
 export class GemmParams {
-  readonly values = new Float64Array(GEMM_PARAMS.length);
+  readonly values = new Float64Array(GEMM_PARAMS.length + EPILOGUE_PARAMS.length);
 
   /** Fills the block from `call` and returns it. */
   set(call: GemmCall): Float64Array {
     GEMM_PARAMS.forEach((name, i) => (this.values[i] = call[name]));
+    EPILOGUE_PARAMS.forEach(
+      (name, i) => (this.values[GEMM_PARAMS.length + i] = call[name] ?? EPILOGUE_DEFAULTS[name]),
+    );
     return this.values;
   }
 }

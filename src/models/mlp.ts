@@ -1,10 +1,11 @@
 import * as tf from '../compute/tfjs.js';
-import { denseRelu } from '../compute/index.js';
+import { denseRelu, nativeReluMlpActive, reluMlp } from '../compute/index.js';
 import type { NetworkBody } from './network-body.js';
 import { orthogonalMatrix } from './orthogonal.js';
 
 /*
- * A multi-layer perceptron on TensorFlow.js variables: the actor's and the critic's body. Hidden
+ * A multi-layer perceptron on TensorFlow.js variables: the actor's and the critic's body. On the
+ * native GEMM a ReLU network is one kernel forward and one backward (reluMlp); elsewhere hidden
  * layers are one fused matmul + bias (+ ReLU) kernel each, in training too (denseRelu: tfjs splits
  * its fused kernel while recording gradients); weights get orthogonal initialization
  * (gain √2 for hidden layers, as cleanrl and ElegantRL do; the output layer's gain is the caller's).
@@ -75,6 +76,8 @@ export class Mlp implements NetworkBody {
   /** The output for a batch `x` [batch, inputs] → [batch, outputs] (no output activation). */
   apply(x: tf.Tensor2D): tf.Tensor2D {
     const activation = this.config.activation ?? 'relu';
+    if (activation === 'relu' && nativeReluMlpActive())
+      return reluMlp(x, this.weights as tf.Tensor2D[], this.biases as tf.Tensor1D[]);
     let h = x;
     const layers = this.weights.length;
     for (let l = 0; l < layers; l++) {

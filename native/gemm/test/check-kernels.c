@@ -41,8 +41,21 @@ static int check(const tl_kernel *kernel, int trans_a, int trans_b, int m, int n
       if (activation == TL_RELU && v < 0) v = 0;
       want[i * n + j] = v;
     }
-  const tl_gemm g = {trans_a, trans_b, m,   n,    k,         a,  lda, b, ldb, c,
-                     ldc,     accumulate, bias ? bias_values : NULL, n, activation};
+  const tl_gemm g = {.trans_a = trans_a,
+                     .trans_b = trans_b,
+                     .m = m,
+                     .n = n,
+                     .k = k,
+                     .a = a,
+                     .lda = lda,
+                     .b = b,
+                     .ldb = ldb,
+                     .c = c,
+                     .ldc = ldc,
+                     .accumulate = accumulate,
+                     .bias = bias ? bias_values : NULL,
+                     .bias_size = n,
+                     .activation = activation};
   tl_sgemm(kernel, threads, &g);
   int ok = 1;
   for (int i = 0; i < m && ok; i++)
