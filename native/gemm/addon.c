@@ -94,7 +94,7 @@ enum {
   P_BATCH, P_TRANS_A, P_TRANS_B, P_M, P_N, P_K,
   P_A_OFFSET, P_A_STRIDE, P_LDA, P_B_OFFSET, P_B_STRIDE, P_LDB,
   P_C_OFFSET, P_C_STRIDE, P_LDC, P_BIAS_OFFSET, P_BIAS_SIZE, P_ACTIVATION, P_ACCUMULATE,
-  P_COUNT, /* the parameters every call gives; the epilogues' are optional (absent: −1, −1, 0, −1) */
+  P_COUNT, /* the parameters every call gives; the epilogues' may be absent (−1, −1, 0, −1) */
   P_BITS_IN_OFFSET = P_COUNT, P_BITS_OUT_OFFSET, P_BITS_LD, P_COLUMN_SUMS_OFFSET,
   P_COUNT_ALL
 };
@@ -114,8 +114,8 @@ static int column_sums(int64_t rows, int64_t cols, const float *x, int64_t ldx, 
  * activation: 0 linear, 1 relu, 2 relu6. The epilogues (tl_gemm's; batch 1 only): bitsInOffset
  * and bitsOutOffset, where ReLU bits lie on the heap (in 4-byte units; −1: none), bitsLd their
  * 16-bit words per row (0: ceil(n / 16)); columnSumsOffset, n floats for C's column sums (−1:
- * none). The parameters travel in one typed array because
- * reading twenty JavaScript numbers one by one costs more than a small product.
+ * none). The parameters travel in one typed array because reading twenty JavaScript numbers one
+ * by one costs more than a small product.
  */
 static napi_value gemm(napi_env env, napi_callback_info info) {
   size_t argc = 2;
