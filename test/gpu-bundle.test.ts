@@ -118,7 +118,7 @@ describe.runIf(process.platform === 'linux' || process.env.CI === 'true')('the G
         'cpu',
       ]);
       expect(new Set(records.map((r) => r.bench))).toEqual(
-        new Set([undefined, 'gemm', 'ppo-update', 'ppo', 'tcn']),
+        new Set([undefined, 'gemm', 'ppo-update', 'ppo', 'env', 'tcn']),
       );
 
       const log = readFileSync(join(dir, 'log.txt'), 'utf8');

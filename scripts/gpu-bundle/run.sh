@@ -13,6 +13,7 @@
 #   --backend webgpu  (default) tradelab backends; bench gemm; bench ppo-update with the GPU rows
 #                     (tradelab's engine, tfjs's webgpu; dispatches and bytes per update), on
 #                     tradelab's target shape and FinRL's; bench ppo on the engine, webgpu and wasm;
+#                     bench env, the trading env's steps/s on the CPU and on the GPU up to 4M envs;
 #                     bench tcn on the engine and wasm, and on the engine at seed 003's
 #                     configuration; PyTorch's update and TCN step on the same shapes, on CUDA when
 #                     it sees a GPU and on one CPU thread. Takes a few minutes.
@@ -219,6 +220,12 @@ fi
 [ "$backend" = webgpu ] && bench bench ppo --backend gpu $ppo_args
 [ "$backend" = webgpu ] && bench bench ppo --backend webgpu $ppo_args
 bench bench ppo --backend wasm $ppo_args
+# The trading env stepped on the GPU against nEnvs (up to 1M, 4M on a full run), beside the CPU's.
+if [ "$quick" = 1 ]; then
+  bench bench env --envs 2 --steps 2000 --repeat 1 --gpu $webgpu_row --gpu-envs 64
+else
+  bench bench env --envs 1,256 --gpu $webgpu_row --gpu-envs 1024,65536,1048576,4194304
+fi
 
 # --- PyTorch on the same shapes: on CUDA when it sees a GPU, and on one CPU thread.
 torch=0

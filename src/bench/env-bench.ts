@@ -1,8 +1,10 @@
 import { availableParallelism, loadavg } from 'node:os';
+import { listBackends } from '../compute/backends.js';
 import { Rng } from '../core/random.js';
 import { syntheticMarket } from '../env/synthetic-market.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
 import { median, timeRuns, type BenchResult, type BenchStep } from './bench-result.js';
+import { benchGpuEnv } from './gpu-env-bench.js';
 
 /** Options for {@link benchEnv}. */
 export interface EnvBenchOptions {
@@ -22,6 +24,13 @@ export interface EnvBenchOptions {
   onStep?: BenchStep;
   /** Bars of synthetic data. Default 20,000. */
   bars?: number;
+  /**
+   * Rows of the env stepped on the GPU (gpu-env-bench.ts): 'auto' on a hardware adapter, 'always'
+   * on a software one too (lavapipe), 'never'. Default 'auto'.
+   */
+  gpu?: 'auto' | 'always' | 'never';
+  /** The nEnvs values of the GPU rows. Default [1024, 65536, 1048576]. */
+  gpuEnvs?: readonly number[];
 }
 
 /** The issue's targets: aggregate env steps/s at 1 and 256 envs (10 assets, 7 features). */
@@ -41,8 +50,9 @@ function actionRows(width: number): number {
 
 /**
  * The env's benchmark: aggregate env steps/s of {@link VectorTradingEnv} with random actions
- * (drawn once, preallocated; a pool of action rows cycled, see {@link actionRows}), single thread, on synthetic 1h bars with a
- * random techArray, for each nEnvs. Episodes start at random bars and autoreset at the data's end.
+ * (drawn once, preallocated; a pool of action rows cycled, see {@link actionRows}), single thread,
+ * on synthetic 1h bars with a random techArray, for each nEnvs. Episodes start at random bars and
+ * autoreset at the data's end. With a GPU (see `gpu`), the same env on the device, per nEnvs.
  */
 export async function benchEnv(options: EnvBenchOptions = {}): Promise<BenchResult[]> {
   const assets = options.assets ?? 10;
@@ -95,6 +105,23 @@ export async function benchEnv(options: EnvBenchOptions = {}): Promise<BenchResu
               "the project's goals for the env, one thread: 1 M steps/s with one env, 3 M with 256 (10 assets, 7 features)",
           }),
     });
+  }
+  const gpu = options.gpu ?? 'auto';
+  if (gpu !== 'never') {
+    const adapter = (await listBackends()).find((b) => b.name === 'gpu')?.webgpuAdapter;
+    if (adapter !== undefined && (gpu === 'always' || !adapter.software))
+      results.push(
+        ...(await benchGpuEnv({
+          data,
+          assets,
+          features,
+          lookback,
+          envs: options.gpuEnvs ?? [1024, 65_536, 1_048_576],
+          steps: options.steps ?? 20_000_000,
+          repeat,
+          onStep: (name) => options.onStep?.(name, envs.length, envs.length + 1),
+        })),
+      );
   }
   options.onStep?.('done', envs.length, envs.length);
   return results;

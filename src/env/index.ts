@@ -24,4 +24,5 @@ export {
   type EnvResetResult,
   type EnvStepResult,
   type ObservationLayout,
+  type TradingEnvTables,
 } from './trading-env.js';

@@ -85,6 +85,27 @@ export interface EnvResetOptions {
   seed?: number | readonly number[];
 }
 
+/**
+ * What a copy of the env on another device needs besides its options: the price and feature
+ * tables as this env reads them, and its episode-start tables (see {@link VectorTradingEnv.tables}).
+ */
+export interface TradingEnvTables {
+  /** Close prices, bars × assets. */
+  close: Float64Array;
+  /** Fill prices (opens or closes), bars × assets. */
+  fill: Float64Array;
+  /** Normalized features, bars × assets × F; NaN on bars no observation may read. */
+  features: Float32Array;
+  /** Units per unit of action, per asset ('units' scaling). */
+  unitScale: Float64Array;
+  /** Per range: possible episode starts in the ranges before it. */
+  startsBefore: Float64Array;
+  /** Per range: its last possible start. */
+  lastStart: Int32Array;
+  /** Possible episode starts over all ranges. */
+  totalStarts: number;
+}
+
 /** A vectorized trading env over one {@link MarketData}; see the file header for the timing. */
 export class VectorTradingEnv {
   /** Environments stepped together. */
@@ -228,6 +249,19 @@ export class VectorTradingEnv {
     this.orders = new Float32Array(assets);
     this.rngs = [];
     this.reset();
+  }
+
+  /** The tables this env steps on (views, not copies: read them, do not change them). */
+  tables(): TradingEnvTables {
+    return {
+      close: this.close,
+      fill: this.fill,
+      features: this.features,
+      unitScale: this.unitScale,
+      startsBefore: this.startsBefore,
+      lastStart: this.lastStart,
+      totalStarts: this.totalStarts,
+    };
   }
 
   /** Starts a new episode in every env (seeded), clearing every flag and accumulator. */

@@ -29,3 +29,21 @@ export {
   type TcnProgramShape,
   type TcnStepOutput,
 } from './tcn-step-program.js';
+export {
+  dispatchOf,
+  encodeDispatches,
+  runDispatches,
+  storageOf,
+  uniformOf,
+  type Dispatch,
+} from './dispatch.js';
+export {
+  ENV_FLOATS,
+  ENV_PARAM_WORDS,
+  ENV_WORD_BLOCKS,
+  ENV_WORDS,
+  ENV_WORKGROUP,
+  envFloatBlocks,
+  tradingEnvKernel,
+  type TradingEnvKernelShape,
+} from './kernels/trading-env-step.js';

@@ -28,7 +28,7 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
   {
     words: ['bench', 'env'],
     summary:
-      'benchmark the vectorized trading env: aggregate env steps/s per nEnvs, random actions, one thread',
+      'benchmark the vectorized trading env: aggregate env steps/s per nEnvs, random actions, one thread, and on the GPU when there is one',
     positionals: [],
     options: [
       { name: 'assets', type: 'string', value: 'N', description: 'assets per env (default 10)' },
@@ -62,9 +62,26 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         value: 'R',
         description: 'runs per measurement; the median is reported (default 3)',
       },
+      {
+        name: 'gpu',
+        type: 'string',
+        value: 'WHEN',
+        description:
+          'rows of the env stepped on the GPU: auto (a hardware adapter; default), always (a software one too), never',
+      },
+      {
+        name: 'gpu-envs',
+        type: 'string',
+        value: 'LIST',
+        description: 'nEnvs values of the GPU rows, comma-separated (default 1024,65536,1048576)',
+      },
     ],
     settings: [],
-    examples: ['tradelab bench env', 'tradelab bench env --envs 1,256 --steps 500000 --json'],
+    examples: [
+      'tradelab bench env',
+      'tradelab bench env --envs 1,256 --steps 500000 --json',
+      'tradelab bench env --gpu always --gpu-envs 1024,16384 --steps 2000000',
+    ],
     load: () => import('../commands/bench-env.js'),
   },
   {

@@ -1,6 +1,6 @@
 import { benchEnv } from '../../bench/index.js';
 import type { CommandContext } from '../command-spec.js';
-import { intListOption, intOption } from '../option-values.js';
+import { choiceOption, intListOption, intOption } from '../option-values.js';
 import { benchProgress, printBench } from '../print-bench.js';
 
 /** `tradelab bench env`: aggregate env steps/s per nEnvs, single thread, random actions. */
@@ -12,6 +12,8 @@ export async function run(context: CommandContext): Promise<void> {
   const steps = intOption(options, 'steps');
   const repeat = intOption(options, 'repeat');
   const envs = intListOption(options.envs, 'envs', '1,16,256,2048');
+  const gpu = choiceOption(options, 'gpu', ['auto', 'always', 'never'] as const);
+  const gpuEnvs = intListOption(options['gpu-envs'], 'gpu-envs', '1024,65536,1048576');
   const progress = benchProgress(1, 'figures');
   const results = await benchEnv({
     ...(assets === undefined ? {} : { assets }),
@@ -20,6 +22,8 @@ export async function run(context: CommandContext): Promise<void> {
     ...(steps === undefined ? {} : { steps }),
     ...(repeat === undefined ? {} : { repeat }),
     ...(envs === undefined ? {} : { envs }),
+    ...(gpu === undefined ? {} : { gpu }),
+    ...(gpuEnvs === undefined ? {} : { gpuEnvs }),
     onStep: (name, done, total) => {
       progress.update(done, done < total ? `measuring ${name}` : 'done', total);
     },
