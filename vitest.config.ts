@@ -26,6 +26,7 @@ const LONGEST_FIRST = [
   'src/bench/gpu-gemm-bench.test.ts',
   'src/agents/ppo-gpu-update.test.ts',
   'src/agents/gpu-trading-env.test.ts',
+  'src/agents/gae-gpu.test.ts',
   'src/gpu/kernels/conv-gemm.test.ts',
   'src/gpu/kernels/weight-norm.test.ts',
   'src/gpu/kernels/tcn-parts.test.ts',

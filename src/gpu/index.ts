@@ -47,3 +47,4 @@ export {
   tradingEnvKernel,
   type TradingEnvKernelShape,
 } from './kernels/trading-env-step.js';
+export { GAE_WORKGROUP, gaeKernel, gaeUniform } from './kernels/gae.js';
