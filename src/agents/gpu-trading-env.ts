@@ -3,7 +3,7 @@ import type { MarketData } from '../data/load-market-data.js';
 import type { Normalizer } from '../data/features/normalizer.js';
 import {
   VectorTradingEnv,
-  type EnvInfo,
+  type EnvStepResult,
   type ObservationLayout,
   type ResolvedEnvOptions,
   type TradingEnvOptions,
@@ -35,14 +35,7 @@ import {
  */
 
 /** What {@link GpuTradingEnv.read} brings back: the CPU env's step result, as copies. */
-export interface GpuEnvSnapshot {
-  obs: Float32Array;
-  rewards: Float32Array;
-  terminations: Uint8Array;
-  truncations: Uint8Array;
-  resetMask: Uint8Array;
-  info: EnvInfo;
-}
+export type GpuEnvSnapshot = EnvStepResult;
 
 /** Bytes of device memory an env of this shape holds, besides the dataset's tables. */
 export function gpuEnvBytesPerEnv(assets: number, obsDim: number): number {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededValues } from '../../test/support/seeded-values.js';
 import { GemmParams, loadNativeGemm, loadSystemBlas, type GemmCall } from './native-gemm.js';
 
 /*
@@ -13,16 +14,7 @@ const skip = addon === undefined && process.env.CI !== 'true';
 if (skip)
   console.warn('native-kernels.test.ts: skipping (the native GEMM is not built). CI runs them.');
 
-/** A seeded stream of values in [-1, 1). */
-function values(count: number, seed: number): Float32Array {
-  const out = new Float32Array(count);
-  let s = seed >>> 0 || 1;
-  for (let i = 0; i < count; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = (s / 2 ** 32) * 2 - 1;
-  }
-  return out;
-}
+const values = seededValues;
 
 interface Case {
   m: number;

@@ -188,14 +188,10 @@ function backwardKernel(addon: ReluMlpAddon) {
         );
       }
     } finally {
-      for (const t of masked) (backend as unknown as BackendWithDispose).disposeData(t.dataId);
+      for (const t of masked) backend.disposeData(t.dataId);
     }
     return gradients;
   };
-}
-
-interface BackendWithDispose {
-  disposeData(dataId: object): boolean;
 }
 
 /** Registers the two kernels on the wasm backend (once); false when the addon lacks what they use. */

@@ -12,6 +12,8 @@ export type KernelArgs = Parameters<KernelFunc>[0];
 export interface WasmBackendInternals {
   dataIdMap: { get(dataId: object): { memoryOffset: number } | undefined };
   makeOutput(shape: number[], dtype: 'float32'): TensorInfo;
+  /** Releases a kernel's scratch output (one it made and does not return). */
+  disposeData(dataId: object): boolean;
   /** Emscripten replaces this view when the memory grows: read it after every allocation. */
   wasm: { HEAPF32: Float32Array };
 }
