@@ -48,3 +48,13 @@ export {
   type TradingEnvKernelShape,
 } from './kernels/trading-env-step.js';
 export { GAE_WORKGROUP, gaeKernel, gaeUniform } from './kernels/gae.js';
+export {
+  gemmKernel,
+  gemmUniform,
+  gemmWorkgroups,
+  type GemmCall as GpuGemmCall,
+  type GemmVariant,
+} from './kernels/gemm.js';
+export { minibatchLayout, type MinibatchLayout } from './kernels/ppo-loss.js';
+export { MINIBATCH_STRIDE } from './pipeline-cache.js';
+export { recordKernel, ROLLOUT_WORKGROUP, sampleKernel, sampleUniform } from './kernels/rollout.js';

@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gpuTestAdapter } from '../../test/support/webgpu.js';
+import * as tf from '../compute/tfjs.js';
+import { useBackend } from '../compute/backends.js';
+import { syntheticMarket, VectorTradingEnv, type TradingEnvOptions } from '../env/index.js';
+import { openGpuDevice, ppoParameterSlots, storageOf, type GpuDevice } from '../gpu/index.js';
+import { Mlp } from '../models/mlp.js';
+import { computeGae } from './gae.js';
+import { GpuRollout, type GpuRolloutArrays } from './gpu-rollout.js';
+import { GpuTradingEnv } from './gpu-trading-env.js';
+import {
+  actorMean,
+  createPpoNetworks,
+  disposePpoNetworks,
+  gaussianLogProb,
+  type PpoNetworks,
+} from './ppo-update.js';
+
+/*
+ * A rollout on the device (agents/gpu-rollout.ts) checked piece by piece against the CPU: the
+ * states it recorded are the CPU env's observations when the CPU env replays its actions, and the
+ * rewards and flags the CPU env's; values and log-probabilities are the CPU networks' on those
+ * states; the noise is standard normal and a seed's own; the advantages are agents/gae.ts's on the
+ * recorded arrays. On lavapipe in CI.
+ */
+
+const found = await gpuTestAdapter('src/agents/gpu-rollout.test.ts');
+
+/** The networks' parameters flat, in the update program's slots. */
+function flatParameters(
+  nets: PpoNetworks,
+  slots: ReturnType<typeof ppoParameterSlots>,
+): Float32Array {
+  const last = slots[slots.length - 1];
+  const flat = new Float32Array((last?.offset ?? 0) + (last?.size ?? 0));
+  for (const slot of slots) {
+    let variable: tf.Variable | undefined;
+    if (slot.name === 'logStd') variable = nets.logStd;
+    else {
+      const [net, tensor] = slot.name.split('/') as [string, string];
+      const mlp = net === 'actor' ? nets.actor : nets.critic;
+      if (!(mlp instanceof Mlp)) throw new Error('an MLP actor was built');
+      const layer = Number(tensor.slice(1));
+      variable = tensor.startsWith('w') ? mlp.weights[layer] : mlp.biases[layer];
+    }
+    flat.set(variable?.dataSync() as Float32Array, slot.offset);
+  }
+  return flat;
+}
+
+describe.skipIf(!found)('a PPO rollout on the GPU', { timeout: 180_000 }, () => {
+  let gpu: GpuDevice;
+  beforeAll(async () => {
+    await useBackend('wasm');
+    gpu = await openGpuDevice();
+  });
+  afterAll(() => {
+    gpu.destroy();
+  });
+
+  const data = syntheticMarket({ assets: 3, bars: 300, features: 2, seed: 8 });
+  const options: TradingEnvOptions = {
+    nEnvs: 6,
+    lookback: 2,
+    ranges: [[1, 290]],
+    episodeLength: 9,
+    randomStart: false,
+    seed: 3,
+  };
+  const steps = 20;
+
+  async function collect(seed: number): Promise<{ got: GpuRolloutArrays; nets: PpoNetworks }> {
+    const env = await GpuTradingEnv.create(gpu, data, undefined, options);
+    const nets = createPpoNetworks({
+      stateDim: env.obsDim,
+      actionDim: 3,
+      netDim: 16,
+      seed: 2,
+      initLogStd: -0.3,
+    });
+    const shape = {
+      stateDim: env.obsDim,
+      actionDim: 3,
+      hidden: [16, 16],
+      activation: 'relu' as const,
+      tanhMean: true,
+    };
+    const slots = ppoParameterSlots({
+      ...shape,
+      rolloutRows: 1,
+      batchSize: 1,
+      passes: 1,
+      normalizeAdvantages: true,
+      clipValueLoss: false,
+    });
+    const parameters = storageOf(gpu, flatParameters(nets, slots), 'parameters');
+    const rollout = await GpuRollout.build(gpu, env, { ...shape, steps }, parameters, slots, {
+      gamma: 0.99,
+      lambda: 0.95,
+    });
+    try {
+      rollout.collect(seed);
+      return { got: await rollout.read(), nets };
+    } finally {
+      rollout.destroy();
+      parameters.destroy();
+      env.destroy();
+    }
+  }
+
+  it('records what the CPU env and networks give for the same actions', async () => {
+    const { got, nets } = await collect(5);
+    const n = options.nEnvs ?? 1;
+    const cpu = new VectorTradingEnv(data, undefined, options);
+    const S = cpu.obsDim;
+    let obs = cpu.reset().obs.slice();
+    let worstState = 0;
+    let worstReward = 0;
+    const terminated = new Uint8Array(steps * n);
+    const truncated = new Uint8Array(steps * n);
+    const valid = new Uint8Array(steps * n);
+    for (let t = 0; t < steps; t++) {
+      const states = got.states.subarray(t * n * S, (t + 1) * n * S);
+      for (let j = 0; j < states.length; j++)
+        worstState = Math.max(worstState, Math.abs((states[j] ?? 0) - (obs[j] ?? 0)));
+      const result = cpu.step(got.actions.slice(t * n * 3, (t + 1) * n * 3));
+      for (let e = 0; e < n; e++) {
+        const i = t * n + e;
+        worstReward = Math.max(
+          worstReward,
+          Math.abs((got.rewards[i] ?? 0) - (result.rewards[e] ?? 0)),
+        );
+        expect(got.terminated[i]).toBe(result.terminations[e]);
+        expect(got.truncated[i]).toBe(result.truncations[e]);
+        expect(got.resetMask[i]).toBe(result.resetMask[e]);
+        terminated[i] = result.terminations[e] ?? 0;
+        truncated[i] = result.truncations[e] ?? 0;
+        valid[i] = 1 - (result.resetMask[e] ?? 0);
+      }
+      obs = result.obs.slice();
+    }
+    expect(worstState).toBeLessThan(1e-5);
+    expect(worstReward).toBeLessThan(1e-6);
+    expect(valid.some((v) => v === 0)).toBe(true); // episodes of 9 steps ended and restarted
+
+    // Values and log-probabilities: the CPU networks' on the recorded states and actions.
+    const [values, logProbs, lastValues] = tf.tidy(() => {
+      const states = tf.tensor2d(got.states, [steps * n, S]);
+      const v = tf.reshape(nets.critic.apply(states), [-1]);
+      const lp = gaussianLogProb(
+        actorMean(nets, states),
+        nets.logStd as tf.Tensor1D,
+        tf.tensor2d(got.actions, [steps * n, 3]),
+      );
+      const last = tf.reshape(nets.critic.apply(tf.tensor2d(obs.subarray(0, n * S), [n, S])), [-1]);
+      return [v.dataSync().slice(), lp.dataSync().slice(), last.dataSync().slice()];
+    }) as [Float32Array, Float32Array, Float32Array];
+    for (let i = 0; i < steps * n; i++) {
+      expect(Math.abs((got.values[i] ?? 0) - (values[i] ?? 0))).toBeLessThan(1e-4);
+      expect(Math.abs((got.logProbs[i] ?? 0) - (logProbs[i] ?? 0))).toBeLessThan(1e-4);
+    }
+
+    // The noise is standard normal: z = (action − mean) / std.
+    const z = tf.tidy((): Float32Array => {
+      const states = tf.tensor2d(got.states, [steps * n, S]);
+      const mean = actorMean(nets, states);
+      return tf
+        .div(tf.sub(tf.tensor2d(got.actions, [steps * n, 3]), mean), tf.exp(nets.logStd))
+        .dataSync()
+        .slice() as Float32Array;
+    });
+    const zMean = z.reduce((s, v) => s + v, 0) / z.length;
+    const zVar = z.reduce((s, v) => s + (v - zMean) ** 2, 0) / z.length;
+    expect(Math.abs(zMean)).toBeLessThan(0.15);
+    expect(zVar).toBeGreaterThan(0.8);
+    expect(zVar).toBeLessThan(1.2);
+
+    // GAE on the recorded arrays, the critic's last values included.
+    const want = computeGae({
+      nEnvs: n,
+      rewards: got.rewards,
+      values: got.values,
+      lastValues,
+      terminations: terminated,
+      truncations: truncated,
+      valid,
+      gamma: 0.99,
+      lambda: 0.95,
+    });
+    for (let i = 0; i < steps * n; i++) {
+      expect(Math.abs((got.advantages[i] ?? 0) - (want.advantages[i] ?? 0))).toBeLessThan(1e-4);
+      expect(Math.abs((got.returns[i] ?? 0) - (want.returns[i] ?? 0))).toBeLessThan(1e-4);
+    }
+    disposePpoNetworks(nets);
+  });
+
+  it('draws the same noise for the same seed, other noise for another', async () => {
+    const a = await collect(11);
+    const b = await collect(11);
+    const c = await collect(12);
+    for (const r of [a, b, c]) disposePpoNetworks(r.nets);
+    expect(Array.from(b.got.actions)).toEqual(Array.from(a.got.actions));
+    expect(Array.from(c.got.actions)).not.toEqual(Array.from(a.got.actions));
+  });
+});
