@@ -3,7 +3,13 @@ import { gpuTestAdapter } from '../../test/support/webgpu.js';
 import * as tf from '../compute/tfjs.js';
 import { useBackend } from '../compute/backends.js';
 import { syntheticMarket, VectorTradingEnv, type TradingEnvOptions } from '../env/index.js';
-import { openGpuDevice, ppoParameterSlots, storageOf, type GpuDevice } from '../gpu/index.js';
+import {
+  openGpuDevice,
+  ppoParameterSlots,
+  PpoUpdateProgram,
+  storageOf,
+  type GpuDevice,
+} from '../gpu/index.js';
 import { Mlp } from '../models/mlp.js';
 import { computeGae } from './gae.js';
 import { GpuRollout, type GpuRolloutArrays } from './gpu-rollout.js';
@@ -192,6 +198,90 @@ describe.skipIf(!found)('a PPO rollout on the GPU', { timeout: 180_000 }, () => 
       expect(Math.abs((got.returns[i] ?? 0) - (want.returns[i] ?? 0))).toBeLessThan(1e-4);
     }
     disposePpoNetworks(nets);
+  });
+
+  it('trains the update program from the device rollout as from the same rollout uploaded', async () => {
+    const env = await GpuTradingEnv.create(gpu, data, undefined, options);
+    const n = env.nEnvs;
+    const nets = createPpoNetworks({ stateDim: env.obsDim, actionDim: 3, netDim: 16, seed: 4 });
+    const shape = {
+      stateDim: env.obsDim,
+      actionDim: 3,
+      hidden: [16, 16],
+      activation: 'relu' as const,
+      tanhMean: true,
+      rolloutRows: steps * n,
+      batchSize: 32,
+      passes: 2,
+      normalizeAdvantages: true,
+      clipValueLoss: true,
+    };
+    const constants = {
+      ratioClip: 0.2,
+      entropyCoef: 0.01,
+      valueCoef: 0.5,
+      maxGradNorm: 0.5,
+      beta1: 0.9,
+      beta2: 0.999,
+      epsilon: 1e-5,
+    };
+    const [onDevice, uploaded] = await Promise.all([
+      PpoUpdateProgram.build(gpu, shape, constants),
+      PpoUpdateProgram.build(gpu, shape, constants),
+    ]);
+    const flat = flatParameters(nets, onDevice.slots);
+    const fresh = {
+      m: new Float32Array(flat.length),
+      v: new Float32Array(flat.length),
+      accBeta1: 0.9,
+      accBeta2: 0.999,
+    };
+    for (const program of [onDevice, uploaded]) {
+      program.writeParameters(flat);
+      program.writeMoments(fresh);
+    }
+    // The rollout acts with the training program's own parameters buffer.
+    const rollout = await GpuRollout.build(
+      gpu,
+      env,
+      { ...shape, steps },
+      onDevice.parameters,
+      onDevice.slots,
+      { gamma: 0.99, lambda: 0.95 },
+    );
+    try {
+      rollout.collect(7);
+      const rows = await rollout.trainingRows();
+      const read = await rollout.read();
+      expect(rows.length).toBe(read.resetMask.filter((r) => r === 0).length);
+      expect(rows.length).toBeLessThan(steps * n);
+      // The same shuffles for both: a fixed permutation of the training rows per pass.
+      const order = (pass: number): Int32Array =>
+        Int32Array.from(rows.map((_, i) => rows[(i * 7 + pass * 3) % rows.length] as number));
+      const options = { learningRate: 3e-3, targetKl: null };
+      const a = await onDevice.train(rollout.deviceRollout, order, options);
+      const b = await uploaded.train(
+        {
+          rows: steps * n,
+          states: read.states,
+          actions: read.actions,
+          logProbs: read.logProbs,
+          advantages: read.advantages,
+          returns: read.returns,
+          values: read.values,
+        },
+        order,
+        options,
+      );
+      expect(Array.from(a.statSums)).toEqual(Array.from(b.statSums));
+      const after = await onDevice.readParameters();
+      expect(Array.from(after)).toEqual(Array.from(await uploaded.readParameters()));
+      expect(Array.from(after)).not.toEqual(Array.from(flat)); // it trained
+    } finally {
+      rollout.destroy();
+      env.destroy();
+      disposePpoNetworks(nets);
+    }
   });
 
   it('draws the same noise for the same seed, other noise for another', async () => {

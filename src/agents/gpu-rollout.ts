@@ -16,6 +16,7 @@ import {
   sampleKernel,
   sampleUniform,
   uniformOf,
+  type DeviceRollout,
   type Dispatch,
   type GpuDevice,
   type MinibatchLayout,
@@ -30,7 +31,9 @@ import type { GpuTradingEnv } from './gpu-trading-env.js';
  * last observations and GAE (gpu/kernels/gae.ts). All of it is one command buffer: nothing crosses
  * to the host. The rollout is written in the update program's layout (states, actions,
  * log-probabilities, advantages, returns, values: gpu/kernels/ppo-loss.ts's minibatchLayout over
- * steps × nEnvs rows, time-major), ready for the update.
+ * steps × nEnvs rows, time-major), which the update program copies on the device
+ * (PpoUpdateProgram.train with {@link GpuRollout.deviceRollout}); the host reads only which rows
+ * train ({@link GpuRollout.trainingRows}), to shuffle them.
  *
  * Not yet: reward scaling (the trainer's default normalizeRewards), which needs a running
  * statistic over all envs every step; a rollout here trains on the env's own rewards.
@@ -302,6 +305,24 @@ export class GpuRollout {
     );
     encoder.copyBufferToBuffer(buffers.returns, 0, this.rollout, layout.returns * 4, rows * 4);
     gpu.submit(encoder, count);
+  }
+
+  /** The rollout as the update program takes it, without leaving the device. */
+  get deviceRollout(): DeviceRollout {
+    return { rows: this.rows, buffer: this.rollout };
+  }
+
+  /**
+   * The rows of the last rollout that train (the others are autoreset steps): one read of a u32 a
+   * row, what the host needs to shuffle the minibatches.
+   */
+  async trainingRows(): Promise<Int32Array> {
+    const mask = new Uint32Array(await this.gpu.read(this.buffers.resetMask, 0, this.rows * 4));
+    const rows: number[] = [];
+    mask.forEach((reset, i) => {
+      if (reset === 0) rows.push(i);
+    });
+    return Int32Array.from(rows);
   }
 
   /** The last rollout, read back. */

@@ -11,6 +11,7 @@ export {
   PpoUpdateProgram,
   ppoParameterSlots,
   type AdamMoments,
+  type DeviceRollout,
   type ParameterSlot,
   type PpoProgramConstants,
   type PpoProgramShape,

@@ -94,6 +94,15 @@ export interface RolloutArrays {
   values: Float32Array;
 }
 
+/**
+ * A rollout already on the device (a GPU rollout program's): `rows` rows in
+ * minibatchLayout(stateDim, actionDim, rows) in `buffer`.
+ */
+export interface DeviceRollout {
+  rows: number;
+  buffer: GPUBuffer;
+}
+
 /** Options of {@link PpoUpdateProgram.train}. */
 export interface PpoTrainOptions {
   learningRate: number;
@@ -416,7 +425,7 @@ export class PpoUpdateProgram {
    * KL; one of each per pass with it.
    */
   async train(
-    rollout: RolloutArrays,
+    rollout: RolloutArrays | DeviceRollout,
     order: (pass: number) => Int32Array,
     options: PpoTrainOptions,
   ): Promise<PpoTrainResult> {
@@ -427,7 +436,9 @@ export class PpoUpdateProgram {
         `a rollout of ${rollout.rows} rows is larger than the ${shape.rolloutRows} the GPU program was built for`,
         { hint: 'build the program with rolloutRows at least targetStep' },
       );
-    this.uploadRollout(rollout);
+    let encoder = gpu.device.createCommandEncoder({ label: 'ppo update' });
+    if ('buffer' in rollout) this.copyRollout(encoder, rollout);
+    else this.uploadRollout(rollout);
     this.optimizer.setLearningRate(options.learningRate);
     gpu.write(buffers.stats, 0, new Float32Array(8));
 
@@ -437,7 +448,6 @@ export class PpoUpdateProgram {
     let passes = 0;
     let dispatches = 0;
     let stats: Float32Array = new Float32Array(PPO_LOSS_STATS);
-    let encoder = gpu.device.createCommandEncoder({ label: 'ppo update' });
     let pass = encoder.beginComputePass();
     let recorded = 0;
     const orders = new Uint32Array(shape.passes * rollout.rows);
@@ -501,6 +511,39 @@ export class PpoUpdateProgram {
     });
     gpu.check();
     return times;
+  }
+
+  /**
+   * The flat parameters (ppoParameterSlots' layout, from offset 0) as the program trains them: a
+   * rollout program on the same device acts with them, without a copy.
+   */
+  get parameters(): GPUBuffer {
+    return this.optimizer.state;
+  }
+
+  /** A device rollout's columns into the rollout buffer (copies encoded before the update). */
+  private copyRollout(encoder: GPUCommandEncoder, rollout: DeviceRollout): void {
+    const from = minibatchLayout(this.shape.stateDim, this.shape.actionDim, rollout.rows);
+    const to = this.rolloutLayout;
+    const n = rollout.rows;
+    const S = this.shape.stateDim;
+    const A = this.shape.actionDim;
+    const blocks: [keyof MinibatchLayout, number][] = [
+      ['states', n * S],
+      ['actions', n * A],
+      ['oldLogProbs', n],
+      ['advantages', n],
+      ['returns', n],
+      ['oldValues', n],
+    ];
+    for (const [block, length] of blocks)
+      encoder.copyBufferToBuffer(
+        rollout.buffer,
+        from[block] * 4,
+        this.buffers.rollout,
+        to[block] * 4,
+        length * 4,
+      );
   }
 
   /** The rollout's columns into the rollout buffer, at the layout's offsets. */
