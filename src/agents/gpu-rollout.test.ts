@@ -12,6 +12,7 @@ import {
 } from '../gpu/index.js';
 import { Mlp } from '../models/mlp.js';
 import { computeGae } from './gae.js';
+import { ReturnNormalizer, type ReturnStatistics } from './return-normalizer.js';
 import { GpuRollout, type GpuRolloutArrays } from './gpu-rollout.js';
 import { GpuTradingEnv } from './gpu-trading-env.js';
 import {
@@ -75,7 +76,10 @@ describe.skipIf(!found)('a PPO rollout on the GPU', { timeout: 180_000 }, () => 
   };
   const steps = 20;
 
-  async function collect(seed: number): Promise<{ got: GpuRolloutArrays; nets: PpoNetworks }> {
+  async function collect(
+    seed: number,
+    rewardScaling?: { gamma: number },
+  ): Promise<{ got: GpuRolloutArrays; nets: PpoNetworks; statistics: ReturnStatistics }> {
     const env = await GpuTradingEnv.create(gpu, data, undefined, options);
     const nets = createPpoNetworks({
       stateDim: env.obsDim,
@@ -103,10 +107,15 @@ describe.skipIf(!found)('a PPO rollout on the GPU', { timeout: 180_000 }, () => 
     const rollout = await GpuRollout.build(gpu, env, { ...shape, steps }, parameters, slots, {
       gamma: 0.99,
       lambda: 0.95,
+      ...(rewardScaling === undefined ? {} : { rewardScaling }),
     });
     try {
       rollout.collect(seed);
-      return { got: await rollout.read(), nets };
+      return {
+        got: await rollout.read(),
+        nets,
+        statistics: await rollout.readReturnStatistics(),
+      };
     } finally {
       rollout.destroy();
       parameters.destroy();
@@ -282,6 +291,44 @@ describe.skipIf(!found)('a PPO rollout on the GPU', { timeout: 180_000 }, () => 
       env.destroy();
       disposePpoNetworks(nets);
     }
+  });
+
+  it('scales rewards as the CPU trainer does: by the running sd of the discounted returns', async () => {
+    const plain = await collect(5);
+    const scaled = await collect(5, { gamma: 0.99 });
+    disposePpoNetworks(plain.nets);
+    disposePpoNetworks(scaled.nets);
+    // The same actions (same seed and weights), so the env's rewards are the unscaled run's.
+    expect(Array.from(scaled.got.actions)).toEqual(Array.from(plain.got.actions));
+    const n = options.nEnvs ?? 1;
+    const normalizer = new ReturnNormalizer(n, 0.99);
+    let worst = 0;
+    let largest = 0;
+    for (let t = 0; t < steps; t++) {
+      const rows = (i: number): number => t * n + i;
+      const rewards = Float32Array.from({ length: n }, (_, e) => plain.got.rewards[rows(e)] ?? 0);
+      const valid = Array.from({ length: n }, (_, e) => 1 - (plain.got.resetMask[rows(e)] ?? 0));
+      const ended = Array.from({ length: n }, (_, e) =>
+        (plain.got.terminated[rows(e)] ?? 0) === 1 || (plain.got.truncated[rows(e)] ?? 0) === 1
+          ? 1
+          : 0,
+      );
+      normalizer.scale(rewards, valid, ended);
+      for (let e = 0; e < n; e++) {
+        const got = scaled.got.rewards[rows(e)] ?? Number.NaN;
+        worst = Math.max(
+          worst,
+          Math.abs(got - (rewards[e] ?? 0)) / (1 + Math.abs(rewards[e] ?? 0)),
+        );
+        largest = Math.max(largest, Math.abs(rewards[e] ?? 0));
+      }
+    }
+    expect(worst).toBeLessThan(1e-4);
+    expect(largest).toBeGreaterThan(0.1); // scaled up from returns of ~1e-3
+    const want = normalizer.statistics();
+    expect(scaled.statistics.count).toBeCloseTo(want.count, 2);
+    expect(Math.abs(scaled.statistics.mean - want.mean)).toBeLessThan(1e-6);
+    expect(Math.abs(scaled.statistics.variance / want.variance - 1)).toBeLessThan(1e-3);
   });
 
   it('draws the same noise for the same seed, other noise for another', async () => {

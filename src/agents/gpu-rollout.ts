@@ -12,13 +12,18 @@ import {
   MINIBATCH_STRIDE,
   minibatchLayout,
   recordKernel,
+  rewardScalingKernels,
   ROLLOUT_WORKGROUP,
   sampleKernel,
   sampleUniform,
+  SCALING_STATS,
+  scalingUniform,
+  scalingWorkgroups,
   uniformOf,
   type DeviceRollout,
   type Dispatch,
   type GpuDevice,
+  type Kernel,
   type MinibatchLayout,
   type ParameterSlot,
 } from '../gpu/index.js';
@@ -35,8 +40,9 @@ import type { GpuTradingEnv } from './gpu-trading-env.js';
  * (PpoUpdateProgram.train with {@link GpuRollout.deviceRollout}); the host reads only which rows
  * train ({@link GpuRollout.trainingRows}), to shuffle them.
  *
- * Not yet: reward scaling (the trainer's default normalizeRewards), which needs a running
- * statistic over all envs every step; a rollout here trains on the env's own rewards.
+ * With `rewardScaling` (the trainer's default normalizeRewards), each step's rewards are scaled on
+ * the device as agents/return-normalizer.ts does (gpu/kernels/reward-scaling.ts), its running
+ * statistics kept in a device buffer that a checkpoint reads and a resume writes.
  */
 
 /** The networks' shape, as the update program's. */
@@ -50,10 +56,19 @@ export interface GpuRolloutShape {
   steps: number;
 }
 
-/** GAE's constants. */
+/** GAE's constants, and reward scaling's when it is on. */
 export interface GpuRolloutConstants {
   gamma: number;
   lambda: number;
+  /** Scale rewards by the running sd of the discounted returns (γ of those returns). */
+  rewardScaling?: { gamma: number };
+}
+
+/** Reward scaling's running statistics, as ReturnNormalizer's. */
+export interface GpuReturnStatistics {
+  count: number;
+  mean: number;
+  variance: number;
 }
 
 /** A rollout read back (tests and diagnostics; training never reads it). */
@@ -89,7 +104,9 @@ export class GpuRollout {
       | 'returns'
       | 'criticOut'
       | 'sampleParams'
-      | 'steps',
+      | 'steps'
+      | 'discounted'
+      | 'scalingStats',
       GPUBuffer
     >,
     private readonly owned: GPUBuffer[],
@@ -141,6 +158,8 @@ export class GpuRollout {
       criticOut: storage(n * 4, 'critic output'),
       sampleParams: gpu.uniformBuffer(16, 'rollout sample'),
       steps: gpu.uniformBuffer(shape.steps * MINIBATCH_STRIDE, 'rollout steps'),
+      discounted: storage(n * 4, 'discounted returns'),
+      scalingStats: storage(SCALING_STATS * 4, 'reward scaling statistics'),
     };
     owned.push(buffers.sampleParams, buffers.steps);
     const ranges = new Uint32Array((shape.steps * MINIBATCH_STRIDE) / 4);
@@ -230,6 +249,38 @@ export class GpuRollout {
       ],
       groups,
     );
+    const scaling: Dispatch[] = [];
+    if (constants.rewardScaling !== undefined) {
+      const [returns, batchMean, squares, update, scale] = await Promise.all(
+        rewardScalingKernels().map((spec) => gpu.pipelines.kernel(spec)),
+      );
+      const params = uniformOf(
+        gpu,
+        new Uint32Array(scalingUniform(n, constants.rewardScaling.gamma)),
+        'reward scaling',
+      );
+      const partials = storage(2 * scalingWorkgroups(n) * 4, 'reward scaling partials');
+      owned.push(params);
+      const wide = [scalingWorkgroups(n)] as const;
+      const { rewards, resetMask, discounted, scalingStats: stats } = buffers;
+      scaling.push(
+        dispatchOf(
+          gpu,
+          returns as Kernel,
+          [params, rewards, resetMask, discounted, partials],
+          wide,
+        ),
+        dispatchOf(gpu, batchMean as Kernel, [params, partials, stats], [1]),
+        dispatchOf(gpu, squares as Kernel, [params, resetMask, discounted, stats, partials], wide),
+        dispatchOf(gpu, update as Kernel, [params, partials, stats], [1]),
+        dispatchOf(
+          gpu,
+          scale as Kernel,
+          [params, buffers.terminated, buffers.truncated, stats, rewards, discounted],
+          wide,
+        ),
+      );
+    }
     const gaeParams = uniformOf(
       gpu,
       new Uint32Array(gaeUniform(n, shape.steps, constants.gamma, constants.lambda)),
@@ -257,15 +308,14 @@ export class GpuRollout {
       layout: gpu.pipelines.rangeLayout,
       entries: [{ binding: 0, resource: { buffer: buffers.steps, size: 8 } }],
     });
-    gpu.check();
-    return new GpuRollout(
+    const rolloutProgram = new GpuRollout(
       gpu,
       layout,
       rows,
       rollout,
       buffers,
       owned,
-      [...actor, ...critic, sample, env.stepKernel, record],
+      [...actor, ...critic, sample, env.stepKernel, record, ...scaling],
       critic,
       gae,
       stepGroup,
@@ -273,6 +323,26 @@ export class GpuRollout {
       n,
       offsetOf('logStd'),
     );
+    rolloutProgram.writeReturnStatistics({ count: 1e-4, mean: 0, variance: 1 });
+    gpu.check();
+    return rolloutProgram;
+  }
+
+  /**
+   * Sets reward scaling's running statistics (a resume's; a new run's are count 1e-4, mean 0,
+   * variance 1) and forgets the running episodes' discounted returns.
+   */
+  writeReturnStatistics(statistics: GpuReturnStatistics): void {
+    const stats = new Float32Array(SCALING_STATS);
+    stats.set([statistics.count, statistics.mean, statistics.variance]);
+    this.gpu.write(this.buffers.scalingStats, 0, stats);
+    this.gpu.write(this.buffers.discounted, 0, new Float32Array(this.nEnvs));
+  }
+
+  /** Reward scaling's running statistics now (for a checkpoint). */
+  async readReturnStatistics(): Promise<GpuReturnStatistics> {
+    const [count, mean, variance] = await this.gpu.readFloats(this.buffers.scalingStats, 0, 3);
+    return { count: count ?? 0, mean: mean ?? 0, variance: variance ?? 1 };
   }
 
   /**

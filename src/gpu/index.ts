@@ -57,5 +57,11 @@ export {
   type GemmVariant,
 } from './kernels/gemm.js';
 export { minibatchLayout, type MinibatchLayout } from './kernels/ppo-loss.js';
-export { MINIBATCH_STRIDE } from './pipeline-cache.js';
+export { MINIBATCH_STRIDE, type Kernel } from './pipeline-cache.js';
 export { recordKernel, ROLLOUT_WORKGROUP, sampleKernel, sampleUniform } from './kernels/rollout.js';
+export {
+  rewardScalingKernels,
+  scalingUniform,
+  scalingWorkgroups,
+  SCALING_STATS,
+} from './kernels/reward-scaling.js';
