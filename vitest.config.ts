@@ -27,6 +27,8 @@ const LONGEST_FIRST = [
   'src/agents/ppo-gpu-update.test.ts',
   'src/agents/gpu-trading-env.test.ts',
   'src/agents/gae-gpu.test.ts',
+  'src/bench/ppo-bench.test.ts',
+  'src/agents/gpu-resident-ppo.test.ts',
   'src/gpu/kernels/conv-gemm.test.ts',
   'src/gpu/kernels/weight-norm.test.ts',
   'src/gpu/kernels/tcn-parts.test.ts',

@@ -218,6 +218,14 @@ else
   torch_args=''
 fi
 [ "$backend" = webgpu ] && bench bench ppo --backend gpu $ppo_args
+# The whole trial on the GPU (env, rollout with reward scaling and GAE, update), against nEnvs.
+if [ "$backend" = webgpu ]; then
+  if [ "$quick" = 1 ]; then
+    bench bench ppo --backend gpu --envs 2 --net-dim 16 --assets 2 --target-step 64 --batch-size 32 --repeat-times 1 --updates 1 --resident-envs 64
+  else
+    bench bench ppo --backend gpu --envs 16 --net-dim 512 --assets 10 --resident-envs 1024,16384,131072
+  fi
+fi
 [ "$backend" = webgpu ] && bench bench ppo --backend webgpu $ppo_args
 bench bench ppo --backend wasm $ppo_args
 # The trading env stepped on the GPU against nEnvs (up to 1M, 4M on a full run), beside the CPU's.

@@ -10,8 +10,8 @@ import {
   storageOf,
   type GpuDevice,
 } from '../gpu/index.js';
-import { Mlp } from '../models/mlp.js';
 import { computeGae } from './gae.js';
+import { flatParameters } from './gpu-resident-ppo.js';
 import { ReturnNormalizer, type ReturnStatistics } from './return-normalizer.js';
 import { GpuRollout, type GpuRolloutArrays } from './gpu-rollout.js';
 import { GpuTradingEnv } from './gpu-trading-env.js';
@@ -32,28 +32,6 @@ import {
  */
 
 const found = await gpuTestAdapter('src/agents/gpu-rollout.test.ts');
-
-/** The networks' parameters flat, in the update program's slots. */
-function flatParameters(
-  nets: PpoNetworks,
-  slots: ReturnType<typeof ppoParameterSlots>,
-): Float32Array {
-  const last = slots[slots.length - 1];
-  const flat = new Float32Array((last?.offset ?? 0) + (last?.size ?? 0));
-  for (const slot of slots) {
-    let variable: tf.Variable | undefined;
-    if (slot.name === 'logStd') variable = nets.logStd;
-    else {
-      const [net, tensor] = slot.name.split('/') as [string, string];
-      const mlp = net === 'actor' ? nets.actor : nets.critic;
-      if (!(mlp instanceof Mlp)) throw new Error('an MLP actor was built');
-      const layer = Number(tensor.slice(1));
-      variable = tensor.startsWith('w') ? mlp.weights[layer] : mlp.biases[layer];
-    }
-    flat.set(variable?.dataSync() as Float32Array, slot.offset);
-  }
-  return flat;
-}
 
 describe.skipIf(!found)('a PPO rollout on the GPU', { timeout: 180_000 }, () => {
   let gpu: GpuDevice;

@@ -30,7 +30,7 @@ function mlpActor(nets: PpoNetworks): Mlp {
 }
 
 /** The tfjs variable behind each of the program's parameter slots. */
-function variablesBySlot(nets: PpoNetworks, slots: readonly ParameterSlot[]): tf.Variable[] {
+export function variablesBySlot(nets: PpoNetworks, slots: readonly ParameterSlot[]): tf.Variable[] {
   const actor = mlpActor(nets);
   const { critic } = nets;
   return slots.map((slot) => {

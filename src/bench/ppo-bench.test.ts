@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { gpuTestAdapter } from '../../test/support/webgpu.js';
+import { useBackend } from '../compute/backends.js';
+import { TradelabError } from '../core/index.js';
 import { benchLearn } from './learn-bench.js';
 import { benchPpo } from './ppo-bench.js';
+
+const found = await gpuTestAdapter('src/bench/ppo-bench.test.ts');
 
 describe('bench ppo', () => {
   it('measures whole updates and both phases, with the memory after', async () => {
@@ -27,6 +32,42 @@ describe('bench ppo', () => {
     expect(results[0]?.name).toMatch(/nEnvs 4, netDim 16: rollout \d+%, update \d+%/);
     expect(results[0]?.memory?.tensors).toBeGreaterThan(0);
   });
+});
+
+describe('bench ppo, the trial resident on the GPU', () => {
+  it('refuses resident rows without the GPU backend', async () => {
+    await expect(
+      benchPpo({ envs: [], residentEnvs: [8], netDim: 8, targetStep: 64, updates: 1 }),
+    ).rejects.toBeInstanceOf(TradelabError);
+  });
+
+  it.skipIf(!found)(
+    'adds a row per nEnvs of PPO with env, rollout and update on the device',
+    { timeout: 120_000 },
+    async () => {
+      const backend = await useBackend('gpu');
+      try {
+        const results = await benchPpo({
+          envs: [],
+          residentEnvs: [16, 40],
+          netDim: 8,
+          targetStep: 64,
+          batchSize: 32,
+          repeatTimes: 1,
+          updates: 2,
+          backend,
+        });
+        expect(results.map((r) => r.name)).toEqual([
+          'PPO training resident on the GPU (env, rollout, update), nEnvs 16, netDim 8, 8 steps a rollout',
+          'PPO training resident on the GPU (env, rollout, update), nEnvs 40, netDim 8, 8 steps a rollout',
+        ]);
+        expect(results.map((r) => r.items)).toEqual([128, 320]);
+        for (const r of results) expect(r.rate).toBeGreaterThan(0);
+      } finally {
+        await useBackend('wasm');
+      }
+    },
+  );
 });
 
 describe('bench learn', () => {

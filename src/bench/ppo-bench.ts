@@ -1,4 +1,5 @@
 import { availableParallelism, loadavg } from 'node:os';
+import { ResidentPpo } from '../agents/gpu-resident-ppo.js';
 import { PpoTrainer, type PpoUpdateReport } from '../agents/ppo.js';
 import { useBackend, type ActiveBackend } from '../compute/backends.js';
 import { memoryReport } from '../compute/memory-report.js';
@@ -6,6 +7,7 @@ import { fitNormalizer } from '../data/features/normalizer.js';
 import { featureMarket } from '../env/synthetic-market.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
 import { median, type BenchResult } from './bench-result.js';
+import { TradelabError } from '../core/index.js';
 
 /** Options for {@link benchPpo}. */
 export interface PpoBenchOptions {
@@ -25,6 +27,12 @@ export interface PpoBenchOptions {
   updates?: number;
   /** The backend to train on, already started by the caller. Default: wasm, started here. */
   backend?: ActiveBackend;
+  /**
+   * nEnvs values of rows with the whole trial resident on the GPU (agents/gpu-resident-ppo.ts:
+   * env, rollout, update on the device), each rollout max(8, targetStep / nEnvs) steps of every
+   * env. Needs the gpu backend. Default: none.
+   */
+  residentEnvs?: readonly number[];
 }
 
 /**
@@ -130,6 +138,48 @@ export async function benchPpo(options: PpoBenchOptions = {}): Promise<BenchResu
         machine,
       },
     );
+  }
+  for (const nEnvs of options.residentEnvs ?? []) {
+    if (backend.gpu === undefined)
+      throw new TradelabError(
+        'INVALID_ARGUMENT',
+        'resident PPO rows train on the GPU engine; this run has no GPU backend',
+        {
+          hint: 'run `tradelab bench ppo --backend gpu --resident-envs …` on a machine with a GPU',
+        },
+      );
+    const steps = Math.max(8, Math.round(targetStep / nEnvs));
+    const ppo = await ResidentPpo.create(
+      backend.gpu,
+      data,
+      normalizer,
+      { episodeLength: 1000, seed: 1 },
+      {
+        netDim,
+        nEnvs,
+        targetStep: steps * nEnvs,
+        batchSize: Math.min(options.batchSize ?? 512, steps * nEnvs),
+        repeatTimes: options.repeatTimes ?? 8,
+        seed: 1,
+      },
+    );
+    try {
+      await ppo.update(); // warm-up: kernels compiled
+      const seconds: number[] = [];
+      for (let u = 0; u < updates; u++) seconds.push((await ppo.update()).seconds);
+      results.push({
+        bench: 'ppo',
+        name: `PPO training resident on the GPU (env, rollout, update), nEnvs ${nEnvs}, netDim ${netDim}, ${steps} steps a rollout`,
+        items: steps * nEnvs,
+        seconds: median(seconds),
+        runs: seconds,
+        rate: (steps * nEnvs) / median(seconds),
+        unit: 'env steps/s',
+        machine,
+      });
+    } finally {
+      ppo.destroy();
+    }
   }
   return results;
 }

@@ -277,12 +277,20 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         value: 'N',
         description: 'updates measured after a warm-up (default 5)',
       },
+      {
+        name: 'resident-envs',
+        type: 'string',
+        value: 'LIST',
+        description:
+          'nEnvs values of rows with the whole trial on the GPU (env, rollout, update), comma-separated; with --backend gpu',
+      },
     ],
     settings: ['backend', 'profile', 'profilesFile', 'detect', 'detectTimeoutMs'],
     examples: [
       'tradelab bench ppo',
       'tradelab bench ppo --envs 1,16,64 --net-dim 256',
       'tradelab bench ppo --backend webgpu',
+      'tradelab bench ppo --backend gpu --envs 16 --resident-envs 1024,16384',
     ],
     load: () => import('../commands/bench-ppo.js'),
   },

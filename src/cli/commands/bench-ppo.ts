@@ -14,6 +14,7 @@ export async function run(context: CommandContext): Promise<void> {
   const batchSize = intOption(options, 'batch-size', 1);
   const repeatTimes = intOption(options, 'repeat-times', 1);
   const updates = intOption(options, 'updates', 1);
+  const residentEnvs = intListOption(options['resident-envs'], 'resident-envs', '1024,16384');
   const backend = await startBackend(context.project());
   const results = await benchPpo({
     ...(envs === undefined ? {} : { envs }),
@@ -23,6 +24,7 @@ export async function run(context: CommandContext): Promise<void> {
     ...(batchSize === undefined ? {} : { batchSize }),
     ...(repeatTimes === undefined ? {} : { repeatTimes }),
     ...(updates === undefined ? {} : { updates }),
+    ...(residentEnvs === undefined ? {} : { residentEnvs }),
     backend,
   });
   printBench(out, results);
