@@ -20,7 +20,9 @@ describe.skipIf(!found)('PPO resident on the GPU', { timeout: 180_000 }, () => {
     await useBackend('wasm');
     gpu = await openGpuDevice();
   });
-  afterAll(() => gpu.destroy());
+  afterAll(() => {
+    gpu.destroy();
+  });
 
   const data = syntheticMarket({ assets: 3, bars: 400, features: 2, seed: 6 });
   const envOptions: TradingEnvOptions = { lookback: 2, episodeLength: 20 };
