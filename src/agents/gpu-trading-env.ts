@@ -37,11 +37,6 @@ import {
 /** What {@link GpuTradingEnv.read} brings back: the CPU env's step result, as copies. */
 export type GpuEnvSnapshot = EnvStepResult;
 
-/** Bytes of device memory an env of this shape holds, besides the dataset's tables. */
-export function gpuEnvBytesPerEnv(assets: number, obsDim: number): number {
-  return 4 * (envFloatBlocks(assets) + ENV_WORD_BLOCKS + assets + obsDim);
-}
-
 /** The trading env on a GPU device. Destroy it when done (its buffers are the device's). */
 export class GpuTradingEnv {
   readonly nEnvs: number;
