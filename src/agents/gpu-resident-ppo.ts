@@ -9,7 +9,7 @@ import {
   type ParameterSlot,
 } from '../gpu/index.js';
 import { PPO_DEFAULTS, type PpoConfig } from './ppo-config.js';
-import { variablesBySlot } from './ppo-gpu-update.js';
+import { ppoProgramConstants, variablesBySlot } from './ppo-gpu-update.js';
 import {
   createPpoNetworks,
   disposePpoNetworks,
@@ -33,33 +33,33 @@ import { GpuTradingEnv } from './gpu-trading-env.js';
  * is f32 (gpu/kernels/trading-env-step.ts).
  */
 
+/** The PpoConfig fields {@link ResidentPpo} takes (advantages are normalized per minibatch). */
+const RESIDENT_FIELDS = [
+  'netDim',
+  'layers',
+  'activation',
+  'meanSquash',
+  'initLogStd',
+  'nEnvs',
+  'targetStep',
+  'batchSize',
+  'repeatTimes',
+  'learningRate',
+  'gamma',
+  'lambdaGae',
+  'ratioClip',
+  'lambdaEntropy',
+  'valueCoef',
+  'maxGradNorm',
+  'normalizeAdvantages',
+  'normalizeRewards',
+  'clipValueLoss',
+  'adamEpsilon',
+  'seed',
+] as const satisfies readonly (keyof PpoConfig)[];
+
 /** What {@link ResidentPpo} trains; PpoConfig's fields, defaults PPO_DEFAULTS'. */
-export type ResidentPpoConfig = Partial<
-  Pick<
-    PpoConfig,
-    | 'netDim'
-    | 'layers'
-    | 'activation'
-    | 'meanSquash'
-    | 'initLogStd'
-    | 'nEnvs'
-    | 'targetStep'
-    | 'batchSize'
-    | 'repeatTimes'
-    | 'learningRate'
-    | 'gamma'
-    | 'lambdaGae'
-    | 'ratioClip'
-    | 'lambdaEntropy'
-    | 'valueCoef'
-    | 'maxGradNorm'
-    | 'normalizeAdvantages'
-    | 'normalizeRewards'
-    | 'clipValueLoss'
-    | 'adamEpsilon'
-    | 'seed'
-  >
->;
+export type ResidentPpoConfig = Partial<Pick<PpoConfig, (typeof RESIDENT_FIELDS)[number]>>;
 
 /** One update's report. */
 export interface ResidentUpdateReport {
@@ -116,15 +116,7 @@ export class ResidentPpo {
         normalizeAdvantages: config.normalizeAdvantages,
         clipValueLoss: config.clipValueLoss,
       },
-      {
-        ratioClip: config.ratioClip,
-        entropyCoef: config.lambdaEntropy,
-        valueCoef: config.valueCoef,
-        maxGradNorm: config.maxGradNorm,
-        beta1: 0.9,
-        beta2: 0.999,
-        epsilon: config.adamEpsilon,
-      },
+      ppoProgramConstants(config),
     );
     const initial = initialParameters(program.slots, {
       stateDim: env.obsDim,
@@ -187,52 +179,9 @@ export class ResidentPpo {
 
 /** PPO_DEFAULTS' values of the fields {@link ResidentPpoConfig} has. */
 function pick(defaults: Readonly<PpoConfig>): Required<ResidentPpoConfig> {
-  const {
-    netDim,
-    layers,
-    activation,
-    meanSquash,
-    initLogStd,
-    nEnvs,
-    targetStep,
-    batchSize,
-    repeatTimes,
-    learningRate,
-    gamma,
-    lambdaGae,
-    ratioClip,
-    lambdaEntropy,
-    valueCoef,
-    maxGradNorm,
-    normalizeAdvantages,
-    normalizeRewards,
-    clipValueLoss,
-    adamEpsilon,
-    seed,
-  } = defaults;
-  return {
-    netDim,
-    layers,
-    activation,
-    meanSquash,
-    initLogStd,
-    nEnvs,
-    targetStep,
-    batchSize,
-    repeatTimes,
-    learningRate,
-    gamma,
-    lambdaGae,
-    ratioClip,
-    lambdaEntropy,
-    valueCoef,
-    maxGradNorm,
-    normalizeAdvantages,
-    normalizeRewards,
-    clipValueLoss,
-    adamEpsilon,
-    seed,
-  };
+  return Object.fromEntries(
+    RESIDENT_FIELDS.map((field) => [field, defaults[field]]),
+  ) as Required<ResidentPpoConfig>;
 }
 
 /** The CPU trainer's initial networks, flat in the program's slots. */

@@ -4,6 +4,7 @@ import {
   PpoUpdateProgram,
   type GpuDevice,
   type ParameterSlot,
+  type PpoProgramConstants,
   type RolloutArrays,
 } from '../gpu/index.js';
 import type { ExactAdam } from '../models/index.js';
@@ -27,6 +28,24 @@ function mlpActor(nets: PpoNetworks): Mlp {
     "the GPU engine trains an MLP actor; this run's actor is an FT-Transformer",
     { hint: 'train the FT-Transformer with --backend wasm (it stays on the CPU this release)' },
   );
+}
+
+/** The GPU program's loss and optimizer constants from a PPO config (Adam's β as cleanrl's). */
+export function ppoProgramConstants(
+  config: Pick<
+    PpoConfig,
+    'ratioClip' | 'lambdaEntropy' | 'valueCoef' | 'maxGradNorm' | 'adamEpsilon'
+  >,
+): PpoProgramConstants {
+  return {
+    ratioClip: config.ratioClip,
+    entropyCoef: config.lambdaEntropy,
+    valueCoef: config.valueCoef,
+    maxGradNorm: config.maxGradNorm,
+    beta1: 0.9,
+    beta2: 0.999,
+    epsilon: config.adamEpsilon,
+  };
 }
 
 /** The tfjs variable behind each of the program's parameter slots. */
@@ -81,15 +100,7 @@ export class GpuPpoUpdate {
           config.normalizeAdvantages && config.normalizeAdvantagesOver === 'minibatch',
         clipValueLoss: config.clipValueLoss,
       },
-      {
-        ratioClip: config.ratioClip,
-        entropyCoef: config.lambdaEntropy,
-        valueCoef: config.valueCoef,
-        maxGradNorm: config.maxGradNorm,
-        beta1: 0.9,
-        beta2: 0.999,
-        epsilon: config.adamEpsilon,
-      },
+      ppoProgramConstants(config),
     );
     const update = new GpuPpoUpdate(program, variablesBySlot(nets, program.slots), nets);
     await update.load(optimizer);
