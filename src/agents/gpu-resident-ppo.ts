@@ -1,3 +1,4 @@
+import * as tf from '../compute/tfjs.js';
 import { Rng } from '../core/random.js';
 import type { Normalizer } from '../data/features/normalizer.js';
 import type { MarketData } from '../data/load-market-data.js';
@@ -55,6 +56,9 @@ const RESIDENT_FIELDS = [
   'normalizeRewards',
   'clipValueLoss',
   'adamEpsilon',
+  'breakStep',
+  'annealLr',
+  'targetKl',
   'seed',
 ] as const satisfies readonly (keyof PpoConfig)[];
 
@@ -70,20 +74,69 @@ export interface ResidentUpdateReport {
   /** Rows trained on (the rest were autoreset steps). */
   rows: number;
   seconds: number;
+  /** Of which the rollout (env, policy, reward scaling, GAE) until its rows were read. */
+  rolloutSeconds: number;
   result: PpoTrainResult;
+}
+
+/**
+ * Why a PPO config and env options cannot train resident on the device, or undefined when they
+ * can: what the device path does not do (a caller falls back to the CPU env for those).
+ */
+export function residentUnsupported(
+  ppo: Pick<PpoConfig, 'policy' | 'normalizeAdvantages' | 'normalizeAdvantagesOver'>,
+  env: Pick<TradingEnvOptions, 'allowShort'>,
+): string | undefined {
+  if (ppo.policy !== 'mlp') return `the ${ppo.policy} actor trains on the CPU env`;
+  if (ppo.normalizeAdvantages && ppo.normalizeAdvantagesOver === 'rollout')
+    return 'advantages normalized over the whole rollout (the device normalizes per minibatch)';
+  if (env.allowShort === true) return 'the device env does not sell short';
+  return undefined;
 }
 
 /** A PPO trial resident on one device. Destroy it when done. */
 export class ResidentPpo {
   private updates = 0;
+  private steps = 0;
 
   private constructor(
     readonly env: GpuTradingEnv,
     readonly program: PpoUpdateProgram,
     readonly rollout: GpuRollout,
     private readonly config: Required<ResidentPpoConfig>,
-    private readonly steps: number,
+    private readonly rolloutSteps: number,
   ) {}
+
+  /** Updates to reach breakStep env steps (as the CPU trainer counts them). */
+  get totalUpdates(): number {
+    return Math.ceil(this.config.breakStep / this.config.targetStep);
+  }
+
+  /** Updates done so far. */
+  get updatesDone(): number {
+    return this.updates;
+  }
+
+  /** Env steps one update collects (nEnvs × steps per rollout). */
+  get envStepsPerUpdate(): number {
+    return this.rolloutSteps * this.env.nEnvs;
+  }
+
+  /** Env steps collected so far. */
+  get envSteps(): number {
+    return this.steps;
+  }
+
+  /** Whether {@link totalUpdates} are done. */
+  get finished(): boolean {
+    return this.updates >= this.totalUpdates;
+  }
+
+  /** Adam's learning rate for update `index`: learningRate, annealed linearly when asked. */
+  learningRateAt(index: number): number {
+    const c = this.config;
+    return c.annealLr ? c.learningRate * (1 - index / this.totalUpdates) : c.learningRate;
+  }
 
   /** Builds the env, the rollout and the update on `gpu`, with freshly initialized networks. */
   static async create(
@@ -124,6 +177,7 @@ export class ResidentPpo {
       netDim: config.netDim,
       layers: config.layers,
       activation: config.activation,
+      meanSquash: config.meanSquash,
       initLogStd: config.initLogStd,
       seed: config.seed,
     });
@@ -156,17 +210,52 @@ export class ResidentPpo {
     const seed = this.config.seed;
     this.rollout.collect((seed * 1_000_003 + u) >>> 0);
     const rows = await this.rollout.trainingRows();
+    const rolloutSeconds = (performance.now() - started) / 1000;
     const result = await this.program.train(
       this.rollout.deviceRollout,
       (pass) => shuffled(rows, new Rng(seed, u, pass)),
-      { learningRate: this.config.learningRate, targetKl: null },
+      { learningRate: this.learningRateAt(u), targetKl: this.config.targetKl },
     );
+    const envSteps = this.envStepsPerUpdate;
+    this.steps += envSteps;
     return {
       stats: ppoStepStats(result.statSums, Math.max(1, result.steps)),
-      envSteps: this.steps * this.env.nEnvs,
+      envSteps,
       rows: rows.length,
       seconds: (performance.now() - started) / 1000,
+      rolloutSeconds,
       result,
+    };
+  }
+
+  /**
+   * The trained networks as tfjs variables (the CPU trainer's kind), for evaluation and
+   * checkpoints. The caller disposes them (disposePpoNetworks).
+   */
+  async networks(): Promise<PpoNetworks> {
+    const flat = await this.program.readParameters();
+    const nets = createPpoNetworks(this.networkConfig());
+    variablesBySlot(nets, this.program.slots).forEach((variable, i) => {
+      const slot = this.program.slots[i] as ParameterSlot;
+      variable.assign(
+        tf.tensor(flat.subarray(slot.offset, slot.offset + slot.size), variable.shape),
+      );
+    });
+    return nets;
+  }
+
+  /** The networks' shapes and initialization, as createPpoNetworks takes them. */
+  networkConfig(): Parameters<typeof createPpoNetworks>[0] {
+    const c = this.config;
+    return {
+      stateDim: this.env.obsDim,
+      actionDim: this.env.assets,
+      netDim: c.netDim,
+      layers: c.layers,
+      activation: c.activation,
+      meanSquash: c.meanSquash,
+      initLogStd: c.initLogStd,
+      seed: c.seed,
     };
   }
 

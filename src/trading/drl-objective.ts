@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { GpuDevice } from '../gpu/index.js';
 import { savePpoModel } from '../agents/ppo-checkpoint.js';
 import { resolvePpoConfig, type PpoConfig } from '../agents/ppo-config.js';
-import { PpoTrainer } from '../agents/ppo.js';
 import { evaluationEnvOptions, type RunEnvOptions } from '../agents/run-manifest.js';
 import { memoryReport } from '../compute/memory-report.js';
 import { fitNormalizer, type Normalizer } from '../data/features/normalizer.js';
@@ -19,6 +18,7 @@ import { studySplits, type StudySplits } from './cv-spec.js';
 import { checkStudyData, withStudyEncoder } from './study-data.js';
 import { aggregateSplits, barReturns, splitMetrics, type SplitResult } from './split-metrics.js';
 import { suggestParams, trialConfigs } from './search-space.js';
+import { trainSplit, type SplitPlacement, type TrainedSplit } from './train-split.js';
 import { studyDefaults, type DrlStudySpec } from './study-spec.js';
 
 /*
@@ -173,10 +173,14 @@ async function runDrlTrial(
   let peakTensorBytes = 0;
   let best: { split: number; value: number } | undefined;
   const modelDir = host.keepModel === false ? undefined : makeOwnedTempDir(TRIAL_DIR_PREFIX);
-  // Where the PPO updates ran: tradelab's GPU engine, or tfjs on the CPU.
-  const onEngine = host.gpu !== undefined && ppo.policy === 'mlp';
+  // Where the splits trained (the same for every split of a trial).
+  let placement: SplitPlacement = { env: 'cpu', update: 'cpu' };
   const attrs = (): Record<string, unknown> => ({
-    updateDevice: onEngine ? 'gpu' : 'cpu',
+    updateDevice: placement.update,
+    envDevice: placement.env,
+    ...(placement.envOnCpuBecause === undefined
+      ? {}
+      : { envOnCpuBecause: placement.envOnCpuBecause }),
     splits: results,
     envSteps,
     rolloutSeconds,
@@ -188,41 +192,31 @@ async function runDrlTrial(
   try {
     for (const [index, split] of ctx.splits.splits.entries()) {
       const normalizer = ctx.normalizers[index];
-      const trainEnv = new VectorTradingEnv(data, normalizer, {
-        ...env,
-        ranges: split.train,
-        nEnvs: ppo.nEnvs,
-        seed: ppo.seed * 1000 + index,
-      });
-      const trainer = new PpoTrainer(
-        trainEnv,
-        ppo,
-        onEngine && host.gpu !== undefined ? { gpu: host.gpu } : {},
-      );
-      // What a split really runs: whole updates of targetStep, so breakStep rounded up.
-      const splitSteps = trainer.totalUpdates * ppo.targetStep;
       const splits = ctx.splits.splits.length;
       const splitStarted = performance.now();
       trial.progress(index / splits, `split ${index + 1}/${splits}: starting`);
       let result: SplitResult;
+      let trained: TrainedSplit | undefined;
       try {
-        const reports = await trainer.train({
-          onUpdate: (report) => {
+        trained = await trainSplit(
+          { data, normalizer, ppo, env: { ...env, ranges: split.train }, index, gpu: host.gpu },
+          (done, total) => {
             const seconds = (performance.now() - splitStarted) / 1000;
-            const rate = report.envSteps / Math.max(seconds, 1e-9);
+            const rate = done / Math.max(seconds, 1e-9);
             trial.progress(
-              (index + report.envSteps / splitSteps) / splits,
-              `split ${index + 1}/${splits}: ${whole(report.envSteps)}/${whole(splitSteps)} env steps, ${whole(rate)} env steps/s`,
+              (index + done / total) / splits,
+              `split ${index + 1}/${splits}: ${whole(done)}/${whole(total)} env steps, ${whole(rate)} env steps/s`,
             );
             const memory = memoryReport();
             peakRss = Math.max(peakRss, memory.rssBytes);
             peakTensorBytes = Math.max(peakTensorBytes, memory.tensorBytes);
           },
-        });
+        );
+        placement = trained.placement;
         const evaluations = await evaluate(
           data,
           normalizer,
-          trainer.policy(),
+          trained.policy,
           split.test,
           evaluationEnvOptions(env),
         );
@@ -238,12 +232,12 @@ async function runDrlTrial(
           train: split.train,
           test: split.test,
           ...splitMetrics(evaluations, ctx.periodsPerYear),
-          envSteps: trainer.envSteps,
-          rolloutSeconds: reports.reduce((s, r) => s + r.rolloutSeconds, 0),
-          updateSeconds: reports.reduce((s, r) => s + r.updateSeconds, 0),
+          envSteps: trained.envSteps,
+          rolloutSeconds: trained.rolloutSeconds,
+          updateSeconds: trained.updateSeconds,
         };
         if (modelDir !== undefined && (best === undefined || result.sharpe > best.value)) {
-          await savePpoModel(modelDir, trainer.nets, {
+          await savePpoModel(modelDir, trained.nets, {
             ppo,
             normalizer,
             meta: {
@@ -274,7 +268,7 @@ async function runDrlTrial(
           );
         throw error;
       } finally {
-        trainer.dispose();
+        trained?.dispose();
       }
       if (best === undefined || result.sharpe > best.value)
         best = { split: index, value: result.sharpe };
