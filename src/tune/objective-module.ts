@@ -17,6 +17,8 @@ import type { Objective } from './objective.js';
 export interface ObjectiveSetup {
   /** Worker processes sharing this machine (1 when trials run in the calling process). */
   workers: number;
+  /** Trials this process runs at once (slots). Default 1. */
+  slots?: number;
   /** The settings the run passed for its objective (JSON: they cross a process boundary). */
   options: Readonly<Record<string, unknown>>;
 }

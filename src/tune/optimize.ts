@@ -35,6 +35,8 @@ export interface OptimizeOptions {
    * function.
    */
   workers?: number;
+  /** With `workers`: trials each worker process runs at once (see runWorkers). Default 1. */
+  trialsPerWorker?: number;
   /**
    * Settings for a module objective's `createObjective(setup)` (JSON: with `workers` they travel
    * in each worker's start message).
@@ -90,6 +92,9 @@ export async function optimize(
         ? {}
         : { heartbeatGraceMs: options.heartbeatGraceMs }),
       ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+      ...(options.trialsPerWorker === undefined
+        ? {}
+        : { trialsPerWorker: options.trialsPerWorker }),
     });
   }
   const run =

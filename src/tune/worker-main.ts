@@ -12,7 +12,8 @@ import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protoc
  * A trial worker process (started by worker-pool.ts, configured by its first message): it opens
  * the storage, loads the objective module, and runs one trial per ticket from the parent, of the
  * study the ticket names (loaded once per worker), heartbeating from a thread while the objective
- * computes.
+ * computes. With several slots it runs that many trials at once, one chain of tickets per slot
+ * (trials resident on one GPU share its device here).
  */
 
 /** The least time between two progress messages of a trial. */
@@ -53,8 +54,10 @@ async function main(): Promise<void> {
     }
     return study;
   };
+  const slots = Math.max(1, config.slots);
   const objective = await loadObjective(config.objective, {
     workers: config.workers,
+    slots,
     options: config.objectiveOptions,
   });
   const heartbeater = await Heartbeater.start(
@@ -64,11 +67,12 @@ async function main(): Promise<void> {
   const state: { stopping: boolean } = { stopping: false };
   const stopping = (): boolean => state.stopping;
   const lastSweep = new Map<string, number>();
-  /** The claim of the trial being asked for, if one is under way. */
-  let claiming: Promise<unknown> = Promise.resolve();
-  let running = Promise.resolve();
+  /** The claims of trials being asked for, while under way. */
+  const claiming = new Set<Promise<unknown>>();
+  /** Each slot's chain of tickets. */
+  const running = Array.from({ length: slots }, () => Promise.resolve());
   const finish = async (): Promise<void> => {
-    await running;
+    await Promise.all(running);
     await heartbeater.close();
     await storage.close();
     if (process.connected) process.disconnect();
@@ -82,9 +86,8 @@ async function main(): Promise<void> {
   process.on('disconnect', () => {
     if (stopping()) return;
     state.stopping = true;
-    // A trial being claimed right now is failed too: the claim settles first.
-    void claiming
-      .catch(() => undefined)
+    // A trial being claimed right now is failed too: the claims settle first.
+    void Promise.allSettled([...claiming])
       .then(() =>
         Promise.all(
           [...studies.values()].map((study) =>
@@ -105,7 +108,8 @@ async function main(): Promise<void> {
       return;
     }
     if (message.type !== 'go') return;
-    running = running.then(async () => {
+    const { slot } = message;
+    running[slot] = (running[slot] ?? Promise.resolve()).then(async () => {
       if (stopping()) return;
       const study = await studyNamed(message.study);
       // Any worker fails the trials of workers that stopped heartbeating (a dead machine).
@@ -134,28 +138,30 @@ async function main(): Promise<void> {
         message.maxTrials === undefined
           ? study.ask(config.workerId, onProgress)
           : study.askWithin(message.maxTrials, config.workerId, onProgress);
-      claiming = asked;
-      const trial = await asked;
+      claiming.add(asked);
+      const trial = await asked.finally(() => claiming.delete(asked));
       if (stopping()) return; // orphaned while claiming: the disconnect handler fails it
       if (trial === undefined) {
         // Other runs took the study to its target meanwhile: another ticket, maybe of another study.
-        send({ type: 'reached' });
-        send({ type: 'want' });
+        send({ type: 'reached', slot });
+        send({ type: 'want', slot });
         return;
       }
       trialId = trial.id;
       heartbeater.beat(trial.id);
-      send({ type: 'started', trialId: trial.id, number: trial.number });
+      send({ type: 'started', slot, trialId: trial.id, number: trial.number });
       const ended = await runTrial(study, trial, objective);
       heartbeater.stop(trial.id);
       send(
-        ended === undefined ? { type: 'lost', trialId: trial.id } : { type: 'ended', trial: ended },
+        ended === undefined
+          ? { type: 'lost', slot, trialId: trial.id }
+          : { type: 'ended', slot, trial: ended },
       );
-      if (!stopping()) send({ type: 'want' });
+      if (!stopping()) send({ type: 'want', slot });
     });
-    running = running.catch(fail);
+    running[slot] = (running[slot]).catch(fail);
   });
-  send({ type: 'want' });
+  for (let slot = 0; slot < slots; slot++) send({ type: 'want', slot });
 }
 
 function fail(error: unknown): void {

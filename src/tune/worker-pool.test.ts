@@ -235,6 +235,84 @@ describe('runWorkers', () => {
     }
   });
 
+  it('runs several trials at once in one worker, each ended on its own; a slot freed takes the next trial', async () => {
+    const storage = openSqliteStorage(join(dir, 'slots.db'));
+    await storage.createStudy({ name: 's', direction: 'minimize' });
+    let running = 0;
+    let most = 0;
+    const pids = new Set<number>();
+    try {
+      const summary = await runWorkers(storage, 's', {
+        workers: 1,
+        trialsPerWorker: 3,
+        nTrials: 8,
+        objective: objective('mixed-outcomes.mjs'),
+        onTrialStart: ({ pid }) => {
+          pids.add(pid);
+          most = Math.max(most, ++running);
+        },
+        onTrialEnd: () => running--,
+      });
+      // Per trial, by its number: complete, failed, pruned, complete (mixed-outcomes.mjs).
+      expect([summary.complete, summary.failed, summary.pruned]).toEqual([4, 2, 2]);
+      expect(summary.started).toBe(1);
+      const trials = await storage.getTrials((await storage.getStudy('s')).id);
+      expect(trials.map((t) => t.number)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+      expect(trials.map((t) => t.state)).toEqual(
+        trials.map((t) => ['complete', 'fail', 'pruned', 'complete'][t.number % 4]),
+      );
+    } finally {
+      await storage.close();
+    }
+    expect(pids.size).toBe(1);
+    expect(most).toBe(3);
+  });
+
+  it('fails and retries every trial of a worker killed while it ran several', async () => {
+    const storage = openSqliteStorage(join(dir, 'slots-kill.db'));
+    await storage.createStudy({ name: 'k', direction: 'minimize' });
+    let starts = 0;
+    try {
+      const summary = await runWorkers(storage, 'k', {
+        workers: 1,
+        trialsPerWorker: 3,
+        nTrials: 6,
+        objective: objective('slow-quadratic.mjs'),
+        heartbeatIntervalMs: 100,
+        onTrialStart: ({ pid }) => {
+          if (++starts === 3) process.kill(pid, 'SIGKILL');
+        },
+      });
+      expect(summary.complete).toBe(6);
+      expect(summary.lost).toBe(3);
+      expect(summary.started).toBe(2);
+      const trials = await storage.getTrials((await storage.getStudy('k')).id);
+      const failed = trials.filter((t) => t.state === 'fail');
+      expect(failed.map((t) => t.failReason)).toEqual(Array(3).fill('worker exited (SIGKILL)'));
+      for (const lost of failed)
+        expect(trials.find((t) => t.retryOf === lost.number)?.state).toBe('complete');
+      expect(trials.filter((t) => t.state === 'complete')).toHaveLength(6);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('refuses more trials per worker than it can heartbeat', async () => {
+    const storage = openSqliteStorage(join(dir, 'slots-bad.db'));
+    await storage.createStudy({ name: 'b', direction: 'minimize' });
+    try {
+      await expect(
+        runWorkers(storage, 'b', {
+          workers: 1,
+          trialsPerWorker: 65,
+          objective: objective('slow-quadratic.mjs'),
+        }),
+      ).rejects.toThrow('trials per worker: 65 is not a whole number from 1 to 64');
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('gives up with a clear error when workers cannot load the objective', async () => {
     const storage = openSqliteStorage(join(dir, 'bad.db'));
     await storage.createStudy({ name: 'x', direction: 'minimize' });

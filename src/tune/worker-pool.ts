@@ -5,6 +5,7 @@ import type { TrialRecord } from '../storage/records.js';
 import type { StudyStorage } from '../storage/study-storage.js';
 import { compiledPath } from '../core/compiled-path.js';
 import { resolveObjective } from './objective-module.js';
+import { HEARTBEAT_SLOTS } from './heartbeat.js';
 import { newWorkerId } from './worker-id.js';
 import { failOrphanedTrials } from './orphaned-trials.js';
 import { storedComponents } from './study-components.js';
@@ -15,6 +16,11 @@ import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protoc
 export interface StudyPoolOptions {
   /** Worker processes. */
   workers: number;
+  /**
+   * Trials each worker runs at once (its slots; default 1): trials resident on one GPU share the
+   * worker's device. At most HEARTBEAT_SLOTS.
+   */
+  trialsPerWorker?: number;
   /**
    * The objective module each worker loads: its path, or a name registered in this process
    * (resolved here: a worker knows only the engine's own names).
@@ -94,16 +100,24 @@ export interface WorkerPoolSummary {
   seconds: number;
 }
 
+/** One trial slot of a worker. */
+interface SlotState {
+  /** The study of the ticket it holds, if any. */
+  study: string | null;
+  /** The trial it runs (started, not ended): -1 while asking for a ticket; null: none. */
+  trialId: number | null;
+}
+
 interface WorkerState {
   child: ChildProcess;
   id: string;
-  /** The study of the ticket it holds, if any. */
-  study: string | null;
-  /** The trial it runs (started, not ended), if any. */
-  trialId: number | null;
+  slots: SlotState[];
   /** Trials it finished: a worker that dies having finished none counts toward giving up. */
   finished: number;
 }
+
+/** Whether no slot of `worker` holds or asks for a ticket. */
+const idle = (worker: WorkerState): boolean => worker.slots.every((s) => s.trialId === null);
 
 /** Workers in a row that die before finishing a trial before the run gives up. */
 const MAX_EARLY_DEATHS = 3;
@@ -154,6 +168,9 @@ export async function runWorkers(
   return runStudyPool(storage, policy, {
     ...rest,
     workers: Math.max(1, Math.min(options.workers, nTrials)),
+    ...(options.trialsPerWorker === undefined
+      ? {}
+      : { trialsPerWorker: Math.max(1, Math.min(options.trialsPerWorker, nTrials)) }),
     onTrialStart: ({ number, pid }) => onTrialStart?.({ number, pid }),
     onTrialProgress: ({ number, fraction, detail }) =>
       onTrialProgress?.({ number, fraction, detail }),
@@ -185,6 +202,17 @@ export async function runStudyPool(
   const objective = resolveObjective(options.objective);
   const maxRetries = options.maxRetries ?? 2;
   const grace = options.heartbeatGraceMs ?? 60_000;
+  const trialsPerWorker = options.trialsPerWorker ?? 1;
+  if (
+    !Number.isInteger(trialsPerWorker) ||
+    trialsPerWorker < 1 ||
+    trialsPerWorker > HEARTBEAT_SLOTS
+  )
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `trials per worker: ${trialsPerWorker} is not a whole number from 1 to ${HEARTBEAT_SLOTS}`,
+      { hint: `run more worker processes for more than ${HEARTBEAT_SLOTS} trials at once` },
+    );
   for (const name of policy.studies) {
     const { id } = await storage.getStudy(name);
     await failOrphanedTrials(storage, id, maxRetries);
@@ -226,67 +254,91 @@ export async function runStudyPool(
       if (worker.child.connected) worker.child.send(message);
     };
 
-    const onMessage = (worker: WorkerState, message: WorkerMessage): void => {
-      switch (message.type) {
-        case 'want':
-          if (!canStart()) {
-            tell(worker, { type: 'stop' });
+    /** Asks the policy for a ticket for `slot` of `worker`; none stops the slot (and an idle worker). */
+    const offer = (worker: WorkerState, slot: number): void => {
+      const state = worker.slots[slot];
+      if (state === undefined) return;
+      if (!canStart()) {
+        state.trialId = null;
+        if (idle(worker)) tell(worker, { type: 'stop' });
+        return;
+      }
+      state.trialId = -1; // asking the policy: a ticket, not yet a trial
+      policy.next().then(
+        (study) => {
+          // Stopped, or the worker died, while the policy answered: the ticket goes back unused.
+          if (study !== undefined && (!canStart() || !workers.has(worker))) {
+            policy.settled(study, undefined);
+            study = undefined;
+          }
+          if (study === undefined) {
+            state.trialId = null;
+            if (idle(worker)) tell(worker, { type: 'stop' });
             return;
           }
-          worker.trialId = -1; // asking the policy: a ticket, not yet a trial
-          policy.next().then(
-            (study) => {
-              // Stopped, or the worker died, while the policy answered: the ticket goes back unused.
-              if (study !== undefined && (!canStart() || !workers.has(worker))) {
-                policy.settled(study, undefined);
-                study = undefined;
-              }
-              if (study === undefined) {
-                worker.trialId = null;
-                tell(worker, { type: 'stop' });
-                return;
-              }
-              worker.study = study;
-              const maxTrials = policy.maxTrials?.(study);
-              tell(worker, {
-                type: 'go',
-                study,
-                ...(maxTrials === undefined ? {} : { maxTrials }),
+          state.study = study;
+          const maxTrials = policy.maxTrials?.(study);
+          tell(worker, {
+            type: 'go',
+            slot,
+            study,
+            ...(maxTrials === undefined ? {} : { maxTrials }),
+          });
+        },
+        (error: unknown) => {
+          state.trialId = null;
+          fatal ??= isTradelabError(error)
+            ? error
+            : new TradelabError('INTERNAL', `choosing a trial: ${String(error)}`, {
+                cause: error,
               });
-            },
-            (error: unknown) => {
-              worker.trialId = null;
-              fatal ??= isTradelabError(error)
-                ? error
-                : new TradelabError('INTERNAL', `choosing a trial: ${String(error)}`, {
-                    cause: error,
-                  });
-              tell(worker, { type: 'stop' });
-            },
-          );
+          if (idle(worker)) tell(worker, { type: 'stop' });
+        },
+      );
+    };
+
+    const onMessage = (worker: WorkerState, message: WorkerMessage): void => {
+      if (message.type === 'error') {
+        // The worker's own error (its code, so a usage error stays one), once for the run.
+        fatal ??= new TradelabError(
+          message.code !== undefined && message.code in ERROR_CODES
+            ? (message.code as ErrorCode)
+            : 'INTERNAL',
+          `a trial worker failed: ${message.message}`,
+          message.hint === undefined ? {} : { hint: message.hint },
+        );
+        return;
+      }
+      if (message.type === 'progress') {
+        // A late message of a trial this worker no longer runs would show a stale figure.
+        const running = worker.slots.find((s) => s.trialId === message.trialId);
+        if (running !== undefined)
+          options.onTrialProgress?.({
+            study: running.study ?? '',
+            number: message.number,
+            fraction: message.fraction,
+            detail: message.detail,
+          });
+        return;
+      }
+      const slot = worker.slots[message.slot];
+      if (slot === undefined) return;
+      switch (message.type) {
+        case 'want':
+          offer(worker, message.slot);
           return;
         case 'started':
-          worker.trialId = message.trialId;
+          slot.trialId = message.trialId;
           options.onTrialStart?.({
-            study: worker.study ?? '',
+            study: slot.study ?? '',
             number: message.number,
             pid: worker.child.pid ?? 0,
           });
           return;
-        case 'progress':
-          // A late message of a trial this worker no longer runs would show a stale figure.
-          if (worker.trialId === message.trialId)
-            options.onTrialProgress?.({
-              study: worker.study ?? '',
-              number: message.number,
-              fraction: message.fraction,
-              detail: message.detail,
-            });
-          return;
         case 'ended': {
-          const study = worker.study ?? '';
-          worker.trialId = null;
-          worker.study = null;
+          const study = slot.study ?? '';
+          slot.trialId = null;
+          slot.study = null;
           worker.finished++;
           earlyDeaths = 0;
           const trial = message.trial;
@@ -300,48 +352,39 @@ export async function runStudyPool(
           return;
         }
         case 'lost':
-          if (worker.study !== null) policy.settled(worker.study, undefined);
-          worker.trialId = null;
-          worker.study = null;
+          if (slot.study !== null) policy.settled(slot.study, undefined);
+          slot.trialId = null;
+          slot.study = null;
           summary.lost++;
           return;
         case 'reached': {
-          const study = worker.study;
-          worker.trialId = null;
-          worker.study = null;
+          const study = slot.study;
+          slot.trialId = null;
+          slot.study = null;
           if (study === null) return;
           policy.settled(study, undefined);
           policy.reached?.(study);
           return;
         }
-        case 'error':
-          // The worker's own error (its code, so a usage error stays one), once for the run.
-          fatal ??= new TradelabError(
-            message.code !== undefined && message.code in ERROR_CODES
-              ? (message.code as ErrorCode)
-              : 'INTERNAL',
-            `a trial worker failed: ${message.message}`,
-            message.hint === undefined ? {} : { hint: message.hint },
-          );
-          return;
       }
     };
 
     const onExit = (worker: WorkerState, code: number | null, signal: string | null): void => {
       workers.delete(worker);
-      const held = worker.trialId;
-      const heldStudy = worker.study;
+      const held = worker.slots.filter((s) => s.trialId !== null && s.study !== null);
       const cleanup = async (): Promise<void> => {
-        if (held !== null && heldStudy !== null) {
-          policy.settled(heldStudy, undefined);
-          if (held !== -1) summary.lost++;
-          const interrupted = options.killSignal?.aborted === true;
-          await storage.failStale(await studyId(heldStudy), -Number.MAX_SAFE_INTEGER, {
+        for (const slot of held) {
+          policy.settled(slot.study as string, undefined);
+          if (slot.trialId !== -1) summary.lost++;
+        }
+        const interrupted = options.killSignal?.aborted === true;
+        // One sweep per study fails every trial the worker ran there.
+        for (const study of new Set(held.map((s) => s.study as string)))
+          await storage.failStale(await studyId(study), -Number.MAX_SAFE_INTEGER, {
             maxRetries,
             workerId: worker.id,
             reason: interrupted ? 'interrupted' : `worker exited (${signal ?? `code ${code}`})`,
           });
-        }
         // Workers this run stopped (a second Ctrl-C) did not fail on their own.
         const stopped = options.killSignal?.aborted === true;
         if (!stopped && worker.finished === 0 && code !== 0 && ++earlyDeaths >= MAX_EARLY_DEATHS)
@@ -372,6 +415,7 @@ export async function runStudyPool(
         objective,
         objectiveOptions: options.objectiveOptions ?? {},
         workers: options.workers,
+        slots: trialsPerWorker,
         workerId: `${id}/w${summary.started}`,
         heartbeatIntervalMs: options.heartbeatIntervalMs ?? 10_000,
         heartbeatGraceMs: grace,
@@ -386,8 +430,7 @@ export async function runStudyPool(
       const worker: WorkerState = {
         child,
         id: config.workerId,
-        study: null,
-        trialId: null,
+        slots: Array.from({ length: trialsPerWorker }, () => ({ study: null, trialId: null })),
         finished: 0,
       };
       summary.started++;
@@ -409,8 +452,15 @@ export async function runStudyPool(
       });
     };
 
-    // A study that became ready (a campaign's fine-tuning study) gets the workers that stopped.
+    // A study that became ready (a campaign's fine-tuning study) gets the idle slots of running
+    // workers, then the workers that stopped.
     const topUp = (): void => {
+      for (const worker of workers)
+        worker.slots.forEach((slot, i) => {
+          // An idle worker was told to stop; only busy workers' idle slots are offered.
+          if (slot.trialId === null && !idle(worker) && canStart() && policy.hasWork?.() === true)
+            offer(worker, i);
+        });
       while (workers.size < options.workers && canStart() && policy.hasWork?.() === true) spawn();
     };
 
@@ -418,7 +468,7 @@ export async function runStudyPool(
       for (const worker of workers) worker.child.kill('SIGTERM');
     });
     options.signal?.addEventListener('abort', () => {
-      for (const worker of workers) if (worker.trialId === null) tell(worker, { type: 'stop' });
+      for (const worker of workers) if (idle(worker)) tell(worker, { type: 'stop' });
     });
     for (let i = 0; i < Math.max(1, options.workers); i++) spawn();
   });
