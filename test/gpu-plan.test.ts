@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ResidentPpo } from '../src/agents/gpu-resident-ppo.js';
+import { useBackend } from '../src/compute/backends.js';
+import { syntheticMarket } from '../src/env/index.js';
 import {
   openGpuDevice,
   PpoUpdateProgram,
@@ -23,12 +26,16 @@ const found = await gpuTestAdapter('test/gpu-plan.test.ts');
 interface Plan {
   batchSize: number;
   targetStep: number;
+  nEnvs: number;
   perWorker: { label: string; bytes: number; formula: string }[];
+  shared: { label: string; bytes: number; formula: string }[];
+  trialsPerProcess: number;
 }
 
 describe.skipIf(!found)("the planner's terms for the GPU engine", { timeout: 120_000 }, () => {
   let gpu: GpuDevice;
   beforeAll(async () => {
+    await useBackend('wasm');
     gpu = await openGpuDevice();
   });
   afterAll(() => {
@@ -91,6 +98,55 @@ describe.skipIf(!found)("the planner's terms for the GPU engine", { timeout: 120
       expect(allocated).toBeLessThanOrEqual(terms);
       expect(allocated).toBeGreaterThan(0.75 * terms);
     });
+
+  it('covers what a resident trial allocates: env, rollout and update (rtx_3070, seed 000)', async () => {
+    const planned = await runCliInProcess([
+      'profiles',
+      'plan',
+      '--profile',
+      'rtx_3070',
+      '--backend',
+      'gpu',
+      '--no-detect',
+      '--json',
+    ]);
+    expect(planned.code, planned.stderr).toBe(0);
+    const plan = jsonLines(planned.stdout)[0] as unknown as Plan;
+    expect(plan.trialsPerProcess).toBeGreaterThan(1);
+    const weights = plan.perWorker.find((t) => t.label === 'weights');
+    const [layers, netDim, obs, act] = (
+      /(\d+)×(\d+) hidden, obs (\d+), act (\d+)/.exec(weights?.formula ?? '') ?? []
+    )
+      .slice(1)
+      .map(Number) as [number, number, number, number];
+    // The planner's default dataset: 8,615 bars of 10 assets with 7 features, one bar of window.
+    const data = syntheticMarket({ assets: act, bars: 8615, features: 7, seed: 1 });
+    const dataset = plan.shared.find((t) => t.label === 'dataset on the card');
+    expect(dataset).toBeDefined();
+    const terms = plan.perWorker.reduce((sum, t) => sum + t.bytes, 0) + (dataset?.bytes ?? 0);
+    const before = gpu.allocatedBytes;
+    const trial = await ResidentPpo.create(
+      gpu,
+      data,
+      undefined,
+      { lookback: 1 },
+      {
+        netDim,
+        layers,
+        nEnvs: plan.nEnvs,
+        targetStep: plan.targetStep,
+        batchSize: plan.batchSize,
+      },
+    );
+    try {
+      expect(trial.env.obsDim).toBe(obs);
+      const allocated = gpu.allocatedBytes - before;
+      expect(allocated).toBeLessThanOrEqual(terms);
+      expect(allocated).toBeGreaterThan(0.75 * terms);
+    } finally {
+      trial.destroy();
+    }
+  });
 
   for (const checkpoint of [true, false])
     it(`matches what the engine allocates for a TCN step, checkpointing ${checkpoint ? 'on' : 'off'}`, async () => {

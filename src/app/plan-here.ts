@@ -50,6 +50,11 @@ export interface PlanRequest {
   measured?: MeasuredMemory;
   /** `drl`: a model given by its size (another architecture than the MLP pair). */
   sizedModel?: SizedModel;
+  /**
+   * `drl` on the engine: plan whole trials resident on the card. Default: when the trial workers
+   * will really train on the engine here ({@link engineRunsHere}).
+   */
+  resident?: boolean;
   /** `tcn`: the network and chunk length; unset fields are seed 003's (SEED_TCN_SHAPE). */
   tcn?: Partial<TcnShape>;
   /** `forecast`: the set's model; unset fields are `train forecast`'s defaults for its kind. */
@@ -125,6 +130,20 @@ export async function machineBudget(
   return { choice, backend, memory, safetyFactor: project.config.settings.safetyFactor };
 }
 
+/**
+ * Whether this project's trial workers will train on tradelab's engine here: `--backend gpu`, or
+ * `auto` on a GPU profile with a hardware adapter (as the workers' useBackend decides).
+ */
+export async function engineRunsHere(project: Project): Promise<boolean> {
+  // Loaded here: compute/ brings TensorFlow.js, which planning on the CPU does not need.
+  const { chooseBackend } = await import('../compute/index.js');
+  const choice = await project.chooseProfile();
+  const decision = await chooseBackend(project.config.settings.backend, {
+    gpuProfile: choice.profile.vendor !== 'cpu',
+  });
+  return decision.name === 'gpu';
+}
+
 /** Plans workers for this project on this machine: the chosen profile, its memory, this CPU. */
 export async function planHere(project: Project, request: PlanRequest = {}): Promise<PlanHere> {
   const workload = request.workload ?? 'drl';
@@ -159,6 +178,12 @@ export async function planHere(project: Project, request: PlanRequest = {}): Pro
         }
       : {}),
     nEnvs: request.nEnvs ?? 16,
+    // A trading trial's MLP trains resident on the engine's card (trading/train-split.ts).
+    residentTrials:
+      workload === 'drl' &&
+      request.sizedModel === undefined &&
+      backend === 'gpu' &&
+      (request.resident ?? (await engineRunsHere(project))),
     ...(workload === 'drl' && request.sizedModel !== undefined
       ? { model: request.sizedModel }
       : workload === 'drl'

@@ -45,6 +45,8 @@ export async function planStudyWorkers(project: Project, study: StudyRecord): Pr
       features: largest.dataset.features ?? DEFAULT_DATASET.features,
     },
     lookback: largest.lookback,
+    // The FT-Transformer's trials keep their env on the CPU (trading/train-split.ts).
+    ...(drl.policy === 'ft_transformer' ? { resident: false } : {}),
   });
   return {
     ...planned,

@@ -115,7 +115,10 @@ export interface CampaignStudyPlan {
 
 /** How the last run of a campaign was sized (the report's diagnosis reads it). */
 export interface CampaignRunRecord {
+  /** Worker processes. */
   workers: number;
+  /** Trials each worker ran at once (resident on the engine's card); absent: 1. */
+  trialsPerWorker?: number;
   /** Why that many: the planner's words, or the flag. */
   why: string;
   /** What limited the planner's count (memory, cores, the profile's cap), if it planned. */

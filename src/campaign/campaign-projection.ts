@@ -76,7 +76,8 @@ export function projectCampaign(input: {
   if (counts.meanDurationMs === null || counts.done === 0)
     throw new Error(`campaign ${report.name} has no ended trial to measure`);
   const trialSecondsHere = counts.meanDurationMs / 1000;
-  const workersHere = run?.workers ?? null;
+  // Trials at once here: resident trials share a worker process.
+  const workersHere = run === undefined ? null : run.workers * (run.trialsPerWorker ?? 1);
   const coresHere = run?.cores ?? null;
   const { rollout, update, other } = report.phases;
   const time = rollout + update + other;

@@ -23,16 +23,22 @@ export function printPlan(out: Output, { choice, plan, memory }: PlanHere): void
   if (choice.mismatch !== undefined) out.note(`note: ${choice.mismatch}`);
   out.line(describe(plan));
   out.line();
+  // Resident trials: the terms are one trial's, and the process holds the shared ones once.
+  const unit = plan.shared.length > 0 ? 'trial' : 'worker';
   const rows = [
     ...plan.perWorker.map((t) => ({
       label: `  ${t.label}`,
       bytes: formatBytes(t.bytes),
       formula: t.formula,
     })),
-    { label: '  per worker', bytes: formatBytes(plan.perWorkerBytes), formula: 'sum of the above' },
+    {
+      label: `  per ${unit}`,
+      bytes: formatBytes(plan.perWorkerBytes),
+      formula: 'sum of the above',
+    },
   ];
   const table = renderTable(rows, [
-    { header: `${plan.memoryKind === 'gpu' ? 'VRAM' : 'RAM'} per worker`, value: (r) => r.label },
+    { header: `${plan.memoryKind === 'gpu' ? 'VRAM' : 'RAM'} per ${unit}`, value: (r) => r.label },
     { header: 'BYTES', value: (r) => r.bytes, right: true },
     { header: 'ARITHMETIC', value: (r) => r.formula },
   ]);
@@ -44,8 +50,13 @@ export function printPlan(out: Output, { choice, plan, memory }: PlanHere): void
     out.line(line);
   });
   out.line();
+  if (plan.shared.length > 0) {
+    out.line('Once per process, shared by its trials:');
+    for (const t of plan.shared) out.line(`  ${t.label}: ${formatBytes(t.bytes)} = ${t.formula}`);
+    out.line();
+  }
   out.line(`${plan.usable.label}: ${formatBytes(plan.usable.bytes)} = ${plan.usable.formula}`);
-  out.line('Worker limits:');
+  out.line(plan.shared.length > 0 ? 'Trials-at-once limits:' : 'Worker limits:');
   for (const line of renderTable(plan.limits, [
     { header: '  LIMIT', value: (l) => `  ${l.by === plan.limitedBy ? '*' : ' '} ${l.by}` },
     { header: 'WORKERS', value: (l) => String(l.workers), right: true },
@@ -68,11 +79,14 @@ function describe(plan: WorkerPlan): string {
 function verdict(plan: WorkerPlan): string {
   if (plan.workers === 0) {
     const biggest = [...plan.perWorker].sort((a, b) => b.bytes - a.bytes)[0];
-    return `Does not fit: one worker needs ${formatBytes(plan.perWorkerBytes)}, ${plan.limitedBy === 'wasm32' ? 'more than a wasm worker can address (4 GiB)' : `more than the usable ${formatBytes(plan.usable.bytes)}`}; the largest term is ${biggest?.label ?? '?'} (${formatBytes(biggest?.bytes ?? 0)}): ${plan.workload === 'tcn' ? 'reduce --batch-size (chunks), --chunk-len or --hidden' : 'reduce --batch-size or --net-dim'}.`;
+    return `Does not fit: one ${plan.shared.length > 0 ? `trial needs ${formatBytes(plan.perWorkerBytes)} beside ${formatBytes(plan.sharedBytes)} shared` : `worker needs ${formatBytes(plan.perWorkerBytes)}`}, ${plan.limitedBy === 'wasm32' ? 'more than a wasm worker can address (4 GiB)' : `more than the usable ${formatBytes(plan.usable.bytes)}`}; the largest term is ${biggest?.label ?? '?'} (${formatBytes(biggest?.bytes ?? 0)}): ${plan.workload === 'tcn' ? 'reduce --batch-size (chunks), --chunk-len or --hidden' : 'reduce --batch-size or --net-dim'}.`;
   }
   const requested = plan.limits.find((l) => l.by === 'requested');
   if (requested !== undefined && !plan.fits) {
     return `Workers: ${plan.workers} of the ${requested.workers} requested fit (limited by ${plan.limitedBy}).`;
   }
-  return `Workers: ${plan.workers} (limited by ${plan.limitedBy}); total ${formatBytes(plan.workers * plan.perWorkerBytes)} of ${formatBytes(plan.usable.bytes)} usable.`;
+  const total = formatBytes(plan.sharedBytes + plan.workers * plan.perWorkerBytes);
+  if (plan.shared.length > 0)
+    return `Trials at once: ${plan.workers} resident on the card in ${plan.trialsPerProcess === plan.workers ? 'one worker process' : 'worker processes'} (limited by ${plan.limitedBy}); total ${total} of ${formatBytes(plan.usable.bytes)} usable.`;
+  return `Workers: ${plan.workers} (limited by ${plan.limitedBy}); total ${total} of ${formatBytes(plan.usable.bytes)} usable.`;
 }

@@ -246,45 +246,59 @@ function setUpWasmMatMul(options: UseBackendOptions): string {
   }
 }
 
+/** What {@link chooseBackend} decided. */
+export interface BackendDecision {
+  name: BackendName;
+  why: string;
+  /** The engine's status, when `auto` asked Dawn for an adapter. */
+  probed?: BackendStatus;
+}
+
 /**
- * Starts the backend for `choice`: `auto` is wasm, except on a GPU profile where Dawn finds a
- * hardware adapter: there, `gpu` (tradelab's engine). A backend that is not available is an error
- * naming the fallback. On wasm (and gpu, whose other work runs there), `options.matmul` picks how
- * matrix products run.
+ * The backend `choice` resolves to here, started by nothing: `auto` is wasm, except on a GPU
+ * profile where Dawn finds a hardware adapter: there, `gpu` (tradelab's engine). A planner asks
+ * this to plan for what its workers will run on.
+ */
+export async function chooseBackend(
+  choice: BackendChoice,
+  options: Pick<UseBackendOptions, 'gpuProfile'> = {},
+): Promise<BackendDecision> {
+  if (choice !== 'auto') return { name: choice, why: `--backend ${choice}` };
+  if (options.gpuProfile !== true) return { name: 'wasm', why: 'auto: a CPU profile' };
+  // Dawn is asked for an adapter only when the GPU may be chosen: a trial worker on wasm need
+  // not load it (and its Vulkan driver).
+  const probed = await backendStatus('gpu');
+  const adapter = probed.webgpuAdapter;
+  if (probed.available && adapter !== undefined && !adapter.software)
+    // tfjs's webgpu backend is never auto's choice: measured on an H100
+    // (bench/results/2026-11-25-gpu-bundle-h100-tables.txt) it was dispatch-bound, one CPU
+    // core's speed; the engine records a whole update as a few fused kernels per minibatch.
+    return {
+      name: 'gpu',
+      why: `auto: a GPU profile and a GPU (${describeWebGpuAdapter(adapter)}): tradelab's engine trains there`,
+      probed,
+    };
+  // A software adapter computes on the CPU, slower than wasm: only --backend gpu takes it.
+  return {
+    name: 'wasm',
+    why:
+      adapter?.software === true
+        ? `auto: the only WebGPU adapter is a software one (${describeWebGpuAdapter(adapter)}), so wasm`
+        : `auto: no WebGPU here (${probed.detail}), so wasm`,
+    probed,
+  };
+}
+
+/**
+ * Starts the backend for `choice` ({@link chooseBackend}). A backend that is not available is an
+ * error naming the fallback. On wasm (and gpu, whose other work runs there), `options.matmul`
+ * picks how matrix products run.
  */
 export async function useBackend(
   choice: BackendChoice,
   options: UseBackendOptions = {},
 ): Promise<ActiveBackend> {
-  // Dawn is asked for an adapter only when the GPU may be chosen, and once: a trial worker on
-  // wasm need not load it (and its Vulkan driver).
-  let probed: BackendStatus | undefined;
-  let name: BackendName;
-  let why: string;
-  if (choice === 'auto') {
-    probed = options.gpuProfile === true ? await backendStatus('gpu') : undefined;
-    const adapter = probed?.webgpuAdapter;
-    if (options.gpuProfile !== true) {
-      name = 'wasm';
-      why = 'auto: a CPU profile';
-    } else if (probed?.available === true && adapter !== undefined && !adapter.software) {
-      // tfjs's webgpu backend is never auto's choice: measured on an H100
-      // (bench/results/2026-11-25-gpu-bundle-h100-tables.txt) it was dispatch-bound, one CPU
-      // core's speed; the engine records a whole update as a few fused kernels per minibatch.
-      name = 'gpu';
-      why = `auto: a GPU profile and a GPU (${describeWebGpuAdapter(adapter)}): tradelab's engine trains there`;
-    } else {
-      // A software adapter computes on the CPU, slower than wasm: only --backend gpu takes it.
-      name = 'wasm';
-      why =
-        adapter?.software === true
-          ? `auto: the only WebGPU adapter is a software one (${describeWebGpuAdapter(adapter)}), so wasm`
-          : `auto: no WebGPU here (${probed?.detail ?? 'unknown'}), so wasm`;
-    }
-  } else {
-    name = choice;
-    why = `--backend ${choice}`;
-  }
+  const { name, why, probed } = await chooseBackend(choice, options);
   const status = probed?.name === name ? probed : await backendStatus(name);
   if (
     (name === 'webgpu' || name === 'gpu') &&

@@ -1,5 +1,6 @@
 export {
   listBackends,
+  chooseBackend,
   useBackend,
   type ActiveBackend,
   type BackendName,

@@ -65,6 +65,7 @@ export async function createObjective(setup: ObjectiveSetup): Promise<Objective>
       Promise.resolve(
         memoryShortfall(settings, setup.workers, shape, {
           fusedAttention: nativeTransformerKernelsActive(),
+          trialsPerWorker: setup.slots ?? 1,
         }),
       ),
   });
@@ -74,22 +75,27 @@ export async function createObjective(setup: ObjectiveSetup): Promise<Objective>
  * Why a trial of `shape` does not fit when `workers` run at once, judged by memory alone: the
  * cores and the profile's worker cap shape how many workers a run starts, not whether a trial fits.
  * `fusedAttention`: the FT-Transformer's attention runs on the native kernels, which hold no
- * T × T scores.
+ * T × T scores. `trialsPerWorker`: trials each worker runs at once (resident on the engine's
+ * card, they share one process's context and dataset).
  */
 export function memoryShortfall(
   settings: Pick<DrlWorkerSettings, 'budget'>,
   workers: number,
   shape: TrialShape,
-  options: { fusedAttention?: boolean } = {},
+  options: { fusedAttention?: boolean; trialsPerWorker?: number } = {},
 ): string | undefined {
   const { budget } = settings;
+  const resident = shape.ppo.policy === 'mlp';
+  const atOnce = workers * (resident ? (options.trialsPerWorker ?? 1) : 1);
   const plan = planWorkers({
     profile: budget.profile,
     workload: 'drl',
     backend: budget.backend,
     memory: budget.memory,
-    cpuCores: workers,
+    cpuCores: atOnce,
     safetyFactor: budget.safetyFactor,
+    residentTrials: resident,
+    repeatTimes: shape.ppo.repeatTimes,
     dataset: { bars: shape.bars, assets: shape.assets, features: shape.features },
     nEnvs: shape.ppo.nEnvs,
     batchSize: shape.ppo.batchSize,
@@ -106,10 +112,11 @@ export function memoryShortfall(
           },
   });
   const limit = plan.limits.find(
-    (l) => (l.by === 'memory' || l.by === 'wasm32') && l.workers < workers,
+    (l) => (l.by === 'memory' || l.by === 'wasm32') && l.workers < atOnce,
   );
   if (limit === undefined) return undefined;
-  return `netDim ${shape.ppo.netDim}, batchSize ${shape.ppo.batchSize}, nEnvs ${shape.ppo.nEnvs} needs ${formatBytes(plan.perWorkerBytes)} per worker; ${plural(workers, 'worker')} do${workers === 1 ? 'es' : ''} not fit (${limit.detail})`;
+  const unit = plan.trialsPerProcess > 1 || plan.shared.length > 0 ? 'trial' : 'worker';
+  return `netDim ${shape.ppo.netDim}, batchSize ${shape.ppo.batchSize}, nEnvs ${shape.ppo.nEnvs} needs ${formatBytes(plan.perWorkerBytes)} per ${unit}; ${plural(atOnce, unit)} do${atOnce === 1 ? 'es' : ''} not fit (${limit.detail})`;
 }
 
 /** An FT-Transformer actor beside the MLP critic, sized for the planner. */

@@ -159,7 +159,7 @@ async function main(): Promise<void> {
       );
       if (!stopping()) send({ type: 'want', slot });
     });
-    running[slot] = (running[slot]).catch(fail);
+    running[slot] = running[slot].catch(fail);
   });
   for (let slot = 0; slot < slots; slot++) send({ type: 'want', slot });
 }

@@ -61,9 +61,15 @@ export async function run(given: CommandContext): Promise<void> {
     for (const note of notes) out.note(`note: within the profile's limits: ${note}`);
     const scheduler = new CampaignScheduler(entries, studies);
     const left = entries.reduce((s, e) => s + Math.max(0, e.plan.trials - e.done), 0);
-    const { workers, why, limitedBy } = await chooseWorkers(context, storage, plan, left);
+    const { workers, trialsPerWorker, why, limitedBy } = await chooseWorkers(
+      context,
+      storage,
+      plan,
+      left,
+    );
     plan.run = {
       workers,
+      ...(trialsPerWorker > 1 ? { trialsPerWorker } : {}),
       why,
       ...(limitedBy === undefined ? {} : { limitedBy }),
       cores: availableParallelism(),
@@ -71,7 +77,7 @@ export async function run(given: CommandContext): Promise<void> {
     };
     await logProfileBanner(context, workers);
     out.line(
-      `Campaign ${plan.name} in ${storage.url}: ${plural(plan.studies.length, 'study', 'studies')}, ${plural(left, 'trial')} to go, ${plural(workers, 'worker process', 'worker processes')} (${why})`,
+      `Campaign ${plan.name} in ${storage.url}: ${plural(plan.studies.length, 'study', 'studies')}, ${plural(left, 'trial')} to go, ${plural(workers, 'worker process', 'worker processes')}${trialsPerWorker > 1 ? ` of ${trialsPerWorker} trials at once` : ''} (${why})`,
     );
     const crowded = oversubscription(workers);
     if (crowded !== undefined) out.note(`warning: ${crowded}`);
@@ -91,6 +97,7 @@ export async function run(given: CommandContext): Promise<void> {
     try {
       summary = await runStudyPool(storage, scheduler, {
         workers,
+        trialsPerWorker,
         objective: resolveObjective('drl', context.cwd),
         objectiveOptions: { ...(await workerSettings(project)) },
         signal: interrupt.stop,
@@ -134,6 +141,7 @@ export async function run(given: CommandContext): Promise<void> {
         campaign: plan.name,
         storage: storage.url,
         workers,
+        trialsPerWorker,
         seconds: summary.seconds,
         trials: summary.trials.length,
         lost: summary.lost,
@@ -168,14 +176,15 @@ function printTable(out: Output, rows: Awaited<ReturnType<typeof campaignRows>>)
 
 /**
  * `--workers N` (or the file's `workers: N`); `auto`: what the planner fits for the largest trial
- * of any study, at most one per core and per trial left.
+ * of any study, at most one per core and per trial left. Trials resident on the engine's card
+ * (every study's, planned so) run in one worker process, as many at once as fit there.
  */
 async function chooseWorkers(
   context: CommandContext,
   storage: StudyStorage,
   plan: CampaignPlan,
   left: number,
-): Promise<{ workers: number; why: string; limitedBy?: string }> {
+): Promise<{ workers: number; trialsPerWorker: number; why: string; limitedBy?: string }> {
   const raw = context.options.workers ?? plan.workers;
   const cap = (n: number): number => Math.max(1, Math.min(n, left));
   if (raw !== 'auto') {
@@ -188,26 +197,39 @@ async function chooseWorkers(
       );
     return {
       workers: cap(n),
+      trialsPerWorker: 1,
       why: `${context.options.workers === undefined ? 'the campaign file' : '--workers'} ${n}${n > cap(n) ? ', capped at the trials left' : ''}`,
     };
   }
   let fit = Infinity;
   let limit = '';
   let limitedBy: string | undefined;
+  let resident = true;
   for (const entry of plan.studies) {
     if (entry.from !== null) continue; // fine-tuning studies search inside their source's ranges
     const study = await storage.getStudy(entry.study);
     const { plan: planned } = await planStudyWorkers(context.project(), study);
+    if (planned.trialsPerProcess <= 1) resident = false;
     if (planned.workers < fit) {
       fit = planned.workers;
       limit = `${entry.key}'s largest trial, limited by ${planned.limitedBy}`;
       limitedBy = planned.limitedBy;
     }
   }
+  if (resident && Number.isFinite(fit) && fit > 1) {
+    const atOnce = cap(fit);
+    return {
+      workers: 1,
+      trialsPerWorker: atOnce,
+      why: `auto: ${fit} resident trials fit on the card (${limit})${atOnce < fit ? '; capped at the trials left' : ''}`,
+      ...(limitedBy === undefined ? {} : { limitedBy }),
+    };
+  }
   const cores = availableParallelism();
   const workers = cap(Math.min(fit, cores));
   return {
     workers,
+    trialsPerWorker: 1,
     why: `auto: ${Number.isFinite(fit) ? fit : cores} fit (${limit})${workers < fit ? `; capped at ${workers < cores ? 'the trials left' : `${cores} cores`}` : ''}`,
     ...(limitedBy === undefined ? {} : { limitedBy }),
   };

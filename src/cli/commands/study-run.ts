@@ -31,9 +31,11 @@ import {
 /** When stderr is not a terminal, the least time between two lines at trials' ends. */
 const QUICK_TRIAL_LINES_S = 5;
 
-/** How many workers, and why. */
+/** How many workers, how many trials each runs at once, and why. */
 interface WorkerChoice {
   workers: number;
+  /** Trials each worker runs at once: several when they are resident on the card. */
+  trialsPerWorker: number;
   why: string;
 }
 
@@ -50,19 +52,20 @@ export async function run(context: CommandContext): Promise<void> {
     });
   await withStudyStorage(context, async (storage) => {
     const study = await storage.getStudy(name);
-    const { workers, why } = await chooseWorkers(context, nTrials, study);
+    const { workers, trialsPerWorker, why } = await chooseWorkers(context, nTrials, study);
     const objective = objectivePath(context, study.systemAttrs.objective);
     const objectiveOptions = { ...(await workerSettings(context.project())) };
     const before = await storage.getTrials(study.id);
     const components = describeComponents(study.systemAttrs);
     out.line(
-      `Study "${study.name}" (${study.direction}) in ${storage.url}: ${nTrials === undefined ? 'trials' : plural(nTrials, 'trial')}${timeoutS === undefined ? '' : `, starting none after ${formatNumber(timeoutS)} s`}, ${plural(workers, 'worker process', 'worker processes')} (${why})`,
+      `Study "${study.name}" (${study.direction}) in ${storage.url}: ${nTrials === undefined ? 'trials' : plural(nTrials, 'trial')}${timeoutS === undefined ? '' : `, starting none after ${formatNumber(timeoutS)} s`}, ${plural(workers, 'worker process', 'worker processes')}${trialsPerWorker > 1 ? ` of ${trialsPerWorker} trials at once` : ''} (${why})`,
     );
     out.line(`  objective  ${objective}`);
     out.line(`  sampler    ${components.sampler}`);
     out.line(`  pruner     ${components.pruner}`);
     if (before.length > 0) out.line(`  continuing after ${plural(before.length, 'earlier trial')}`);
     await logProfileBanner(context, workers);
+    // Resident trials step no env on the CPU: a process of several holds one core's work.
     const crowded = oversubscription(workers);
     if (crowded !== undefined) out.note(`warning: ${crowded}`);
 
@@ -80,6 +83,7 @@ export async function run(context: CommandContext): Promise<void> {
     try {
       summary = await runWorkers(storage, study.name, {
         workers,
+        trialsPerWorker,
         objective,
         objectiveOptions,
         ...(nTrials === undefined ? {} : { nTrials }),
@@ -114,6 +118,7 @@ export async function run(context: CommandContext): Promise<void> {
         study: study.name,
         storage: storage.url,
         workers,
+        trialsPerWorker,
         complete: summary.complete,
         pruned: summary.pruned,
         failed: summary.failed,
@@ -204,14 +209,18 @@ async function chooseWorkers(
   const cap = (n: number): number => Math.max(1, Math.min(n, nTrials ?? Infinity));
   if (raw !== undefined && raw !== 'auto') {
     const n = intOption(context.options, 'workers', 1) ?? 1;
-    return { workers: cap(n), why: n > cap(n) ? `--workers ${n}, capped at --trials` : 'given' };
+    return {
+      workers: cap(n),
+      trialsPerWorker: 1,
+      why: n > cap(n) ? `--workers ${n}, capped at --trials` : 'given',
+    };
   }
   const { plan, model } = await planStudyWorkers(context.project(), study);
-  const why = `auto: ${plan.workers} fit on profile ${plan.profile}${model === undefined ? '' : ` for ${model}`}, limited by ${plan.limitedBy}`;
-  return {
-    workers: cap(plan.workers),
-    why: plan.workers > cap(plan.workers) ? `${why}; capped at --trials` : why,
-  };
+  const why = `auto: ${plan.workers}${plan.trialsPerProcess > 1 ? ' resident trials' : ''} fit on profile ${plan.profile}${model === undefined ? '' : ` for ${model}`}, limited by ${plan.limitedBy}`;
+  const capped = plan.workers > cap(plan.workers) ? `${why}; capped at --trials` : why;
+  if (plan.trialsPerProcess > 1)
+    return { workers: 1, trialsPerWorker: cap(plan.workers), why: capped };
+  return { workers: cap(plan.workers), trialsPerWorker: 1, why: capped };
 }
 
 /**

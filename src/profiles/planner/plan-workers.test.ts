@@ -3,7 +3,14 @@ import { isTradelabError } from '../../core/index.js';
 import { createProfileRegistry } from '../profile-registry.js';
 import { GIB, MIB } from './format-bytes.js';
 import { mlpParamCount, mlpTrainingElementsPerSample, mlpUnitsPerSample } from './mlp-size.js';
-import { planWorkers, type PlanInput } from './plan-workers.js';
+import { ENV_FLOATS, ENV_WORD_BLOCKS } from '../../gpu/kernels/trading-env-step.js';
+import { HEARTBEAT_SLOTS } from '../../tune/heartbeat.js';
+import {
+  MAX_TRIALS_PER_PROCESS,
+  planWorkers,
+  RESIDENT_ENV_SCALARS,
+  type PlanInput,
+} from './plan-workers.js';
 import {
   SEED_TCN_SHAPE,
   tcnElementsPerBar,
@@ -46,6 +53,51 @@ describe('mlp sizes', () => {
 });
 
 describe('planWorkers', () => {
+  it('plans resident trials: one trial per term, the context and dataset once, no core limit', () => {
+    const plan = planWorkers({
+      ...base,
+      backend: 'gpu',
+      residentTrials: true,
+      repeatTimes: 2,
+      cpuCores: 1,
+      memory: { kind: 'gpu', totalBytes: 1 * GIB },
+    });
+    const bytes = Object.fromEntries(plan.perWorker.map((t) => [t.label, t.bytes]));
+    // 1000 rows (100 steps of 10 envs): 2 copies of (4 obs + 2 act + 4) + 7 per step + 2 passes.
+    expect(bytes).toEqual({
+      weights: 253 * 4,
+      gradients: 253 * 4,
+      'Adam state': 253 * 8,
+      activations: 100 * 74 * 4,
+      'rollout forward pass': 10 * 39 * 4,
+      'rollout on the card': 1000 * (2 * 10 + 7 + 2) * 4 + 100 * 256,
+      'minibatch gather': 100 * (2 + 4) * 4 + 2 * 10 * 256,
+      'env state': 10 * (17 + 3 * 2 + 4 + 3) * 4,
+    });
+    expect(Object.fromEntries(plan.shared.map((t) => [t.label, t.bytes]))).toEqual({
+      'framework/context': 256 * MIB,
+      'dataset on the card': 100 * 2 * (8 + 3 * 4),
+    });
+    const perTrial = plan.perWorkerBytes;
+    const byMemory = Math.floor((0.85 * GIB - plan.sharedBytes) / perTrial);
+    // Not the profile's maxWorkers: that counts processes, each with its own context.
+    expect(plan.limits.map((l) => [l.by, l.workers])).toEqual([
+      ['memory', byMemory],
+      ['trialsPerProcess', HEARTBEAT_SLOTS],
+    ]);
+    expect(plan.workers).toBe(Math.min(byMemory, HEARTBEAT_SLOTS));
+    expect(plan.trialsPerProcess).toBe(plan.workers);
+    // Without the flag, or off the engine, nothing changes: one trial per worker, cores count.
+    const plain = planWorkers({ ...base, backend: 'gpu' });
+    expect(plain.shared).toEqual([]);
+    expect(plain.trialsPerProcess).toBe(1);
+    expect(plain.limits.some((l) => l.by === 'cpuCores')).toBe(true);
+    expect(planWorkers({ ...base, residentTrials: true }).trialsPerProcess).toBe(1);
+    // The env's per-env fields as the kernel lays them out (beside 2 × assets holdings blocks).
+    expect(RESIDENT_ENV_SCALARS).toBe(ENV_FLOATS.holdings + ENV_WORD_BLOCKS);
+    expect(MAX_TRIALS_PER_PROCESS).toBe(HEARTBEAT_SLOTS);
+  });
+
   it('sums hand-computed terms and caps by the profile', () => {
     const plan = planWorkers(base);
     const bytes = Object.fromEntries(plan.perWorker.map((t) => [t.label, t.bytes]));

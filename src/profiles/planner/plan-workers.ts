@@ -100,6 +100,15 @@ export interface PlanInput {
   timeframe?: ForecastTimeframe;
   /** A worker count the user asked for; the plan says whether it fits. */
   requestedWorkers?: number;
+  /**
+   * `drl` on the engine: whole trials resident on the card (env, rollout, update; see
+   * agents/gpu-resident-ppo.ts), several per worker process. The context and the dataset are then
+   * charged once per process, not per trial, and no CPU core limits the trials (no env steps on
+   * the CPU); `workers` counts trials at once, `trialsPerProcess` how many share a process.
+   */
+  residentTrials?: boolean;
+  /** PPO passes over each rollout (the resident update's shuffled row order). Default 8. */
+  repeatTimes?: number;
   measured?: MeasuredMemory;
 }
 
@@ -112,7 +121,11 @@ export interface Term {
 }
 
 /** What caps the worker count. */
-export type LimitKind = 'requested' | 'wasm32' | 'memory' | 'maxWorkers' | 'cpuCores';
+export type LimitKind =
+  'requested' | 'wasm32' | 'memory' | 'maxWorkers' | 'cpuCores' | 'trialsPerProcess';
+
+/** Trials one worker process runs at once, at most (tune/heartbeat.ts's HEARTBEAT_SLOTS). */
+export const MAX_TRIALS_PER_PROCESS = 64;
 
 /** One cap on the worker count and why. */
 export interface WorkerLimit {
@@ -133,8 +146,14 @@ export interface WorkerPlan {
   nEnvs: number;
   targetStep: number;
   paramCount: number | undefined;
+  /** What each worker (each trial, for resident trials) needs. */
   perWorker: Term[];
   perWorkerBytes: number;
+  /** What a process holds once for all its trials (resident trials); empty otherwise. */
+  shared: Term[];
+  sharedBytes: number;
+  /** Trials one worker process runs at once: 1, or `workers` for resident trials. */
+  trialsPerProcess: number;
   memoryKind: 'gpu' | 'host';
   usable: Term;
   workers: number;
@@ -185,15 +204,25 @@ export function planWorkers(input: PlanInput): WorkerPlan {
   const forecastOnCard = input.workload === 'forecast' && input.backend === 'webgpu';
   // The engine's TCN step: its buffers, counted from the program (tcn-size.ts).
   const tcnOnEngine = input.backend === 'gpu' && device === 'gpu';
+  const resident =
+    input.residentTrials === true &&
+    input.workload === 'drl' &&
+    input.backend === 'gpu' &&
+    device === 'gpu' &&
+    input.model?.kind === 'mlp';
+  const passes = input.repeatTimes ?? 8;
   const dtype = input.dtype ?? 'float32';
   const bytes = DTYPE_BYTES[dtype];
   const batchSize = input.batchSize ?? defaultBatch(input);
   const nEnvs = input.nEnvs ?? 1;
   const targetStep = input.targetStep ?? 2 * batchSize;
   const safetyFactor = input.safetyFactor ?? 0.85;
-  assertPositive({ batchSize, nEnvs, targetStep, cpuCores: input.cpuCores });
+  assertPositive({ batchSize, nEnvs, targetStep, cpuCores: input.cpuCores, passes });
 
   const terms: Term[] = [];
+  // Resident trials share their process's context and the dataset's copy on the card.
+  const shared: Term[] = [];
+  const once = resident ? shared : terms;
   let paramCount: number | undefined;
   const contextBytes =
     input.measured?.contextBytes ?? CONTEXT_BYTES[input.memory.kind][input.backend];
@@ -205,7 +234,7 @@ export function planWorkers(input: PlanInput): WorkerPlan {
     });
   } else {
     if (contextBytes > 0) {
-      terms.push({
+      once.push({
         label: 'framework/context',
         bytes: contextBytes,
         formula:
@@ -299,24 +328,31 @@ export function planWorkers(input: PlanInput): WorkerPlan {
           bytes: nEnvs * units * bytes,
           formula: `${formatCount(nEnvs)} envs × ${formatCount(units)} units × ${bytes} B`,
         });
-        const floats = rolloutFloatsPerStep(model.obsDim, model.actDim);
-        terms.push({
-          label: 'rollout buffer',
-          bytes: targetStep * floats * 4,
-          formula: `targetStep ${formatCount(targetStep)} × (2×${model.obsDim} obs + ${model.actDim} act + 3) floats × 4 B`,
-        });
+        if (resident)
+          terms.push(...residentRolloutTerms(model, nEnvs, targetStep, batchSize, passes));
+        else {
+          const floats = rolloutFloatsPerStep(model.obsDim, model.actDim);
+          terms.push({
+            label: 'rollout buffer',
+            bytes: targetStep * floats * 4,
+            formula: `targetStep ${formatCount(targetStep)} × (2×${model.obsDim} obs + ${model.actDim} act + 3) floats × 4 B`,
+          });
+        }
       }
     }
     if (input.dataset !== undefined) {
       const { bars, assets, features } = input.dataset;
-      terms.push({
-        label: 'dataset arrays',
+      once.push({
+        label: resident ? 'dataset on the card' : 'dataset arrays',
         bytes: bars * assets * (8 + 4 * features),
-        formula: `${formatCount(bars)} bars × ${assets} assets × (8 B price + ${features} features × 4 B)`,
+        formula: resident
+          ? `${formatCount(bars)} bars × ${assets} assets × (2 f32 prices + ${features} features × 4 B), once for the process's trials`
+          : `${formatCount(bars)} bars × ${assets} assets × (8 B price + ${features} features × 4 B)`,
       });
     }
   }
   const perWorkerBytes = terms.reduce((sum, t) => sum + t.bytes, 0);
+  const sharedBytes = shared.reduce((sum, t) => sum + t.bytes, 0);
 
   const budget = input.memory;
   const scaled = budget.totalBytes * safetyFactor;
@@ -347,28 +383,40 @@ export function planWorkers(input: PlanInput): WorkerPlan {
       detail: `a wasm worker cannot use more than 4 GiB; this one needs ${formatBytes(perWorkerBytes)}`,
     });
   }
+  const forTrials = Math.max(0, usableBytes - sharedBytes);
   const byMemory =
-    perWorkerBytes > 0 ? Math.floor(usableBytes / perWorkerBytes) : Number.MAX_SAFE_INTEGER;
+    perWorkerBytes > 0 ? Math.floor(forTrials / perWorkerBytes) : Number.MAX_SAFE_INTEGER;
   limits.push({
     by: 'memory',
     workers: byMemory,
-    detail: `floor(${formatBytes(usableBytes)} / ${formatBytes(perWorkerBytes)} per worker)`,
+    detail: resident
+      ? `floor((${formatBytes(usableBytes)} − ${formatBytes(sharedBytes)} shared) / ${formatBytes(perWorkerBytes)} per trial)`
+      : `floor(${formatBytes(usableBytes)} / ${formatBytes(perWorkerBytes)} per worker)`,
   });
-  // The profile's cap counts workers on its card; workers on the host share cores and RAM.
-  if (device === 'gpu')
+  // The profile's cap counts worker processes on its card (each with its own context, as the
+  // seed's campaigns ran them); resident trials share one process, whose heartbeat caps them.
+  if (resident)
+    limits.push({
+      by: 'trialsPerProcess',
+      workers: MAX_TRIALS_PER_PROCESS,
+      detail: `trials one worker process heartbeats at once`,
+    });
+  else if (device === 'gpu')
     limits.push({
       by: 'maxWorkers',
       workers: settings.maxWorkers,
       detail: `profile ${input.profile.name}, ${input.workload}.maxWorkers; source: ${settings.source}`,
     });
-  limits.push({
-    by: 'cpuCores',
-    workers: input.cpuCores,
-    detail:
-      device === 'gpu'
-        ? `${input.cpuCores} CPU cores (envs and data run on the CPU)`
-        : `${input.cpuCores} CPU cores (the ${input.backend} backend computes on them${input.profile.vendor === 'cpu' ? '' : `, not on the card: profile ${input.profile.name}'s ${input.workload}.maxWorkers ${settings.maxWorkers} is for its card`})`,
-  });
+  // Resident trials step no env on the CPU: one process per card holds them all.
+  if (!resident)
+    limits.push({
+      by: 'cpuCores',
+      workers: input.cpuCores,
+      detail:
+        device === 'gpu'
+          ? `${input.cpuCores} CPU cores (envs and data run on the CPU)`
+          : `${input.cpuCores} CPU cores (the ${input.backend} backend computes on them${input.profile.vendor === 'cpu' ? '' : `, not on the card: profile ${input.profile.name}'s ${input.workload}.maxWorkers ${settings.maxWorkers} is for its card`})`,
+    });
 
   const binding = limits.reduce((min, l) => (l.workers < min.workers ? l : min));
   const workers = binding.workers;
@@ -384,6 +432,9 @@ export function planWorkers(input: PlanInput): WorkerPlan {
     paramCount,
     perWorker: terms,
     perWorkerBytes,
+    shared,
+    sharedBytes,
+    trialsPerProcess: resident ? Math.max(1, workers) : 1,
     memoryKind: budget.kind,
     usable,
     workers,
@@ -392,6 +443,52 @@ export function planWorkers(input: PlanInput): WorkerPlan {
     fits:
       workers >= 1 && (input.requestedWorkers === undefined || workers === input.requestedWorkers),
   };
+}
+
+/**
+ * Per-env u32 and f32 fields of the env on the card besides holdings (gpu/kernels/
+ * trading-env-step.ts: ENV_FLOATS' 7 scalars, ENV_WORD_BLOCKS 10); the planner test holds them
+ * to the kernel's constants.
+ */
+export const RESIDENT_ENV_SCALARS = 17;
+
+/** A rollout step's slot in its uniform buffer (gpu/pipeline-cache.ts's MINIBATCH_STRIDE). */
+const STEP_UNIFORM_BYTES = 256;
+
+/** A resident trial's rollout and env on the card, as GpuRollout and GpuTradingEnv allocate them. */
+function residentRolloutTerms(
+  model: MlpShape,
+  nEnvs: number,
+  targetStep: number,
+  batchSize: number,
+  passes: number,
+): Term[] {
+  const { obsDim, actDim } = model;
+  // Rows as the rollout makes them: whole steps of every env.
+  const steps = Math.max(1, Math.round(targetStep / nEnvs));
+  const rows = steps * nEnvs;
+  const row = obsDim + actDim + 4;
+  const perRow = 2 * row + 7 + passes;
+  // The env's fields, its actions and observations, and the rollout's 3 per-env values.
+  const perEnv = RESIDENT_ENV_SCALARS + 3 * actDim + obsDim + 3;
+  const minibatchSteps = passes * Math.ceil(rows / Math.min(batchSize, rows));
+  return [
+    {
+      label: 'rollout on the card',
+      bytes: rows * perRow * 4 + steps * STEP_UNIFORM_BYTES,
+      formula: `${formatCount(rows)} rows × (2 × (${obsDim} obs + ${actDim} act + 4) gathered + 7 per-step + ${passes} passes' order) × 4 B + ${formatCount(steps)} steps × ${STEP_UNIFORM_BYTES} B uniforms`,
+    },
+    {
+      label: 'minibatch gather',
+      bytes: Math.min(batchSize, rows) * (actDim + 4) * 4 + minibatchSteps * STEP_UNIFORM_BYTES,
+      formula: `batch ${formatCount(Math.min(batchSize, rows))} × (${actDim} act + 4) × 4 B (its obs are in the activations) + ${formatCount(minibatchSteps)} minibatch steps × ${STEP_UNIFORM_BYTES} B uniforms`,
+    },
+    {
+      label: 'env state',
+      bytes: nEnvs * perEnv * 4,
+      formula: `${formatCount(nEnvs)} envs × (${RESIDENT_ENV_SCALARS} + 3 × ${actDim} assets + ${obsDim} obs + 3 rollout values) × 4 B`,
+    },
+  ];
 }
 
 function defaultBatch(input: PlanInput): number {

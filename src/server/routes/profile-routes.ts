@@ -28,6 +28,14 @@ const PlanSchema = z
     limits: z.array(z.object({ by: z.string(), workers: z.number(), detail: z.string() })),
     perWorker: z.array(TermSchema),
     perWorkerBytes: z.number(),
+    shared: z.array(TermSchema).openapi({
+      description: 'held once per worker process by its resident trials (empty otherwise)',
+    }),
+    sharedBytes: z.number(),
+    trialsPerProcess: z
+      .number()
+      .int()
+      .openapi({ description: 'trials one worker process runs at once (resident on the card)' }),
     usable: TermSchema,
     memoryKind: z.string(),
     batchSize: z.number(),
@@ -93,6 +101,9 @@ export function profileRoutes(ctx: ServiceContext): OpenAPIHono {
         limits: p.limits,
         perWorker: p.perWorker,
         perWorkerBytes: p.perWorkerBytes,
+        shared: p.shared,
+        sharedBytes: p.sharedBytes,
+        trialsPerProcess: p.trialsPerProcess,
         usable: p.usable,
         memoryKind: p.memoryKind,
         batchSize: p.batchSize,
