@@ -30,6 +30,7 @@ const LONGEST_FIRST = [
   'src/bench/ppo-bench.test.ts',
   'src/agents/gpu-resident-ppo.test.ts',
   'src/trading/drl-objective-gpu.test.ts',
+  'test/campaign-gpu-cli.test.ts',
   'src/gpu/kernels/conv-gemm.test.ts',
   'src/gpu/kernels/weight-norm.test.ts',
   'src/gpu/kernels/tcn-parts.test.ts',

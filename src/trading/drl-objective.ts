@@ -142,7 +142,8 @@ async function runDrlTrial(
   const ppo = resolvePpoConfig({
     policy: spec.policy,
     ...configs.ppo,
-    seed: spec.seed + trial.number,
+    // A retried trial (its worker died) runs on its original's seed, as the original would have.
+    seed: spec.seed + trial.seedNumber,
   });
   const env: RunEnvOptions = { ...configs.env, lookback: spec.lookback };
   const { data } = ctx;

@@ -238,14 +238,18 @@ describe('optimize', () => {
     await dead.flush();
     await new Promise((resolve) => setTimeout(resolve, 30));
     const seen: Record<string, ParamValue>[] = [];
+    const seeds: number[] = [];
     await optimize(
       study,
       (trial) => {
         seen.push({ x: trial.suggestFloat('x', 0, 1), n: trial.suggestInt('n', 1, 9) });
+        seeds.push(trial.seedNumber);
         return 0;
       },
       { nTrials: 2, heartbeatGraceMs: 10 },
     );
+    // The retry seeds as its original would have.
+    expect(seeds).toEqual([0, 2]);
     const trials = await study.trials();
     expect(trials.map((t) => [t.number, t.state, t.retryOf])).toEqual([
       [0, 'fail', null],

@@ -92,6 +92,23 @@ export class Trial {
     return this.record.number;
   }
 
+  /**
+   * The number of the first trial of this one's retry chain (its own when it is no retry): an
+   * objective seeds by it, so a trial retried after its worker died reports what the trial would
+   * have, with the same parameters and the same seed.
+   */
+  get seedNumber(): number {
+    let number = this.record.number;
+    let retryOf = this.record.retryOf;
+    const byNumber = new Map(this.session.others.map((t) => [t.number, t]));
+    // Bounded by the chain's length; a missing link ends it at the earliest trial known.
+    for (let hops = 0; retryOf !== null && hops <= byNumber.size; hops++) {
+      number = retryOf;
+      retryOf = byNumber.get(retryOf)?.retryOf ?? null;
+    }
+    return number;
+  }
+
   /** The parameters suggested so far. */
   get params(): Readonly<Record<string, ParamValue>> {
     return this.record.params;

@@ -19,9 +19,14 @@ import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker-protoc
 /** The least time between two progress messages of a trial. */
 const PROGRESS_EVERY_MS = 100;
 
-/** Sends to the parent while it is there (a send after it left would throw ERR_IPC_CHANNEL_CLOSED). */
+/**
+ * Sends to the parent while it is there (a send after it left would throw
+ * ERR_IPC_CHANNEL_CLOSED). A parent killed a moment ago still reads as connected: the write then
+ * fails with EPIPE, told to the callback instead of crashing this worker before the disconnect
+ * handler fails its trials.
+ */
 const send = (message: WorkerMessage): void => {
-  if (process.connected) process.send?.(message);
+  if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
 };
 
 /** The start message, the first the parent sends. */
