@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
+import { dawnFlags, webgpuAdapterSetting } from '../gpu/dawn-flags.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { TradelabError } from '../core/index.js';
 
 /*
  * WebGPU in Node comes from the `webgpu` package: Dawn (Chrome's WebGPU) as a native addon,
@@ -87,16 +87,6 @@ export function missingWebGpuPackages(packages: readonly string[] = WEBGPU_PACKA
   });
 }
 
-/** $TRADELAB_WEBGPU_ADAPTER: `none` makes tradelab act as if there were no adapter. */
-function adapterOverride(): 'detect' | 'none' {
-  const value = process.env.TRADELAB_WEBGPU_ADAPTER;
-  if (value === undefined || value === '') return 'detect';
-  if (value === 'none') return 'none';
-  throw new TradelabError('CONFIG_INVALID', `TRADELAB_WEBGPU_ADAPTER=${value} is not a setting`, {
-    hint: 'set it to none (act as if there were no WebGPU adapter), or unset it',
-  });
-}
-
 async function loadWebGpu(): Promise<WebGpuModule> {
   const name = 'webgpu';
   return (await import(name)) as WebGpuModule;
@@ -159,7 +149,7 @@ function whyNoLinuxAdapter(said: readonly string[]): string {
  * Dawn by the path this process resolves, and answers one JSON line.
  */
 const PROBE_CHILD = `
-const [webgpuPath] = process.argv.slice(1);
+const [webgpuPath, flags] = process.argv.slice(1);
 const answer = (value) => process.stdout.write(JSON.stringify(value) + '\\n', () => process.exit(0));
 let webgpu;
 try {
@@ -169,7 +159,7 @@ try {
 }
 if (webgpu !== undefined) {
   try {
-    const adapter = await webgpu.create([]).requestAdapter({ powerPreference: 'high-performance' });
+    const adapter = await webgpu.create(JSON.parse(flags)).requestAdapter({ powerPreference: 'high-performance' });
     const info = adapter?.info ?? {};
     answer(adapter === null ? { adapter: null } : { adapter: {
       vendor: info.vendor, architecture: info.architecture, device: info.device,
@@ -198,7 +188,13 @@ function runProbeChild(webgpuPath: string, timeoutMs: number): Promise<ProbeChil
   return new Promise((resolvePromise) => {
     const child = spawn(
       process.execPath,
-      ['--input-type=module', '-e', PROBE_CHILD, pathToFileURL(webgpuPath).href],
+      [
+        '--input-type=module',
+        '-e',
+        PROBE_CHILD,
+        pathToFileURL(webgpuPath).href,
+        JSON.stringify(dawnFlags()),
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs },
     );
     let stdout = '';
@@ -248,7 +244,7 @@ export async function probeWebGpuAdapter(options: ProbeWebGpuOptions = {}): Prom
       reason: `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not installed: npm install ${packages.join(' ')}`,
       missing: true,
     };
-  if (adapterOverride() === 'none')
+  if (webgpuAdapterSetting() === 'none')
     return {
       found: false,
       reason: 'TRADELAB_WEBGPU_ADAPTER=none says to act as if there were none',
@@ -302,7 +298,7 @@ export async function installWebGpuGlobals(): Promise<void> {
   const webgpu = await loadWebGpu();
   for (const [name, value] of Object.entries(webgpu.globals))
     if (!(name in global)) global[name] = value;
-  const gpu = webgpu.create([]);
+  const gpu = webgpu.create(dawnFlags());
   // Node 21+ has a navigator without gpu; Node 20 has none.
   if (navigator === undefined) global.navigator = { gpu };
   else Object.defineProperty(navigator, 'gpu', { value: gpu, configurable: true });

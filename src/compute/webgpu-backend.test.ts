@@ -59,6 +59,20 @@ describe('webgpu without an adapter', () => {
   });
 });
 
+describe.skipIf(!found)('TRADELAB_WEBGPU_ADAPTER naming an adapter', () => {
+  it('takes the adapter whose name contains it, and lists the adapters when none does', async () => {
+    const name = probe.found ? probe.adapter.device : '';
+    // A piece of the adapter's name as Dawn lists it (lavapipe: "llvmpipe (LLVM …)").
+    process.env.TRADELAB_WEBGPU_ADAPTER = name.split('-')[0] ?? name;
+    const named = await probeWebGpuAdapter({ packages: ['webgpu'] });
+    expect(named.found).toBe(true);
+    process.env.TRADELAB_WEBGPU_ADAPTER = 'no-such-gpu';
+    const missing = await probeWebGpuAdapter({ packages: ['webgpu'] });
+    expect(missing.found).toBe(false);
+    expect(missing.found ? '' : missing.reason).toMatch(/Available adapters:\n \* backend: /);
+  });
+});
+
 /** [m, k, n, transposeA, transposeB] */
 const SHAPES: [number, number, number, boolean, boolean][] = [
   [64, 32, 48, false, false],

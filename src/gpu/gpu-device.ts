@@ -1,4 +1,5 @@
 import { TradelabError } from '../core/index.js';
+import { dawnFlags } from './dawn-flags.js';
 import { PipelineCache } from './pipeline-cache.js';
 
 /*
@@ -222,7 +223,7 @@ async function dawnInstance(): Promise<GPU> {
   const name = 'webgpu';
   try {
     const webgpu = (await import(name)) as WebGpuPackage;
-    instance = webgpu.create([]);
+    instance = webgpu.create(dawnFlags());
     return instance;
   } catch (error) {
     throw new TradelabError(
