@@ -29,6 +29,7 @@ const LONGEST_FIRST = [
   'src/agents/gae-gpu.test.ts',
   'src/bench/ppo-bench.test.ts',
   'src/agents/gpu-resident-ppo.test.ts',
+  'src/agents/gpu-evaluation.test.ts',
   'src/trading/drl-objective-gpu.test.ts',
   'test/campaign-gpu-cli.test.ts',
   'src/gpu/kernels/conv-gemm.test.ts',

@@ -2,7 +2,8 @@ import * as tf from '../compute/tfjs.js';
 import { Rng } from '../core/random.js';
 import type { Normalizer } from '../data/features/normalizer.js';
 import type { MarketData } from '../data/load-market-data.js';
-import type { TradingEnvOptions } from '../env/index.js';
+import type { EnvRange, TradingEnvOptions } from '../env/index.js';
+import type { RangeEvaluation } from '../eval/evaluate.js';
 import {
   PpoUpdateProgram,
   type GpuDevice,
@@ -18,6 +19,7 @@ import {
   type PpoNetworks,
   type PpoStepStats,
 } from './ppo-update.js';
+import { GpuEvaluation } from './gpu-evaluation.js';
 import { GpuRollout } from './gpu-rollout.js';
 import { GpuTradingEnv } from './gpu-trading-env.js';
 
@@ -242,6 +244,38 @@ export class ResidentPpo {
       );
     });
     return nets;
+  }
+
+  /**
+   * The deterministic policy on `ranges`, evaluated on the device with the parameters as they are
+   * now (GpuEvaluation): the CPU evaluator's curves and metrics, within f32 accounting.
+   */
+  async evaluate(
+    data: MarketData,
+    normalizer: Normalizer | undefined,
+    ranges: readonly EnvRange[],
+    options: Omit<TradingEnvOptions, 'ranges' | 'nEnvs' | 'randomStart' | 'episodeLength'>,
+  ): Promise<RangeEvaluation[]> {
+    const c = this.config;
+    const evaluation = await GpuEvaluation.build(
+      this.env.gpu,
+      data,
+      normalizer,
+      ranges,
+      options,
+      {
+        hidden: Array.from({ length: c.layers }, () => c.netDim),
+        activation: c.activation,
+        tanhMean: c.meanSquash === 'tanh',
+      },
+      this.program.parameters,
+      this.program.slots,
+    );
+    try {
+      return await evaluation.run(data);
+    } finally {
+      evaluation.destroy();
+    }
   }
 
   /** The networks' shapes and initialization, as createPpoNetworks takes them. */

@@ -55,7 +55,8 @@ export class GpuTradingEnv {
   private readonly buffers: GPUBuffer[];
 
   private constructor(
-    private readonly gpu: GpuDevice,
+    /** The device the env lives on. */
+    readonly gpu: GpuDevice,
     cpu: VectorTradingEnv,
     nEnvs: number,
     buffers: {

@@ -59,6 +59,7 @@ export {
 export { minibatchLayout, type MinibatchLayout } from './kernels/ppo-loss.js';
 export { MINIBATCH_STRIDE, type Kernel } from './pipeline-cache.js';
 export { recordKernel, ROLLOUT_WORKGROUP, sampleKernel, sampleUniform } from './kernels/rollout.js';
+export { evaluationHistoryKernel } from './kernels/evaluation-history.js';
 export {
   rewardScalingKernels,
   scalingUniform,

@@ -10,7 +10,6 @@ import type { MarketData } from '../data/load-market-data.js';
 import { VectorTradingEnv } from '../env/trading-env.js';
 import { TradelabError } from '../core/index.js';
 import { makeOwnedTempDir, removeOwnedTempDir } from '../core/owned-temp-dir.js';
-import { evaluate } from '../eval/evaluate.js';
 import { periodsPerYear } from '../eval/periods-per-year.js';
 import type { Objective } from '../tune/objective.js';
 import { TrialPruned, type Trial } from '../tune/trial.js';
@@ -214,13 +213,7 @@ async function runDrlTrial(
           },
         );
         placement = trained.placement;
-        const evaluations = await evaluate(
-          data,
-          normalizer,
-          trained.policy,
-          split.test,
-          evaluationEnvOptions(env),
-        );
+        const evaluations = await trained.evaluate(split.test, evaluationEnvOptions(env));
         const returns = barReturns(evaluations);
         returns.bars.forEach((bar, i) => {
           const cell = oos.get(bar) ?? { sum: 0, count: 0 };
@@ -238,7 +231,7 @@ async function runDrlTrial(
           updateSeconds: trained.updateSeconds,
         };
         if (modelDir !== undefined && (best === undefined || result.sharpe > best.value)) {
-          await savePpoModel(modelDir, trained.nets, {
+          await savePpoModel(modelDir, await trained.networks(), {
             ppo,
             normalizer,
             meta: {

@@ -1,20 +1,19 @@
-import { GaussianActor } from '../agents/gaussian-policy.js';
 import { ResidentPpo, residentUnsupported } from '../agents/gpu-resident-ppo.js';
 import type { PpoConfig } from '../agents/ppo-config.js';
 import { disposePpoNetworks, type PpoNetworks } from '../agents/ppo-update.js';
 import { PpoTrainer } from '../agents/ppo.js';
 import type { Normalizer } from '../data/features/normalizer.js';
 import type { MarketData } from '../data/load-market-data.js';
-import { VectorTradingEnv, type TradingEnvOptions } from '../env/index.js';
-import type { Policy } from '../eval/evaluate.js';
+import { VectorTradingEnv, type EnvRange, type TradingEnvOptions } from '../env/index.js';
+import { evaluate, type RangeEvaluation } from '../eval/evaluate.js';
 import type { GpuDevice } from '../gpu/index.js';
 
 /*
  * One split's training for a trading trial, wherever it runs. With tradelab's GPU engine a trial
  * whose settings the device path covers (residentUnsupported) trains resident: env, rollout and
  * update on the device, nothing crossing per step; otherwise the env steps on the CPU and the
- * update runs on the engine (an MLP) or on tfjs. Either way the result is the same kind of
- * networks, evaluated and saved by the CPU code.
+ * update runs on the engine (an MLP) or on tfjs. A resident split's test ranges are evaluated on
+ * the device too (GpuEvaluation), and its networks come back only to be saved.
  */
 
 /** Where a split's env stepped and its update ran. */
@@ -25,10 +24,18 @@ export interface SplitPlacement {
   envOnCpuBecause?: string;
 }
 
-/** A trained split: its networks and deterministic policy until disposed. */
+/** Env options as the evaluator takes them (one env per range, each run to its end). */
+export type EvaluationEnvOptions = Omit<
+  TradingEnvOptions,
+  'ranges' | 'nEnvs' | 'randomStart' | 'episodeLength'
+>;
+
+/** A trained split: evaluates its deterministic policy and gives its networks until disposed. */
 export interface TrainedSplit {
-  nets: PpoNetworks;
-  policy: Policy;
+  /** The deterministic policy on `ranges`: on the device for a resident split. */
+  evaluate(ranges: readonly EnvRange[], options: EvaluationEnvOptions): Promise<RangeEvaluation[]>;
+  /** The trained networks (read from the device once, for a resident split); the split owns them. */
+  networks(): Promise<PpoNetworks>;
   placement: SplitPlacement;
   envSteps: number;
   rolloutSeconds: number;
@@ -89,8 +96,9 @@ async function trainOnCpuEnv(
       },
     });
     return {
-      nets: trainer.nets,
-      policy: trainer.policy(),
+      evaluate: (ranges, options) =>
+        evaluate(input.data, input.normalizer, trainer.policy(), ranges, options),
+      networks: () => Promise.resolve(trainer.nets),
       placement,
       envSteps: trainer.envSteps,
       rolloutSeconds: reports.reduce((s, r) => s + r.rolloutSeconds, 0),
@@ -128,19 +136,21 @@ async function trainResident(
       updateSeconds += report.seconds - report.rolloutSeconds;
       progress(run.envSteps, total);
     }
-    const nets = await run.networks();
+    let nets: Promise<PpoNetworks> | undefined;
     return {
-      nets,
-      policy: new GaussianActor(nets).deterministic(),
+      evaluate: (ranges, options) => run.evaluate(input.data, input.normalizer, ranges, options),
+      networks: () => (nets ??= run.networks()),
       placement: { env: 'gpu', update: 'gpu' },
       envSteps: run.envSteps,
       rolloutSeconds,
       updateSeconds,
       dispose: () => {
-        disposePpoNetworks(nets);
+        run.destroy();
+        void nets?.then(disposePpoNetworks);
       },
     };
-  } finally {
+  } catch (error) {
     run.destroy();
+    throw error;
   }
 }
