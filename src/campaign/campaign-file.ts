@@ -1,4 +1,5 @@
 import { dirname, resolve } from 'node:path';
+import { plural } from '../core/plural.js';
 import { z } from 'zod';
 import { closestMatch, outsideProject, TradelabError } from '../core/index.js';
 import type { LocatedFile } from '../config/config-file.js';
@@ -126,6 +127,15 @@ export interface CampaignRunRecord {
   cores: number;
   /** The profile planned against. */
   profile: string;
+}
+
+/** How a run was sized, for reports: "2 workers on 2 cores, …", or its resident trials. */
+export function describeRun(run: CampaignRunRecord): string {
+  const resident =
+    run.trialsPerWorker === undefined
+      ? ''
+      : ` of ${plural(run.trialsPerWorker, 'trial')} at once, resident on the card`;
+  return `${plural(run.workers, 'worker')}${resident} on ${plural(run.cores, 'core')}, profile ${run.profile} (${run.why})`;
 }
 
 /** What a campaign run resolves from the file: kept with its studies, read by `campaign status`. */

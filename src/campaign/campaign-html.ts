@@ -1,4 +1,5 @@
 import { plural } from '../core/plural.js';
+import { describeRun } from './campaign-file.js';
 import { renderBarChart, type Bar } from '../report/bar-chart.js';
 import { escapeHtml } from '../report/escape-html.js';
 import { htmlPage } from '../report/html-report.js';
@@ -174,11 +175,7 @@ function facts(report: CampaignReport): string {
       pruned.map(([split, count]) => `split ${split + 1}: ${count}`).join(', '),
     ]);
   const run = report.plan.run;
-  if (run !== undefined)
-    items.push([
-      'last run',
-      `${plural(run.workers, 'worker')} on ${plural(run.cores, 'core')}, profile ${run.profile} (${run.why})`,
-    ]);
+  if (run !== undefined) items.push(['last run', describeRun(run)]);
   return `<dl class="facts">\n${items.map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`).join('\n')}\n</dl>`;
 }
 

@@ -257,7 +257,9 @@ export function diagnose(
       Math.round(share * 100) >= percentage;
     if (at(update, 60))
       lines.push(
-        `update ${percent(update)} of trial time: compute-bound in the PPO update (matrix products); more workers help while cores are free${run === undefined ? '' : ` (${run.workers} on ${run.cores} cores)`}; smaller netDim or fewer repeatTimes shorten it`,
+        run?.trialsPerWorker === undefined
+          ? `update ${percent(update)} of trial time: compute-bound in the PPO update (matrix products); more workers help while cores are free${run === undefined ? '' : ` (${run.workers} on ${run.cores} cores)`}; smaller netDim or fewer repeatTimes shorten it`
+          : `update ${percent(update)} of trial time: the PPO update on the card (${run.trialsPerWorker} resident trials at once); larger minibatches fill it better, smaller netDim or fewer repeatTimes shorten it`,
       );
     else if (at(rollout, 50))
       lines.push(
@@ -268,7 +270,11 @@ export function diagnose(
         `${percent(other)} of trial time is neither rollout nor update (evaluating splits, loading data, building models): short trials pay it most; larger breakStep budgets amortize it`,
       );
   }
-  if (run?.limitedBy === 'memory')
+  if (run?.limitedBy === 'memory' && run.trialsPerWorker !== undefined)
+    lines.push(
+      `resident trials limited by the card's memory: ${run.trialsPerWorker} at once; a smaller largest trial (netDim, batchSize, nEnvs, targetStep) fits more`,
+    );
+  else if (run?.limitedBy === 'memory')
     lines.push(
       `workers limited by memory: ${run.workers} of ${run.cores} cores used; a smaller largest trial (netDim, batchSize) or more memory fits more`,
     );

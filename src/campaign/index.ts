@@ -1,5 +1,6 @@
 export {
   campaignStudyName,
+  describeRun,
   CampaignFileSchema,
   readCampaignFile,
   type CampaignFile,

@@ -1,4 +1,5 @@
 import { dirname, join } from 'node:path';
+import { describeRun } from '../../campaign/index.js';
 import { renderCampaignHtml, type CampaignReport, type ReportStudy } from '../../campaign/index.js';
 import { TradelabError, writeFileAtomic, makeDirectory } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
@@ -126,10 +127,7 @@ function factLines(report: CampaignReport): string[] {
     lines.push(
       `trial time: rollout ${ratio(report.phases.rollout, time)}, update ${ratio(report.phases.update, time)}, evaluation and setup ${ratio(report.phases.other, time)} (${plural(report.phases.trials, 'trial')})`,
     );
-  if (report.plan.run !== undefined)
-    lines.push(
-      `last run: ${plural(report.plan.run.workers, 'worker')} on ${plural(report.plan.run.cores, 'core')}, profile ${report.plan.run.profile} (${report.plan.run.why})`,
-    );
+  if (report.plan.run !== undefined) lines.push(`last run: ${describeRun(report.plan.run)}`);
   return lines;
 }
 
