@@ -16,7 +16,10 @@
 #                     bench env, the trading env's steps/s on the CPU and on the GPU up to 4M envs;
 #                     bench tcn on the engine and wasm, and on the engine at seed 003's
 #                     configuration; PyTorch's update and TCN step on the same shapes, on CUDA when
-#                     it sees a GPU and on one CPU thread. Takes a few minutes.
+#                     it sees a GPU and on one CPU thread; last, bench campaign: FinRL_Crypto's
+#                     study resident on the GPU (32 trials) against the CPU on all cores (one
+#                     trial a core), in one run ($TRADELAB_CAMPAIGN_TIMEOUT, default 480 s).
+#                     Takes about ten minutes.
 #   --backend wasm    the same without webgpu: for a machine with no GPU (the test runs this).
 #   --quick           tiny shapes, one run each: shows that everything runs, measures nothing.
 #
@@ -305,6 +308,18 @@ fi
 if [ -n "$seed_tcn" ] && [ "$backend" = webgpu ]; then
   # shellcheck disable=SC2086
   bench bench tcn $seed_tcn --steps 2 --repeat 3 --backend gpu
+fi
+
+# --- FinRL_Crypto's CPCV study (bench campaign): its trials resident on the GPU against this
+# machine's CPU path on all its cores, in one run (last: the longest step).
+if [ "$backend" = webgpu ]; then
+  if [ "$quick" = 1 ]; then
+    bench bench campaign --runs gpu --steps 1000 --gpu-trials 2
+  else
+    cores=$(nproc 2>/dev/null || echo 4)
+    TRADELAB_STEP_TIMEOUT=${TRADELAB_CAMPAIGN_TIMEOUT:-480} \
+      bench bench campaign --runs auto,gpu --trials "$cores" --gpu-trials 32
+  fi
 fi
 
 printf '\n' | show

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { studyNote } from './campaign-bench.js';
+import { benchCampaign, studyNote } from './campaign-bench.js';
 
 describe("bench campaign's note on FinRL_Crypto", () => {
   it('at its 15,000 env steps a split, says what to compare with, not a ratio', () => {
@@ -13,4 +13,12 @@ describe("bench campaign's note on FinRL_Crypto", () => {
       "2,000 env steps a split, not FinRL_Crypto's 15,000: a quick look, not its study",
     );
   });
+});
+
+describe('bench campaign --runs gpu', () => {
+  it('refuses a profile whose trials would not be resident on a card, and says how to get one', async () => {
+    await expect(benchCampaign({ runs: ['gpu'], profile: 'cpu', steps: 1000 })).rejects.toThrow(
+      'bench campaign --runs gpu: profile cpu puts no trial on a card (host), so nothing would be resident',
+    );
+  }, 120_000);
 });

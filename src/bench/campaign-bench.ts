@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useBackend } from '../compute/backends.js';
+import { TradelabError } from '../core/index.js';
 import { loadMarketData, openDatasetStore, parseDatasetKeys } from '../data/index.js';
 import { mlpParamCount } from '../profiles/index.js';
 import { openSqliteStorage } from '../storage/sqlite-storage.js';
@@ -39,10 +40,21 @@ export interface CampaignBenchOptions {
   prunedTrials?: number;
   /** Env steps per split (FinRL_Crypto's 15,000); smaller for a quick look, not a measurement. */
   steps?: number;
-  /** Which runs: default all three. */
-  runs?: readonly ('one' | 'auto' | 'pruned')[];
+  /**
+   * Which runs: default one, auto and pruned (the CPU). `gpu`: the trials resident on tradelab's
+   * engine, as many at once in one worker as the planner fits (at most the run's trials), with a
+   * ratio row against `auto` (this machine's CPU path on all its cores) when both ran.
+   */
+  runs?: readonly CampaignBenchRun[];
+  /** Trials of the gpu run. Default 16. */
+  gpuTrials?: number;
+  /** The gpu run's profile (its VRAM sizes the trials at once). Default: the detected one. */
+  profile?: string | undefined;
   onTrial?: (run: string, trial: TrialRecord, done: number, total: number) => void;
 }
+
+/** A run of the bench: its workers, pruner and backend. */
+export type CampaignBenchRun = 'one' | 'auto' | 'pruned' | 'gpu';
 
 const SYMBOLS = Array.from({ length: 10 }, (_, i) => `FR${i}`);
 
@@ -95,13 +107,30 @@ export async function benchCampaign(options: CampaignBenchOptions = {}): Promise
       env: {},
       flags: { dataDir, backend: 'wasm', detect: 'false' },
     });
+    // The GPU run's project: the engine, on the profile detection picks (the card's VRAM).
+    const onEngine = openProject({
+      cwd: dir,
+      env: {},
+      flags: {
+        dataDir,
+        backend: 'gpu',
+        ...(options.profile === undefined ? {} : { profile: options.profile }),
+      },
+    });
     const storage = openSqliteStorage(join(dir, 'study.db'));
     try {
       const settings = { ...(await workerSettings(project)) };
       const runs = options.runs ?? ['one', 'auto', 'pruned'];
       let autoWorkers: number | undefined;
       let peak: number | undefined;
+      const perHourOf = new Map<CampaignBenchRun, number>();
       for (const run of runs) {
+        if (run === 'gpu') {
+          const row = await gpuRun(onEngine, storage, spec, steps, options, machine);
+          results.push(row);
+          perHourOf.set('gpu', row.rate);
+          continue;
+        }
         const name = `finrl-${run}`;
         const pruner: PrunerSpec = run === 'pruned' ? { type: 'median' } : { type: 'nop' };
         const study = await Study.create(storage, {
@@ -134,6 +163,7 @@ export async function benchCampaign(options: CampaignBenchOptions = {}): Promise
               (prunedAfter.get(t.userAttrs.prunedAfterSplit) ?? 0) + 1,
             );
         const perHour = (ended.length / summary.seconds) * 3600;
+        perHourOf.set(run, perHour);
         const phases = phaseSplit(ended);
         const label = {
           one: '1 worker, no pruning',
@@ -165,6 +195,19 @@ export async function benchCampaign(options: CampaignBenchOptions = {}): Promise
         peak ??= await gemmPeak();
         results.push(computeLimitRow(spec, ended, summary.seconds, workers, machine, peak));
       }
+      const gpu = perHourOf.get('gpu');
+      const cpu = perHourOf.get('auto');
+      if (gpu !== undefined && cpu !== undefined && cpu > 0)
+        results.push({
+          bench: 'campaign',
+          name: `  GPU run / CPU run on all ${cores} cores (workers auto), same study, same run`,
+          items: 1,
+          seconds: 0,
+          runs: [],
+          rate: gpu / cpu,
+          unit: '×',
+          machine,
+        });
     } finally {
       await storage.close();
     }
@@ -172,6 +215,58 @@ export async function benchCampaign(options: CampaignBenchOptions = {}): Promise
     rmSync(dir, { recursive: true, force: true });
   }
   return results;
+}
+
+/** The study's trials resident on the engine: one worker, K trials at once as the planner fits. */
+async function gpuRun(
+  project: ReturnType<typeof openProject>,
+  storage: ReturnType<typeof openSqliteStorage>,
+  spec: DrlStudySpec,
+  steps: number,
+  options: CampaignBenchOptions,
+  machine: BenchResult['machine'],
+): Promise<BenchResult> {
+  const name = 'finrl-gpu';
+  const study = await Study.create(storage, {
+    name,
+    direction: 'maximize',
+    sampler: { type: 'tpe', seed: 1 },
+    pruner: { type: 'nop' },
+    systemAttrs: { drl: spec, objective: 'drl' },
+  });
+  const trials = options.gpuTrials ?? 16;
+  const { plan } = await planStudyWorkers(project, study.record);
+  if (plan.shared.length === 0)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `bench campaign --runs gpu: profile ${plan.profile} puts no trial on a card (${plan.device}), so nothing would be resident`,
+      {
+        hint: 'run it where a GPU is detected (the GPU bundle does), or name a GPU profile with --profile',
+      },
+    );
+  const atOnce = Math.max(1, Math.min(plan.workers, trials));
+  let done = 0;
+  const summary = await runWorkers(storage, name, {
+    workers: 1,
+    trialsPerWorker: atOnce,
+    nTrials: trials,
+    objective: resolveObjective('drl'),
+    objectiveOptions: { ...(await workerSettings(project)) },
+    onTrialEnd: (trial) => options.onTrial?.('gpu', trial, ++done, trials),
+  });
+  const ended = summary.trials;
+  const where = [...new Set(ended.map((t) => `${String(t.userAttrs.envDevice)} env`))].join(', ');
+  return {
+    bench: 'campaign',
+    name: `FinRL_Crypto's CPCV study on the GPU engine, ${atOnce} trials at once in 1 worker (${plan.profile}, limited by ${plan.limitedBy}; ${where}), no pruning; trial time ${phaseSplit(ended)}`,
+    items: ended.length,
+    seconds: summary.seconds,
+    runs: [summary.seconds],
+    rate: (ended.length / summary.seconds) * 3600,
+    unit: 'trials/hour',
+    note: studyNote(steps),
+    machine,
+  };
 }
 
 /**

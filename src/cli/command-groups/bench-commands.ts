@@ -453,7 +453,7 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
   {
     words: ['bench', 'campaign'],
     summary:
-      "FinRL_Crypto's CPCV study (10 assets, 5m, 25,000 bars, 10 splits, 2×512 MLPs) as a tradelab study: trials/hour on 1 worker, workers auto, and with the pruner; the share of the machine's compute limit",
+      "FinRL_Crypto's CPCV study (10 assets, 5m, 25,000 bars, 10 splits, 2×512 MLPs) as a tradelab study: trials/hour on 1 worker, workers auto, and with the pruner; the share of the machine's compute limit; with --runs gpu, resident on the GPU engine against the CPU run",
     positionals: [],
     options: [
       {
@@ -480,12 +480,20 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         name: 'runs',
         type: 'string',
         value: 'LIST',
-        description: 'which runs: one, auto, pruned (default all)',
+        description:
+          "which runs: one, auto, pruned (the CPU; the default), gpu (the trials resident on tradelab's engine, as many at once as the planner fits; with auto, their ratio)",
+      },
+      {
+        name: 'gpu-trials',
+        type: 'string',
+        value: 'N',
+        description: 'trials of the gpu run (default 16)',
       },
     ],
-    settings: [],
+    settings: ['profile', 'profilesFile'],
     examples: [
       'tradelab bench campaign',
+      'tradelab bench campaign --runs auto,gpu --trials 6 --gpu-trials 32   # GPU against all cores, one run',
       'tradelab bench campaign --runs auto --trials 4 --json',
       'tradelab bench campaign --steps 2000 --trials 2 --runs auto   # a quick look, minutes: no measurement',
     ],
