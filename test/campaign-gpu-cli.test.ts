@@ -10,8 +10,8 @@ import { gpuTestAdapter } from './support/webgpu.js';
  * in its slots, and every split's env, rollout and update stay on the device. Killed with SIGKILL
  * when its first trial ends (the breakStep range makes trials of unequal length) and run again,
  * the campaign ends at its targets, and every trial reports the value an uninterrupted run of the
- * same campaign reports for it (by its seed number: a retry seeds as its original). Tiny
- * budgets: lavapipe is the CPU.
+ * same campaign reports for it (by its seed number: a retry seeds as its original), as does a
+ * run of one trial at a time. Tiny budgets: lavapipe is the CPU.
  */
 
 const found = await gpuTestAdapter('test/campaign-gpu-cli.test.ts');
@@ -91,10 +91,12 @@ const trialsPrinted =
 describe.skipIf(!found)('tradelab campaign run on the GPU engine', { timeout: 600_000 }, () => {
   let straight: string;
   let killed: string;
+  let alone: string;
   let run: CliResult;
   beforeAll(async () => {
     straight = await project('straight');
     killed = await project('killed');
+    alone = await project('alone');
     run = await runCli(RUN, { cwd: straight, env });
   }, 600_000);
 
@@ -114,6 +116,25 @@ describe.skipIf(!found)('tradelab campaign run on the GPU engine', { timeout: 60
         expect(trial.userAttrs.envDevice).toBe('gpu');
         expect(trial.userAttrs.updateDevice).toBe('gpu');
       }
+    }
+  });
+
+  it('gives each trial the same value alone (one trial a worker) as among 9 at once', async () => {
+    const one = await runCli([...RUN, '--workers', '1'], { cwd: alone, env });
+    expect(one.code, one.stderr).toBe(0);
+    const summary = jsonLines(one.stdout).find((r) => r.type === 'summary') as {
+      trialsPerWorker: number;
+    };
+    expect(summary.trialsPerWorker).toBe(1);
+    for (const study of Object.keys(TARGETS)) {
+      const single = await completeBySeed(alone, study);
+      const batched = await completeBySeed(straight, study);
+      expect([...single.keys()].sort()).toEqual([...batched.keys()].sort());
+      for (const [seed, trial] of single)
+        expect([trial.value, trial.intermediate], `${study} seed ${seed}`).toEqual([
+          batched.get(seed)?.value,
+          batched.get(seed)?.intermediate,
+        ]);
     }
   });
 

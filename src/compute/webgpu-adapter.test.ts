@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { TradelabError } from '../core/index.js';
 import {
   describeWebGpuAdapter,
   missingWebGpuPackages,
@@ -33,14 +32,14 @@ describe('probeWebGpuAdapter', () => {
     );
   });
 
-  it.skipIf(packagesMissing)('rejects a TRADELAB_WEBGPU_ADAPTER it does not know', async () => {
-    process.env.TRADELAB_WEBGPU_ADAPTER = 'nvidia';
-    const error = await probeWebGpuAdapter().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TradelabError);
-    expect((error as TradelabError).code).toBe('CONFIG_INVALID');
-    expect((error as TradelabError).message).toContain('TRADELAB_WEBGPU_ADAPTER=nvidia');
-    expect((error as TradelabError).hint).toContain('none');
-  });
+  it.skipIf(packagesMissing)(
+    'takes any other TRADELAB_WEBGPU_ADAPTER as a name: one no adapter has is no adapter',
+    async () => {
+      process.env.TRADELAB_WEBGPU_ADAPTER = 'no-such-gpu';
+      const probe = await probeWebGpuAdapter();
+      expect(probe.found).toBe(false);
+    },
+  );
 
   it('answers either an adapter or a reason, and never throws for lack of one', async () => {
     const probe = await probeWebGpuAdapter();
