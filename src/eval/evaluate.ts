@@ -3,8 +3,7 @@ import type { EnvRange, TradingEnvOptions } from '../env/env-config.js';
 import type { MarketData } from '../data/load-market-data.js';
 import type { Normalizer } from '../data/features/normalizer.js';
 import { TradelabError } from '../core/index.js';
-import { EvaluationCurves } from './evaluation-curves.js';
-import type { TradingMetrics } from './metrics.js';
+import { EvaluationCurves, type RangeEvaluation } from './evaluation-curves.js';
 
 /**
  * Chooses actions for every env at once: reads `obs` (nEnvs × obsDim) and writes `actions`
@@ -17,20 +16,7 @@ export type Policy = (
   step: number,
 ) => void | Promise<void>;
 
-/** One evaluated range: the strategy's and the benchmark's equity curves and metrics. */
-export interface RangeEvaluation {
-  range: EnvRange;
-  /** Bar index of each equity point: the start bar, then each bar an action filled at. */
-  bars: Int32Array;
-  equity: Float64Array;
-  benchmark: Float64Array;
-  metrics: TradingMetrics;
-  benchmarkMetrics: TradingMetrics;
-  /** Fees paid over the episode. */
-  fees: number;
-  /** How the episode ended. */
-  ended: 'truncated' | 'terminated';
-}
+export type { RangeEvaluation };
 
 /**
  * Runs one deterministic episode per range (from the range's first bar to its end, all ranges in

@@ -1,14 +1,28 @@
 import type { EnvRange } from '../env/env-config.js';
 import type { MarketData } from '../data/load-market-data.js';
-import { computeMetrics } from './metrics.js';
+import { computeMetrics, type TradingMetrics } from './metrics.js';
 import { periodsPerYear } from './periods-per-year.js';
-import type { RangeEvaluation } from './evaluate.js';
 
 /*
  * The deterministic episodes of an evaluation, one env per range, turned into equity curves and
  * metrics: what the CPU evaluator records step by step and what an evaluation on the GPU reads
  * back at its end, kept in one place so both give the same curves from the same steps.
  */
+
+/** One evaluated range: the strategy's and the benchmark's equity curves and metrics. */
+export interface RangeEvaluation {
+  range: EnvRange;
+  /** Bar index of each equity point: the start bar, then each bar an action filled at. */
+  bars: Int32Array;
+  equity: Float64Array;
+  benchmark: Float64Array;
+  metrics: TradingMetrics;
+  benchmarkMetrics: TradingMetrics;
+  /** Fees paid over the episode. */
+  fees: number;
+  /** How the episode ended. */
+  ended: 'truncated' | 'terminated';
+}
 
 /** What the curves need of the env after a reset or a step (the env's `info`). */
 export interface CurveInfo {
