@@ -21,3 +21,9 @@ export {
   workerSettings,
   type StudyPlan,
 } from './study-workers.js';
+export {
+  chooseTrialWorkers,
+  type SizedStudy,
+  type TrialWorkers,
+  type WorkersRequest,
+} from './trial-workers.js';

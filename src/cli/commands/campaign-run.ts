@@ -1,9 +1,11 @@
 import { availableParallelism } from 'node:os';
 import {
-  planStudyWorkers,
+  chooseTrialWorkers,
   workerSettings,
   oversubscription,
   type Project,
+  type TrialWorkers,
+  type WorkersRequest,
 } from '../../app/index.js';
 import {
   CampaignScheduler,
@@ -174,19 +176,15 @@ function printTable(out: Output, rows: Awaited<ReturnType<typeof campaignRows>>)
   for (const line of campaignTableLines(rows)) out.line(line);
 }
 
-/**
- * `--workers N` (or the file's `workers: N`); `auto`: what the planner fits for the largest trial
- * of any study, at most one per core and per trial left. Trials resident on the engine's card
- * (every study's, planned so) run in one worker process, as many at once as fit there.
- */
+/** `--workers N` (or the file's `workers: N`), or `auto`: chooseTrialWorkers' one meaning. */
 async function chooseWorkers(
   context: CommandContext,
   storage: StudyStorage,
   plan: CampaignPlan,
   left: number,
-): Promise<{ workers: number; trialsPerWorker: number; why: string; limitedBy?: string }> {
+): Promise<TrialWorkers> {
   const raw = context.options.workers ?? plan.workers;
-  const cap = (n: number): number => Math.max(1, Math.min(n, left));
+  let request: WorkersRequest = 'auto';
   if (raw !== 'auto') {
     const n = Number(raw);
     if (!Number.isInteger(n) || n < 1)
@@ -195,44 +193,21 @@ async function chooseWorkers(
         `--workers: ${JSON.stringify(raw)} is not allowed: expected auto or a whole number ≥ 1`,
         { hint: 'e.g. --workers 2, or --workers auto (the planner)' },
       );
-    return {
-      workers: cap(n),
-      trialsPerWorker: 1,
-      why: `${context.options.workers === undefined ? 'the campaign file' : '--workers'} ${n}${n > cap(n) ? ', capped at the trials left' : ''}`,
-    };
+    request = n;
   }
-  let fit = Infinity;
-  let limit = '';
-  let limitedBy: string | undefined;
-  let resident = true;
-  for (const entry of plan.studies) {
-    if (entry.from !== null) continue; // fine-tuning studies search inside their source's ranges
-    const study = await storage.getStudy(entry.study);
-    const { plan: planned } = await planStudyWorkers(context.project(), study);
-    if (planned.trialsPerProcess <= 1) resident = false;
-    if (planned.workers < fit) {
-      fit = planned.workers;
-      limit = `${entry.key}'s largest trial, limited by ${planned.limitedBy}`;
-      limitedBy = planned.limitedBy;
-    }
-  }
-  if (resident && Number.isFinite(fit) && fit > 1) {
-    const atOnce = cap(fit);
-    return {
-      workers: 1,
-      trialsPerWorker: atOnce,
-      why: `auto: ${fit} resident trials fit on the card (${limit})${atOnce < fit ? '; capped at the trials left' : ''}`,
-      ...(limitedBy === undefined ? {} : { limitedBy }),
-    };
-  }
-  const cores = availableParallelism();
-  const workers = cap(Math.min(fit, cores));
-  return {
-    workers,
-    trialsPerWorker: 1,
-    why: `auto: ${Number.isFinite(fit) ? fit : cores} fit (${limit})${workers < fit ? `; capped at ${workers < cores ? 'the trials left' : `${cores} cores`}` : ''}`,
-    ...(limitedBy === undefined ? {} : { limitedBy }),
-  };
+  // Fine-tuning studies search inside their sources' ranges: their sources size the run.
+  const studies = await Promise.all(
+    plan.studies
+      .filter((entry) => entry.from === null)
+      .map(async (entry) => ({ label: entry.key, record: await storage.getStudy(entry.study) })),
+  );
+  return chooseTrialWorkers(
+    context.project(),
+    studies,
+    request,
+    left,
+    context.options.workers === undefined ? 'the campaign file' : '--workers',
+  );
 }
 
 /**

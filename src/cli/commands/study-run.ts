@@ -1,5 +1,10 @@
 import { statSync } from 'node:fs';
-import { oversubscription, planStudyWorkers, workerSettings } from '../../app/index.js';
+import {
+  chooseTrialWorkers,
+  oversubscription,
+  workerSettings,
+  type TrialWorkers,
+} from '../../app/index.js';
 import { TradelabError } from '../../core/index.js';
 import type { StudyRecord, StudyDirection, TrialRecord } from '../../storage/index.js';
 import type { DrlStudySpec } from '../../trading/index.js';
@@ -30,14 +35,6 @@ import {
 
 /** When stderr is not a terminal, the least time between two lines at trials' ends. */
 const QUICK_TRIAL_LINES_S = 5;
-
-/** How many workers, how many trials each runs at once, and why. */
-interface WorkerChoice {
-  workers: number;
-  /** Trials each worker runs at once: several when they are resident on the card. */
-  trialsPerWorker: number;
-  why: string;
-}
 
 /** `tradelab study run NAME --objective MODULE --trials N [--workers auto|N] [--timeout S]`. */
 export async function run(context: CommandContext): Promise<void> {
@@ -199,28 +196,21 @@ function secondsOption(options: CommandContext['options'], name: string): number
   return value;
 }
 
-/** `--workers N`, or with `auto` (the default) what the planner fits here, capped at the trials. */
+/** `--workers N`, or `auto` (the default): chooseTrialWorkers' one meaning, capped at --trials. */
 async function chooseWorkers(
   context: CommandContext,
   nTrials: number | undefined,
   study: StudyRecord,
-): Promise<WorkerChoice> {
+): Promise<TrialWorkers> {
   const raw = context.options.workers;
-  const cap = (n: number): number => Math.max(1, Math.min(n, nTrials ?? Infinity));
-  if (raw !== undefined && raw !== 'auto') {
-    const n = intOption(context.options, 'workers', 1) ?? 1;
-    return {
-      workers: cap(n),
-      trialsPerWorker: 1,
-      why: n > cap(n) ? `--workers ${n}, capped at --trials` : 'given',
-    };
-  }
-  const { plan, model } = await planStudyWorkers(context.project(), study);
-  const why = `auto: ${plan.workers}${plan.trialsPerProcess > 1 ? ' resident trials' : ''} fit on profile ${plan.profile}${model === undefined ? '' : ` for ${model}`}, limited by ${plan.limitedBy}`;
-  const capped = plan.workers > cap(plan.workers) ? `${why}; capped at --trials` : why;
-  if (plan.trialsPerProcess > 1)
-    return { workers: 1, trialsPerWorker: cap(plan.workers), why: capped };
-  return { workers: cap(plan.workers), trialsPerWorker: 1, why: capped };
+  const request =
+    raw === undefined || raw === 'auto' ? 'auto' : (intOption(context.options, 'workers', 1) ?? 1);
+  return chooseTrialWorkers(
+    context.project(),
+    [{ label: study.name, record: study }],
+    request,
+    nTrials,
+  );
 }
 
 /**
