@@ -4,6 +4,7 @@ import {
   describeNativeGemm,
   loadSystemBlas,
   nativeGemmStatus,
+  ownKernel,
   setNativeThreads,
   systemBlasCandidates,
   useNativeKernel,
@@ -156,6 +157,8 @@ describe.skipIf(skip)('system BLAS', () => {
     } finally {
       useNativeKernel('own');
     }
-    expect(nativeGemmStatus().kernel).toBe(status.kernels?.[0]);
+    // Ours: the best this CPU runs, or the one the install measured faster (gemm-choice.json:
+    // on a noisy machine that may be avx2 beside avx512).
+    expect(nativeGemmStatus().kernel).toBe(ownKernel());
   });
 });
