@@ -9,15 +9,12 @@ import {
   ENV_FLOATS,
   ENV_WORDS,
   evaluationHistoryKernel,
-  gemmKernel,
-  gemmUniform,
-  gemmWorkgroups,
   MINIBATCH_STRIDE,
-  uniformOf,
   type Dispatch,
   type GpuDevice,
   type ParameterSlot,
 } from '../gpu/index.js';
+import { mlpForward } from './gpu-mlp-forward.js';
 import { GpuTradingEnv } from './gpu-trading-env.js';
 
 /*
@@ -88,58 +85,20 @@ export class GpuEvaluation {
       owned.push(b);
       return b;
     };
-    const offsetOf = (name: string): number => {
-      const slot = slots.find((s) => s.name === name);
-      if (slot === undefined) throw new Error(`no parameter slot ${name}`);
-      return slot.offset;
-    };
     // The longest episode: a range's bars past its first observation (a step a bar).
     const steps = Math.max(...ranges.map(([start, end]) => end - start));
-    const dispatches: Dispatch[] = [];
-    const sizes = [env.obsDim, ...actor.hidden, env.assets];
-    let input = env.obs;
-    for (let l = 0; l + 1 < sizes.length; l++) {
-      const k = sizes[l] as number;
-      const width = sizes[l + 1] as number;
-      const last = l + 2 === sizes.length;
-      const variant = {
-        transposeA: false,
-        transposeB: false,
-        epilogue: last
-          ? actor.tanhMean
-            ? 'bias-tanh'
-            : 'bias'
-          : actor.activation === 'relu'
-            ? 'bias-relu'
-            : 'bias-tanh',
-      } as const;
-      const kernel = await gpu.pipelines.kernel(gemmKernel(variant));
-      const output = last ? env.actions : storage(n * width * 4, `evaluation hidden ${l}`);
-      const uniform = uniformOf(
-        gpu,
-        gemmUniform({
-          m: n,
-          n: width,
-          k,
-          lda: k,
-          ldb: width,
-          ldc: width,
-          offsetB: offsetOf(`actor/w${l}`),
-          offsetBias: offsetOf(`actor/b${l}`),
-        }),
-        kernel.spec.label,
-      );
-      owned.push(uniform);
-      dispatches.push(
-        dispatchOf(
-          gpu,
-          kernel,
-          [uniform, input, parameters, output, parameters],
-          [...gemmWorkgroups(variant, n, width)],
-        ),
-      );
-      input = output;
-    }
+    const forward = await mlpForward(gpu, {
+      name: 'actor',
+      sizes: [env.obsDim, ...actor.hidden, env.assets],
+      activation: actor.activation,
+      lastEpilogue: actor.tanhMean ? 'bias-tanh' : 'bias',
+      rows: n,
+      input: env.obs,
+      output: env.actions,
+      parameters,
+      slots,
+      owned,
+    });
     const history = {
       floats: storage(steps * FLOAT_FIELDS.length * n * 4, 'evaluation float history'),
       words: storage(steps * WORD_FIELDS.length * n * 4, 'evaluation word history'),
@@ -166,7 +125,7 @@ export class GpuEvaluation {
       gpu,
       env,
       ranges,
-      [...dispatches, env.stepKernel, record],
+      [...forward, env.stepKernel, record],
       stepGroup,
       history,
       owned,

@@ -6,9 +6,6 @@ import {
   GAE_WORKGROUP,
   gaeKernel,
   gaeUniform,
-  gemmKernel,
-  gemmUniform,
-  gemmWorkgroups,
   MINIBATCH_STRIDE,
   minibatchLayout,
   recordKernel,
@@ -27,6 +24,7 @@ import {
   type MinibatchLayout,
   type ParameterSlot,
 } from '../gpu/index.js';
+import { mlpForward } from './gpu-mlp-forward.js';
 import type { GpuTradingEnv } from './gpu-trading-env.js';
 
 /*
@@ -167,48 +165,19 @@ export class GpuRollout {
     gpu.write(buffers.steps, 0, ranges);
 
     // The networks' forward passes on the env's observations, n rows, one GEMM per layer.
-    const forward = async (name: string, outputs: number, out: GPUBuffer): Promise<Dispatch[]> => {
-      const sizes = [shape.stateDim, ...shape.hidden, outputs];
-      const dispatches: Dispatch[] = [];
-      let input = env.obs;
-      for (let l = 0; l + 1 < sizes.length; l++) {
-        const k = sizes[l] as number;
-        const width = sizes[l + 1] as number;
-        const last = l + 2 === sizes.length;
-        const variant = {
-          transposeA: false,
-          transposeB: false,
-          epilogue: last ? 'bias' : shape.activation === 'relu' ? 'bias-relu' : 'bias-tanh',
-        } as const;
-        const kernel = await gpu.pipelines.kernel(gemmKernel(variant));
-        const output = last ? out : storage(n * width * 4, `${name} hidden ${l}`);
-        const uniform = uniformOf(
-          gpu,
-          gemmUniform({
-            m: n,
-            n: width,
-            k,
-            lda: k,
-            ldb: width,
-            ldc: width,
-            offsetB: offsetOf(`${name}/w${l}`),
-            offsetBias: offsetOf(`${name}/b${l}`),
-          }),
-          kernel.spec.label,
-        );
-        owned.push(uniform);
-        dispatches.push(
-          dispatchOf(
-            gpu,
-            kernel,
-            [uniform, input, parameters, output, parameters],
-            [...gemmWorkgroups(variant, n, width)],
-          ),
-        );
-        input = output;
-      }
-      return dispatches;
-    };
+    const forward = (name: 'actor' | 'critic', outputs: number, out: GPUBuffer) =>
+      mlpForward(gpu, {
+        name,
+        sizes: [shape.stateDim, ...shape.hidden, outputs],
+        activation: shape.activation,
+        lastEpilogue: 'bias',
+        rows: n,
+        input: env.obs,
+        output: out,
+        parameters,
+        slots,
+        owned,
+      });
     const actorOut = storage(n * shape.actionDim * 4, 'actor output');
     const actor = await forward('actor', shape.actionDim, actorOut);
     const critic = await forward('critic', 1, buffers.criticOut);
