@@ -132,12 +132,24 @@ async function main(): Promise<void> {
       // The parent may have gone during the awaits above; checked and claimed in one synchronous
       // step, so the disconnect handler either sees no claim or waits for this one.
       if (stopping()) return;
+      // At most PROGRESS_EVERY_MS apart (an objective may report in a tight loop); one that came
+      // too soon is held and sent when its turn comes or the trial ends, so the last word of a
+      // quick phase is never lost.
+      let held: Parameters<TrialProgressListener>[0] | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const flush = (): void => {
+        clearTimeout(timer);
+        timer = undefined;
+        if (held === undefined) return;
+        lastProgress = performance.now();
+        send({ type: 'progress', trialId, ...held });
+        held = undefined;
+      };
       const onProgress: TrialProgressListener = (progress) => {
-        // At most PROGRESS_EVERY_MS apart: an objective may report in a tight loop.
-        const now = performance.now();
-        if (now - lastProgress < PROGRESS_EVERY_MS) return;
-        lastProgress = now;
-        send({ type: 'progress', trialId, ...progress });
+        held = progress;
+        const wait = PROGRESS_EVERY_MS - (performance.now() - lastProgress);
+        if (wait <= 0) flush();
+        else timer ??= setTimeout(flush, wait);
       };
       const asked =
         message.maxTrials === undefined
@@ -156,6 +168,7 @@ async function main(): Promise<void> {
       heartbeater.beat(trial.id);
       send({ type: 'started', slot, trialId: trial.id, number: trial.number });
       const ended = await runTrial(study, trial, objective);
+      flush();
       heartbeater.stop(trial.id);
       send(
         ended === undefined
