@@ -229,10 +229,10 @@ describe('study run, list, show, trials, export, rm', () => {
   it('lists the study with its trials by state and best value', async () => {
     const list = await cliInProcess(dir, 'study', 'list');
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/^NAME\s+DIRECTION\s+TRIALS\s+COMPLETE\s+PRUNED\s+FAIL\s+RUNNING/);
+    expect(list.stdout).toMatch(/^NAME\s+DIRECTION\s+TRIALS\s+COMPLETE\s+PRUNED\s+FAIL\s+RETRIED\s+RUNNING/);
     expect(list.stdout).toMatch(
       new RegExp(
-        `^${name}\\s+minimize\\s+12\\s+12\\s+-\\s+-\\s+-\\s+-\\s+[0-9.]+\\s+[0-9.e-]+\\s+tpe \\(`,
+        `^${name}\\s+minimize\\s+12\\s+12\\s+-\\s+-\\s+-\\s+-\\s+-\\s+[0-9.]+\\s+[0-9.e-]+\\s+tpe \\(`,
         'm',
       ),
     );
@@ -240,8 +240,16 @@ describe('study run, list, show, trials, export, rm', () => {
     expect(record).toMatchObject({
       name,
       direction: 'minimize',
-      trials: 12,
-      states: { waiting: 0, running: 0, complete: 12, pruned: 0, fail: 0 },
+      counts: {
+        total: 12,
+        done: 12,
+        complete: 12,
+        pruned: 0,
+        failed: 0,
+        retried: 0,
+        running: 0,
+        waiting: 0,
+      },
     });
     // Trials per hour of the study's running time: 12 trials of 250 ms on 2 workers.
     expect(record?.perHour).toBeGreaterThan(0);
@@ -256,10 +264,10 @@ describe('study run, list, show, trials, export, rm', () => {
     expect(show.stdout).toContain('trials           12 (12 complete)');
     expect(show.stdout).toMatch(new RegExp(`best {13}trial ${best.number}: `));
     expect(show.stdout).toMatch(/best params {6}x=-?[0-9.e-]+/);
-    expect(show.stdout).toContain('completion rate  100.0% of finished trials complete');
-    expect(show.stdout).toContain('prune rate       0.0% of finished trials pruned');
-    expect(show.stdout).toMatch(/mean duration {4}\d+ ms per finished trial/);
-    expect(show.stdout).toMatch(/throughput {7}[0-9.]+ trials\/hour \(12 finished trials between/);
+    expect(show.stdout).toContain('completion rate  100.0% of trials done complete');
+    expect(show.stdout).toContain('prune rate       0.0% of trials done pruned');
+    expect(show.stdout).toMatch(/mean duration {4}\d+ ms per trial that ended/);
+    expect(show.stdout).toMatch(/throughput {7}[0-9.]+ trials\/hour \(12 trials done between/);
     expect(show.stdout).toContain('sampler          tpe (');
     expect(show.stdout).toContain('pruner           median (');
 
@@ -270,10 +278,10 @@ describe('study run, list, show, trials, export, rm', () => {
       name,
       completionRate: 1,
       pruneRate: 0,
-      finished: 12,
+      counts: { done: 12 },
       best: { number: best.number, value: best.value, params: best.params },
     });
-    expect(record?.trialsPerHour).toBeCloseTo(12 / ((last - first) / 3_600_000), 6);
+    expect(record?.perHour).toBeCloseTo(12 / ((last - first) / 3_600_000), 6);
   });
 
   it('prints the trials as a table, as CSV and as JSON', async () => {
@@ -446,7 +454,9 @@ describe('a study storage that cannot be written', () => {
         runCli(args, { cwd: dir, env: environment(20), ...reader });
       const list = await as('study', 'list', '--json');
       expect(list.code, list.stderr).toBe(0);
-      expect(jsonLines(list.stdout).map((s) => [s.name, s.trials])).toEqual([['ro', 3]]);
+      expect(
+        jsonLines(list.stdout).map((s) => [s.name, (s.counts as { total: number }).total]),
+      ).toEqual([['ro', 3]]);
       const show = await as('study', 'show', 'ro');
       expect(show.code, show.stderr).toBe(0);
       expect(show.stdout).toContain('complete');
@@ -600,8 +610,8 @@ describe('study trials --csv', () => {
 
     const show = await cliInProcess(dir, 'study', 'show', 'mixed');
     expect(show.stdout).toContain('trials           4 (2 complete, 1 pruned, 1 fail)');
-    expect(show.stdout).toContain('completion rate  50.0% of finished trials complete');
-    expect(show.stdout).toContain('prune rate       25.0% of finished trials pruned');
+    expect(show.stdout).toContain('completion rate  50.0% of trials done complete');
+    expect(show.stdout).toContain('prune rate       25.0% of trials done pruned');
     // The table keeps one line per trial (below it, after a blank line, what a pruned value is).
     const [tableText = '', note = ''] = (
       await cliInProcess(dir, 'study', 'trials', 'mixed')

@@ -12,14 +12,19 @@ export interface Study {
   kind: string;
   counts: {
     total: number;
+    done: number;
     complete: number;
     pruned: number;
     failed: number;
+    retried: number;
     running: number;
     waiting: number;
   };
   best: { number: number; value: number | null } | null;
   perHour: number | null;
+  meanDurationMs: number | null;
+  completionRate: number | null;
+  pruneRate: number | null;
 }
 
 /** A parameter's search space: a range (on a log scale or not) or a list of choices. */

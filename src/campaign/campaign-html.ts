@@ -7,7 +7,7 @@ import { renderHeatmap } from '../report/heatmap.js';
 import { renderLineChart, type LineSeries, type SvgMarkup } from '../report/line-chart.js';
 import { REPORT_CSS } from '../report/report-style.js';
 import { PRUNED_VALUE_MEANING } from '../tune/pruned-value.js';
-import type { StudyCounts } from './study-counts.js';
+import type { StudySummary } from '../tune/index.js';
 import type { CampaignReport, ReportStudy, ReportTrial } from './campaign-report.js';
 import { PARAM_IMPORTANCE_METHOD, paramImportance } from './param-importance.js';
 
@@ -104,7 +104,7 @@ function campaignTable(report: CampaignReport): string {
   // The TOTAL's best is one study's best: name the study, as a trial number alone is ambiguous.
   const bestOwner = report.studies.find((s) => s.counts.best === totalBest)?.key;
   const cells = (
-    counts: StudyCounts,
+    counts: StudySummary,
     target: number,
     holdout: ReportStudy['holdout'],
     owner?: string,

@@ -8,7 +8,7 @@ import type {
 } from '../storage/records.js';
 import type { DrlStudySpec } from '../trading/study-spec.js';
 import type { CampaignPlan, CampaignRunRecord } from './campaign-file.js';
-import { countTrials, type StudyCounts } from './study-counts.js';
+import { combineSummaries, summarizeStudy, type StudySummary } from '../tune/index.js';
 
 /*
  * Seed 000's campaign table done right, as data: per study the trials by state, the rate, the best
@@ -58,7 +58,7 @@ export interface ReportStudy {
   target: number;
   /** pending: a fine-tuning study that has not started (its source not ready yet). */
   state: 'pending' | 'running' | 'done';
-  counts: StudyCounts;
+  counts: StudySummary;
   /** Splits per trial (the study's cross-validation). */
   splits: number;
   trials: ReportTrial[];
@@ -82,7 +82,7 @@ export interface CampaignReport {
   generatedAt: number;
   plan: CampaignPlan;
   studies: ReportStudy[];
-  total: { target: number; counts: StudyCounts };
+  total: { target: number; counts: StudySummary };
   phases: PhaseSplit;
   /** Pruned trials by the split they were stopped after. */
   prunedAfterSplit: Record<number, number>;
@@ -145,7 +145,7 @@ export function buildCampaignReport(input: {
   const studies: ReportStudy[] = plan.studies.map((entry, i) => {
     const stored = input.studies[i];
     const direction = stored?.record?.direction ?? 'maximize';
-    const counts = countTrials(stored?.trials ?? [], direction);
+    const counts = summarizeStudy(direction, stored?.trials ?? []);
     return {
       key: entry.key,
       study: entry.study,
@@ -193,45 +193,17 @@ export function buildCampaignReport(input: {
   };
 }
 
-/** The campaign's totals: counts summed, the rate over its whole running time. */
-export function totalOf(studies: readonly { target: number; counts: StudyCounts }[]): {
+/** The campaign's totals: its studies' summaries combined, the rate over its whole running time. */
+export function totalOf(studies: readonly { target: number; counts: StudySummary }[]): {
   target: number;
-  counts: StudyCounts;
+  counts: StudySummary;
 } {
-  const sum = (f: (c: StudyCounts) => number): number =>
-    studies.reduce((s, r) => s + f(r.counts), 0);
-  const starts = studies.map((r) => r.counts.firstStart).filter((t) => t !== null);
-  const ends = studies.map((r) => r.counts.lastEnd).filter((t) => t !== null);
-  const done = sum((c) => c.done);
-  const firstStart = starts.length === 0 ? null : Math.min(...starts);
-  const lastEnd = ends.length === 0 ? null : Math.max(...ends);
-  const hours =
-    firstStart === null || lastEnd === null ? 0 : Math.max(0, lastEnd - firstStart) / 3_600_000;
-  const timed = studies.filter((r) => r.counts.meanDurationMs !== null);
-  const timedCount = timed.reduce((s, r) => s + r.counts.done, 0);
-  const best = studies
-    .map((r) => r.counts.best)
-    .filter((b) => b !== undefined)
-    .sort((a, b) => (b.value as number) - (a.value as number))[0];
   return {
     target: studies.reduce((s, r) => s + r.target, 0),
-    counts: {
-      done,
-      complete: sum((c) => c.complete),
-      pruned: sum((c) => c.pruned),
-      failed: sum((c) => c.failed),
-      running: sum((c) => c.running),
-      waiting: sum((c) => c.waiting),
-      best,
-      firstStart,
-      lastEnd,
-      meanDurationMs:
-        timedCount === 0
-          ? null
-          : timed.reduce((s, r) => s + (r.counts.meanDurationMs as number) * r.counts.done, 0) /
-            timedCount,
-      perHour: hours > 0 && done > 0 ? done / hours : null,
-    },
+    counts: combineSummaries(
+      studies.map((r) => r.counts),
+      'maximize',
+    ),
   };
 }
 
@@ -240,7 +212,7 @@ const percent = (x: number): string => `${Math.round(x * 100)}%`;
 /** What the measurements say limits the campaign, most telling first. */
 export function diagnose(
   studies: readonly ReportStudy[],
-  total: StudyCounts,
+  total: StudySummary,
   phases: PhaseSplit,
   prunedAfterSplit: Record<number, number>,
   run: CampaignRunRecord | undefined,

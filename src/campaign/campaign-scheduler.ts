@@ -31,7 +31,7 @@ export interface SchedulerStudies {
 /** A study of the campaign as the scheduler tracks it. */
 export interface ScheduledStudy {
   plan: CampaignStudyPlan;
-  /** Trials done toward the target (see countTrials), complete ones among them. */
+  /** Trials done toward the target (see summarizeStudy), complete ones among them. */
   done: number;
   complete: number;
   /** Tickets handed out and not yet settled. */

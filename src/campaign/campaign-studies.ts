@@ -21,7 +21,7 @@ import {
   type CampaignPlan,
   type CampaignStudyPlan,
 } from './campaign-file.js';
-import { countTrials } from './study-counts.js';
+import { summarizeStudy } from '../tune/index.js';
 import type { ScheduledStudy, SchedulerStudies, StoredCounts } from './campaign-scheduler.js';
 
 /*
@@ -188,7 +188,7 @@ export async function openCampaignStudies(
     const counts =
       record === undefined
         ? undefined
-        : countTrials(await storage.getTrials(record.id), 'maximize');
+        : summarizeStudy('maximize', await storage.getTrials(record.id));
     entries.push({
       plan: entry,
       done: counts?.done ?? 0,
@@ -237,7 +237,7 @@ export async function openCampaignStudies(
   };
   const recount = async (scheduled: ScheduledStudy): Promise<StoredCounts> => {
     const { id } = await storage.getStudy(scheduled.plan.study);
-    const { done, complete } = countTrials(await storage.getTrials(id), 'maximize');
+    const { done, complete } = summarizeStudy('maximize', await storage.getTrials(id));
     return { done, complete };
   };
   return { entries, studies: { create: createFineTuning, recount }, notes };

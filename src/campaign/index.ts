@@ -19,7 +19,7 @@ export {
   type CampaignMembership,
   type StoredCampaign,
 } from './campaign-studies.js';
-export { countTrials, etaHours, type StudyCounts } from './study-counts.js';
+export { etaHours } from './study-eta.js';
 export {
   buildCampaignReport,
   diagnose,

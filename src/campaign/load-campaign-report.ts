@@ -1,19 +1,13 @@
 import type { StudyRecord, StudyStorage, TrialRecord } from '../storage/index.js';
 import { buildCampaignReport, type CampaignReport, type ReportHoldout } from './campaign-report.js';
 import { readCampaign } from './campaign-studies.js';
+import { bestOf } from '../tune/index.js';
 
 /** A study's best trial on the holdout, for the report (the CLI evaluates the saved model). */
 export type HoldoutOfBest = (
   record: StudyRecord,
   best: TrialRecord,
 ) => Promise<ReportHoldout | undefined>;
-
-/** The complete trial with the highest value (the lowest number among equals). */
-function bestTrial(trials: readonly TrialRecord[]): TrialRecord | undefined {
-  return trials
-    .filter((t) => t.state === 'complete' && t.value !== null)
-    .sort((a, b) => (b.value as number) - (a.value as number) || a.number - b.number)[0];
-}
 
 /**
  * Campaign `name`'s report from the storage; with `holdoutOf`, each study's best trial is also
@@ -30,7 +24,7 @@ export async function loadCampaignReport(
   for (const entry of plan.studies) {
     const record = byName.get(entry.study);
     const trials = record === undefined ? [] : await storage.getTrials(record.id);
-    const best = bestTrial(trials);
+    const best = record === undefined ? undefined : bestOf(trials, record.direction);
     const holdout =
       record !== undefined && best !== undefined && holdoutOf !== undefined
         ? await holdoutOf(record, best)

@@ -1,15 +1,9 @@
-import {
-  countTrials,
-  etaHours,
-  membershipOf,
-  totalOf,
-  type CampaignPlan,
-  type StudyCounts,
-} from '../campaign/index.js';
+import { etaHours, membershipOf, totalOf, type CampaignPlan } from '../campaign/index.js';
 import type { StudyStorage } from '../storage/index.js';
+import { summarizeStudy, type StudySummary } from '../tune/index.js';
 import { renderTable } from './output.js';
 import { formatDuration, formatRate } from './progress.js';
-import { formatNumber } from './study-summary.js';
+import { formatNumber } from './study-format.js';
 
 /*
  * A campaign's progress, one row per study and a total, read from the storage alone: `campaign
@@ -23,10 +17,10 @@ export interface CampaignRow {
   target: number;
   /** pending (not created: a fine-tuning study waiting for its source), running, or done. */
   state: 'pending' | 'running' | 'done';
-  counts: StudyCounts;
+  counts: StudySummary;
 }
 
-const NO_TRIALS: StudyCounts = countTrials([], 'maximize');
+const NO_TRIALS: StudySummary = summarizeStudy('maximize', []);
 
 /** The campaign's rows, from the storage. */
 export async function campaignRows(
@@ -44,7 +38,7 @@ export async function campaignRows(
     const counts =
       record === undefined
         ? NO_TRIALS
-        : countTrials(await storage.getTrials(record.id), record.direction);
+        : summarizeStudy(record.direction, await storage.getTrials(record.id));
     rows.push({
       key: entry.key,
       study: entry.study,
@@ -57,7 +51,7 @@ export async function campaignRows(
 }
 
 /** ETA as text: "done", "-" when unknown, else a duration. */
-function eta(counts: StudyCounts, target: number, state: CampaignRow['state'] | 'total'): string {
+function eta(counts: StudySummary, target: number, state: CampaignRow['state'] | 'total'): string {
   if (state === 'done' || counts.done >= target) return 'done';
   if (state === 'pending') return 'waits';
   const hours = etaHours(counts, target);
@@ -70,7 +64,7 @@ export function campaignTableLines(rows: readonly CampaignRow[]): string[] {
   type Line = {
     name: string;
     target: number;
-    counts: StudyCounts;
+    counts: StudySummary;
     state: CampaignRow['state'] | 'total';
   };
   const lines: Line[] = [

@@ -1,5 +1,5 @@
 import { etaSeconds, formatDuration, formatRate } from './progress.js';
-import { formatNumber } from './study-summary.js';
+import { formatNumber } from './study-format.js';
 
 /*
  * What a study run says of its progress. Counting finished trials alone says nothing for the

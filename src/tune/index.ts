@@ -22,12 +22,26 @@ export {
 export {
   componentsOf,
   DEFAULT_PRUNER,
+  describeComponents,
   DEFAULT_SAMPLER,
   specsOf,
   storedComponents,
+  type ComponentDescriptions,
   type ComponentSpecs,
   type StudyComponents,
 } from './study-components.js';
+export {
+  combineSummaries,
+  countsOf,
+  countStates,
+  retriedTrials,
+  summarizeStudy,
+  TRIAL_STATES,
+  trialDurationMs,
+  type StateCounts,
+  type StudySummary,
+  type TrialCounts,
+} from './study-summary.js';
 export { Trial, TrialPruned } from './trial.js';
 export type { TrialProgress, TrialProgressListener } from './trial-progress.js';
 export { bestOf, Study, type NewStudyOptions, type TellResult } from './study.js';

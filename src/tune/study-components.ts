@@ -1,4 +1,4 @@
-import { TradelabError } from '../core/index.js';
+import { isTradelabError, TradelabError } from '../core/index.js';
 import type { Attributes } from '../storage/records.js';
 import type { Pruner } from './pruner.js';
 import { createPruner, parsePrunerSpec, type PrunerSpec } from './pruners/index.js';
@@ -57,4 +57,29 @@ export function storedComponents(name: string, systemAttrs: Attributes): StudyCo
       },
     );
   return componentsOf(specsOf(systemAttrs));
+}
+
+/** The sampler and pruner of a study, described from the specs in its system attributes. */
+export interface ComponentDescriptions {
+  sampler: string;
+  pruner: string;
+}
+
+/**
+ * Describes the sampler and pruner a study's system attributes specify. Specs this version cannot
+ * read (written by a newer tradelab, or by hand) are described as such rather than failing a
+ * listing of every study.
+ */
+export function describeComponents(systemAttrs: Attributes): ComponentDescriptions {
+  try {
+    const specs = specsOf(systemAttrs);
+    return {
+      sampler: createSampler(specs.sampler).description,
+      pruner: createPruner(specs.pruner).description,
+    };
+  } catch (error) {
+    if (!isTradelabError(error)) throw error;
+    const unreadable = `unreadable spec (${error.message})`;
+    return { sampler: unreadable, pruner: unreadable };
+  }
 }

@@ -27,9 +27,8 @@ export async function campaignsView(root: HTMLElement): Promise<() => void> {
       { key: 'studies', label: 'studies', value: (r) => r.studies.length, numeric: true },
       {
         key: 'trials',
-        label: 'trials ended',
-        value: (r) =>
-          r.studies.reduce((n, s) => n + s.counts.complete + s.counts.pruned + s.counts.failed, 0),
+        label: 'trials done',
+        value: (r) => r.studies.reduce((n, s) => n + s.counts.done, 0),
         numeric: true,
       },
       {

@@ -226,6 +226,9 @@ export async function studyView(root: HTMLElement, [name = '']: string[]): Promi
         h('div', { class: 'stat' }, h('b', {}, String(c.complete)), h('span', {}, 'complete')),
         h('div', { class: 'stat' }, h('b', {}, String(c.pruned)), h('span', {}, 'pruned')),
         h('div', { class: 'stat' }, h('b', {}, String(c.failed)), h('span', {}, 'failed')),
+        ...(c.retried === 0
+          ? []
+          : [h('div', { class: 'stat' }, h('b', {}, String(c.retried)), h('span', {}, 'retried'))]),
         h('div', { class: 'stat' }, h('b', {}, String(c.running)), h('span', {}, 'running')),
         h(
           'div',

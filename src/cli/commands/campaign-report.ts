@@ -9,7 +9,7 @@ import { readStudyStorage } from '../open-study-storage.js';
 import { projectPath } from '../project-path.js';
 import { renderTable } from '../output.js';
 import { formatDuration } from '../progress.js';
-import { formatNumber } from '../study-summary.js';
+import { formatNumber } from '../study-format.js';
 
 /** The formats `campaign report` writes. */
 const FORMATS = ['table', 'md', 'json', 'html'] as const;

@@ -36,7 +36,7 @@ import { progressIntervalOption } from '../progress.js';
 import { projectPath } from '../project-path.js';
 import { handleInterrupts, setExitCode } from '../run-interrupts.js';
 import { suggestCommand } from '../suggest-command.js';
-import { formatParams } from '../study-summary.js';
+import { formatParams } from '../study-format.js';
 
 /** How often the table is redrawn on a terminal. */
 const REDRAW_MS = 1000;

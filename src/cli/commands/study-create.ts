@@ -8,12 +8,12 @@ import {
   specsOf,
   Study,
   type ComponentSpecs,
+  describeComponents,
 } from '../../tune/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { intOption } from '../option-values.js';
 import { withStudyStorage } from '../open-study-storage.js';
 import { suggestCommand } from '../suggest-command.js';
-import { describeComponents } from '../study-summary.js';
 import { fineTuning } from '../fine-tuning.js';
 import { readStudyFile, tradingStudySpec, wantsTradingStudy } from '../trading-study-options.js';
 import { describeDrlStudy, type DrlStudySpec, type StudyFile } from '../../trading/index.js';

@@ -3,7 +3,7 @@ import type { StudyStorage, TrialRecord } from '../../storage/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { plural } from '../format.js';
 import { openStorageAt, readStudyStorage } from '../open-study-storage.js';
-import { countStates, TRIAL_STATES } from '../study-summary.js';
+import { countStates, TRIAL_STATES } from '../../tune/index.js';
 import { checkKeptModel, DRL_ARTIFACTS } from '../../trading/index.js';
 
 /** `tradelab study export NAME --to URL`: copies a study with its trials into another storage. */

@@ -1,21 +1,14 @@
-import { countTrials } from '../../campaign/index.js';
 import type { StudyRecord } from '../../storage/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { count, shortTime } from '../format.js';
 import { readStudyStorage } from '../open-study-storage.js';
 import { renderTable } from '../output.js';
-import {
-  describeComponents,
-  formatNumber,
-  summarizeStudy,
-  type StudySummary,
-} from '../study-summary.js';
+import { countsOf, describeComponents, summarizeStudy, type StudySummary } from '../../tune/index.js';
+import { formatNumber } from '../study-format.js';
 
 interface Row {
   study: StudyRecord;
   summary: StudySummary;
-  /** Trials ended per hour of the study's running time (first start to last end). */
-  perHour: number | null;
   sampler: string;
 }
 
@@ -30,20 +23,23 @@ export async function run(context: CommandContext): Promise<void> {
       rows.push({
         study,
         summary,
-        perHour: countTrials(trials, study.direction).perHour,
         sampler: describeComponents(study.systemAttrs).sampler,
       });
     }
     if (out.json) {
-      for (const { study, summary, perHour, sampler } of rows)
+      for (const { study, summary, sampler } of rows)
         out.record({
           name: study.name,
           direction: study.direction,
-          trials: summary.total,
-          states: summary.states,
-          perHour,
-          bestValue: summary.best?.value ?? null,
-          bestTrial: summary.best?.number ?? null,
+          counts: countsOf(summary),
+          best:
+            summary.best === undefined
+              ? null
+              : { number: summary.best.number, value: summary.best.value },
+          perHour: summary.perHour,
+          meanDurationMs: summary.meanDurationMs,
+          completionRate: summary.completionRate,
+          pruneRate: summary.pruneRate,
           sampler,
           createdAt: study.createdAt,
         });
@@ -59,14 +55,15 @@ export async function run(context: CommandContext): Promise<void> {
       { header: 'NAME', value: (r) => r.study.name },
       { header: 'DIRECTION', value: (r) => r.study.direction },
       { header: 'TRIALS', value: (r) => count(r.summary.total), right: true },
-      { header: 'COMPLETE', value: (r) => n(r.summary.states.complete), right: true },
-      { header: 'PRUNED', value: (r) => n(r.summary.states.pruned), right: true },
-      { header: 'FAIL', value: (r) => n(r.summary.states.fail), right: true },
-      { header: 'RUNNING', value: (r) => n(r.summary.states.running), right: true },
-      { header: 'WAITING', value: (r) => n(r.summary.states.waiting), right: true },
+      { header: 'COMPLETE', value: (r) => n(r.summary.complete), right: true },
+      { header: 'PRUNED', value: (r) => n(r.summary.pruned), right: true },
+      { header: 'FAIL', value: (r) => n(r.summary.failed), right: true },
+      { header: 'RETRIED', value: (r) => n(r.summary.retried), right: true },
+      { header: 'RUNNING', value: (r) => n(r.summary.running), right: true },
+      { header: 'WAITING', value: (r) => n(r.summary.waiting), right: true },
       {
         header: 'RATE/H',
-        value: (r) => (r.perHour === null ? '-' : r.perHour.toFixed(1)),
+        value: (r) => (r.summary.perHour === null ? '-' : r.summary.perHour.toFixed(1)),
         right: true,
       },
       { header: 'BEST', value: (r) => formatNumber(r.summary.best?.value ?? null), right: true },

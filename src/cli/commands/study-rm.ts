@@ -2,7 +2,7 @@ import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { plural } from '../format.js';
 import { withStudyStorage } from '../open-study-storage.js';
-import { countStates } from '../study-summary.js';
+import { countStates } from '../../tune/index.js';
 
 /** `tradelab study rm NAME [--force]`: removes a study with its trials and artifacts. */
 export async function run(context: CommandContext): Promise<void> {

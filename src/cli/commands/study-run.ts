@@ -8,7 +8,15 @@ import {
 import { TradelabError } from '../../core/index.js';
 import type { StudyRecord, StudyDirection, TrialRecord } from '../../storage/index.js';
 import type { DrlStudySpec } from '../../trading/index.js';
-import { bestOf, resolveObjective, runWorkers, type WorkerPoolSummary } from '../../tune/index.js';
+import {
+  bestOf,
+  resolveObjective,
+  runWorkers,
+  type WorkerPoolSummary,
+  describeComponents,
+  summarizeStudy,
+  trialDurationMs,
+} from '../../tune/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { plural, shellQuote } from '../format.js';
 import { intOption } from '../option-values.js';
@@ -25,13 +33,7 @@ import {
   type RunningTrial,
   type RunProgressState,
 } from '../study-run-progress.js';
-import {
-  describeComponents,
-  formatNumber,
-  formatParams,
-  summarizeStudy,
-  trialDurationMs,
-} from '../study-summary.js';
+import { formatNumber, formatParams } from '../study-format.js';
 
 /** When stderr is not a terminal, the least time between two lines at trials' ends. */
 const QUICK_TRIAL_LINES_S = 5;

@@ -13,14 +13,13 @@ import { rangeVerdict } from '../../eval/index.js';
 import { isoTime, plural } from '../format.js';
 import { readStudyStorage } from '../open-study-storage.js';
 import {
+  countsOf,
   describeComponents,
-  formatDuration,
-  formatNumber,
-  formatParams,
-  formatRate,
   summarizeStudy,
   TRIAL_STATES,
-} from '../study-summary.js';
+  type StudySummary,
+} from '../../tune/index.js';
+import { formatDuration, formatNumber, formatParams, formatRate } from '../study-format.js';
 import { suggestCommand } from '../suggest-command.js';
 
 /** `tradelab study show NAME`: states, best trial, throughput and rates, sampler and pruner. */
@@ -50,7 +49,14 @@ export async function run(context: CommandContext): Promise<void> {
         createdAt: study.createdAt,
         sampler: components.sampler,
         pruner: components.pruner,
-        ...summary,
+        counts: countsOf(summary),
+        states: summary.states,
+        perHour: summary.perHour,
+        meanDurationMs: summary.meanDurationMs,
+        completionRate: summary.completionRate,
+        pruneRate: summary.pruneRate,
+        firstStart: summary.firstStart,
+        lastEnd: summary.lastEnd,
         best:
           best === undefined
             ? null
@@ -83,16 +89,7 @@ export async function run(context: CommandContext): Promise<void> {
       ['created', isoTime(study.createdAt)],
       ['sampler', components.sampler],
       ['pruner', components.pruner],
-      [
-        'trials',
-        `${summary.total}${
-          summary.total === 0
-            ? ''
-            : ` (${TRIAL_STATES.filter((s) => summary.states[s] > 0)
-                .map((s) => `${summary.states[s]} ${s}`)
-                .join(', ')})`
-        }`,
-      ],
+      ['trials', `${summary.total}${summary.total === 0 ? '' : ` (${describeStates(summary)})`}`],
       [
         'best',
         best === undefined
@@ -105,19 +102,19 @@ export async function run(context: CommandContext): Promise<void> {
       ...(best === undefined || drl === undefined
         ? []
         : [['best budget', describeBudget(budgetOf(drl, best))] as [string, string]]),
-      ['completion rate', `${formatRate(summary.completionRate)} of finished trials complete`],
-      ['prune rate', `${formatRate(summary.pruneRate)} of finished trials pruned`],
+      ['completion rate', `${formatRate(summary.completionRate)} of trials done complete`],
+      ['prune rate', `${formatRate(summary.pruneRate)} of trials done pruned`],
       [
         'mean duration',
         summary.meanDurationMs === null
           ? '-'
-          : `${formatDuration(summary.meanDurationMs)} per finished trial`,
+          : `${formatDuration(summary.meanDurationMs)} per trial that ended`,
       ],
       [
         'throughput',
-        summary.trialsPerHour === null
+        summary.perHour === null
           ? '-'
-          : `${formatNumber(summary.trialsPerHour, 3)} trials/hour (${plural(summary.finished, 'finished trial')} between ${isoTime(summary.firstStartedAt ?? Number.NaN)} and ${isoTime(summary.lastFinishedAt ?? Number.NaN)})`,
+          : `${formatNumber(summary.perHour, 3)} trials/hour (${plural(summary.done, 'trial')} done between ${isoTime(summary.firstStart ?? Number.NaN)} and ${isoTime(summary.lastEnd ?? Number.NaN)})`,
       ],
       ...(drl === undefined ? [] : tradingStudyRows(drl, trials)),
     ];
@@ -135,4 +132,19 @@ export async function run(context: CommandContext): Promise<void> {
       if (holdout !== undefined) printHoldout(out, best, holdout);
     }
   });
+}
+
+/** The trials by state, `fail` less the retried ones, which are named apart (their retries count). */
+function describeStates(summary: StudySummary): string {
+  const counts: [number, string][] = [
+    ...TRIAL_STATES.map((s): [number, string] => [
+      s === 'fail' ? summary.failed : summary.states[s],
+      s,
+    ]),
+    [summary.retried, 'failed and retried'],
+  ];
+  return counts
+    .filter(([n]) => n > 0)
+    .map(([n, s]) => `${n} ${s}`)
+    .join(', ');
 }

@@ -4,6 +4,7 @@ import type { CommandContext } from '../command-spec.js';
 import { readStudyStorage } from '../open-study-storage.js';
 import { suggestCommand } from '../suggest-command.js';
 import { renderTable, type Column } from '../output.js';
+import { trialDurationMs } from '../../tune/index.js';
 import {
   csvLine,
   formatDuration,
@@ -11,8 +12,7 @@ import {
   formatTrialValue,
   paramNames,
   prunedValueNote,
-  trialDurationMs,
-} from '../study-summary.js';
+} from '../study-format.js';
 
 /** `tradelab study trials NAME [--csv]`: every trial, its parameters as columns. */
 export async function run(context: CommandContext): Promise<void> {

@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { countTrials, membershipOf, paramImportance } from '../../campaign/index.js';
+import { membershipOf, paramImportance } from '../../campaign/index.js';
+import { countsOf, summarizeStudy } from '../../tune/index.js';
 import { TradelabError } from '../../core/index.js';
 import { FINDING_KINDS } from '../../eval/index.js';
 import type { StudyRecord, TrialRecord, TrialState } from '../../storage/index.js';
@@ -61,16 +62,29 @@ const StudySchema = z
     createdAt: z.number(),
     campaign: z.string().nullable(),
     kind: z.string().openapi({ description: '`drl` for a trading study, else `custom`' }),
-    counts: z.object({
-      total: z.number().int(),
-      complete: z.number().int(),
-      pruned: z.number().int(),
-      failed: z.number().int(),
-      running: z.number().int(),
-      waiting: z.number().int(),
-    }),
+    counts: z
+      .object({
+        total: z.number().int(),
+        done: z.number().int(),
+        complete: z.number().int(),
+        pruned: z.number().int(),
+        failed: z.number().int(),
+        retried: z.number().int(),
+        running: z.number().int(),
+        waiting: z.number().int(),
+      })
+      .openapi({
+        description:
+          '`done` = complete + pruned + failed; a failure that was enqueued again is `retried`, not `failed` (its retry counts once it ends)',
+      }),
     best: z.object({ number: z.number().int(), value: z.number().nullable() }).nullable(),
-    perHour: z.number().nullable(),
+    perHour: z
+      .number()
+      .nullable()
+      .openapi({ description: 'trials done per hour from the first start to the last end' }),
+    meanDurationMs: z.number().nullable(),
+    completionRate: z.number().nullable(),
+    pruneRate: z.number().nullable(),
     systemAttrs: z.record(z.string(), z.unknown()),
   })
   .openapi('Study');
@@ -239,24 +253,22 @@ export function studyJson(
   study: StudyRecord,
   all: readonly TrialRecord[],
 ): z.infer<typeof StudySchema> {
-  const counts = countTrials(all, study.direction);
+  const summary = summarizeStudy(study.direction, all);
   return {
     name: study.name,
     direction: study.direction,
     createdAt: study.createdAt,
     campaign: membershipOf(study)?.name ?? null,
     kind: study.systemAttrs.drl === undefined ? 'custom' : 'drl',
-    counts: {
-      total: all.length,
-      complete: counts.complete,
-      pruned: counts.pruned,
-      failed: counts.failed,
-      running: counts.running,
-      waiting: counts.waiting,
-    },
+    counts: countsOf(summary),
     best:
-      counts.best === undefined ? null : { number: counts.best.number, value: counts.best.value },
-    perHour: counts.perHour,
+      summary.best === undefined
+        ? null
+        : { number: summary.best.number, value: summary.best.value },
+    perHour: summary.perHour,
+    meanDurationMs: summary.meanDurationMs,
+    completionRate: summary.completionRate,
+    pruneRate: summary.pruneRate,
     systemAttrs: JSON.parse(JSON.stringify(study.systemAttrs)) as Record<string, unknown>,
   };
 }
