@@ -265,6 +265,61 @@ describe('tradelab service: the API', () => {
     expect(datasets.map((d) => d.dataset)).toContain('JOB:1h');
   });
 
+  it('holds a pool slot per worker process a study or campaign job starts, as the command sizes itself', async () => {
+    type Submitted = { id: number; slots: number; argv: string[] };
+    const logText = async (id: number): Promise<string> =>
+      ((await call(base, `/api/jobs/${id}/log`)).body as { text: string }[])
+        .map((l) => l.text)
+        .join('\n');
+    // tiny's studies are at their targets: auto means one worker (at most the trials left).
+    const done = await post(base, '/api/jobs', {
+      command: 'campaign run',
+      positionals: ['tiny.yaml'],
+    });
+    expect(done.status, JSON.stringify(done.body)).toBe(201);
+    const finished = done.body as Submitted;
+    expect(finished.slots).toBe(1);
+    expect(finished.argv).not.toContain('--workers');
+    expect((await waitForJob(base, finished.id, ['succeeded', 'failed'])).state).toBe('succeeded');
+    expect(await logText(finished.id)).toMatch(/"type":"start".*"workers":1,.*"why":"auto: /);
+
+    // A campaign with trials to go: the job holds what its own first line says it starts.
+    writeFileSync(join(dir, 'wide.yaml'), tinyCampaign('wide', [4, 4]));
+    const wide = (
+      await post(base, '/api/jobs', { command: 'campaign run', positionals: ['wide.yaml'] })
+    ).body as Submitted;
+    const deadline = Date.now() + 60_000;
+    let first: RegExpExecArray | null = null;
+    while (first === null && Date.now() < deadline) {
+      first = /"type":"start".*"workers":(\d+),.*"why":"auto: /.exec(await logText(wide.id));
+      if (first === null) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(first, await logText(wide.id)).not.toBeNull();
+    expect(Number(first?.[1])).toBe(wide.slots);
+    expect(wide.slots).toBeLessThanOrEqual(service.slots);
+    await post(base, `/api/jobs/${wide.id}/cancel`);
+    await waitForJob(base, wide.id, ['succeeded', 'failed', 'cancelled']);
+
+    // A count past the pool is told the pool; a count that is no count is refused where it is.
+    const many = (
+      await post(base, '/api/jobs', {
+        command: 'campaign run',
+        positionals: ['tiny.yaml'],
+        options: { workers: '64' },
+      })
+    ).body as Submitted;
+    expect(many.slots).toBe(service.slots);
+    expect(many.argv.join(' ')).toContain(`--workers ${service.slots}`);
+    await waitForJob(base, many.id, ['succeeded', 'failed', 'cancelled']);
+    const bad = await post(base, '/api/jobs', {
+      command: 'study run',
+      positionals: ['tiny-ensemble_balanced'],
+      options: { workers: 'lots' },
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('options.workers: \\"lots\\" is not allowed');
+  });
+
   it('cancels a running job (SIGTERM to its process) and retries it as a new job', async () => {
     const { body } = await post(base, '/api/jobs', {
       command: 'train ppo',

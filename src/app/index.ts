@@ -1,5 +1,6 @@
 export { openProject, type OpenProjectOptions, type Project } from './open-project.js';
 export { tradelabVersion } from './version.js';
+export { openProjectStorage } from './project-storage.js';
 export {
   DEFAULT_DATASET,
   planHere,
@@ -16,13 +17,18 @@ export { startBackend } from './start-backend.js';
 export { machineBudget, type MachineBudget } from './plan-here.js';
 export { registerBuiltinObjectives } from './builtin-objectives.js';
 export {
+  drlSpecOf,
   oversubscription,
   planStudyWorkers,
   workerSettings,
   type StudyPlan,
 } from './study-workers.js';
 export {
+  campaignRunWorkers,
+  campaignWorkers,
   chooseTrialWorkers,
+  parseWorkersRequest,
+  studyRunWorkers,
   type SizedStudy,
   type TrialWorkers,
   type WorkersRequest,

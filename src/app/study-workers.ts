@@ -25,9 +25,14 @@ export interface StudyPlan extends PlanHere {
   model: string | undefined;
 }
 
-/** Plans workers for a study: a trading study for its largest model, so no trial fails for memory. */
-export async function planStudyWorkers(project: Project, study: StudyRecord): Promise<StudyPlan> {
-  const drl = study.systemAttrs.drl as DrlStudySpec | undefined;
+/**
+ * Plans workers for a study: a trading study (`drl`, its spec) for its largest model, so no trial
+ * fails for memory; another for the profile's default.
+ */
+export async function planStudyWorkers(
+  project: Project,
+  drl: DrlStudySpec | undefined,
+): Promise<StudyPlan> {
   if (drl === undefined) return { ...(await planHere(project)), model: undefined };
   // Loaded here: trading/ brings TensorFlow.js, which planning a plain study does not need.
   const { largestTrial } = await import('../trading/index.js');
@@ -59,4 +64,9 @@ export function oversubscription(workers: number): string | undefined {
   const cores = availableParallelism();
   if (workers <= cores) return undefined;
   return `${workers} workers on ${cores} CPU cores: they will share cores, and each trial runs slower (trials/hour rarely rises past one worker per core)`;
+}
+
+/** A stored study's trading spec, if it is a trading study. */
+export function drlSpecOf(study: StudyRecord): DrlStudySpec | undefined {
+  return study.systemAttrs.drl as DrlStudySpec | undefined;
 }

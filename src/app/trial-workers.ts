@@ -1,6 +1,10 @@
-import type { StudyRecord } from '../storage/index.js';
+import type { CampaignFile, CampaignPlan } from '../campaign/index.js';
+import { TradelabError } from '../core/index.js';
+import { openDatasetStore } from '../data/index.js';
+import type { StudyStorage } from '../storage/index.js';
+import type { DrlStudySpec } from '../trading/index.js';
 import type { Project } from './open-project.js';
-import { planStudyWorkers } from './study-workers.js';
+import { drlSpecOf, planStudyWorkers } from './study-workers.js';
 
 /*
  * How many trial workers a run starts, and how many trials each runs at once: the one meaning of
@@ -32,7 +36,24 @@ export interface TrialWorkers {
 /** One study to size the run for, named as the user knows it (a campaign's study key). */
 export interface SizedStudy {
   label: string;
-  record: StudyRecord;
+  /** Its trading spec; undefined for another study (planned for the profile's default). */
+  drl: DrlStudySpec | undefined;
+}
+
+/**
+ * What `--workers` (or a campaign file's `workers:`, or a job's `workers` option) says: `auto`,
+ * absent (auto) or a whole number ≥ 1; `source` names it in the error.
+ */
+export function parseWorkersRequest(raw: unknown, source = '--workers'): WorkersRequest {
+  if (raw === undefined || raw === 'auto') return 'auto';
+  const n = typeof raw === 'number' ? raw : Number(raw);
+  if (typeof raw === 'boolean' || raw === '' || !Number.isInteger(n) || n < 1)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `${source}: ${JSON.stringify(raw)} is not allowed: expected auto or a whole number ≥ 1`,
+      { hint: `e.g. ${source} 2, or ${source} auto (the planner)` },
+    );
+  return n;
 }
 
 /**
@@ -57,7 +78,7 @@ export async function chooseTrialWorkers(
   let tightest: { fit: number; what: string; limitedBy: string } | undefined;
   let allResident = true;
   for (const study of studies) {
-    const { plan, model } = await planStudyWorkers(project, study.record);
+    const { plan, model } = await planStudyWorkers(project, study.drl);
     if (plan.trialsPerProcess <= 1) allResident = false;
     if (tightest === undefined || plan.workers < tightest.fit)
       tightest = {
@@ -73,4 +94,60 @@ export async function chooseTrialWorkers(
   return resident
     ? { workers: 1, trialsPerWorker: cap(fit), why, limitedBy }
     : { workers: cap(fit), trialsPerWorker: 1, why, limitedBy };
+}
+
+/** `study run`'s workers for stored study `name`, `trials` more trials at most (undefined: no cap). */
+export async function studyRunWorkers(
+  project: Project,
+  storage: StudyStorage,
+  name: string,
+  request: WorkersRequest,
+  trials: number | undefined,
+): Promise<TrialWorkers> {
+  const study = await storage.getStudy(name);
+  return chooseTrialWorkers(project, [{ label: name, drl: drlSpecOf(study) }], request, trials);
+}
+
+/**
+ * `campaign run`'s workers for a campaign file's studies (`specs`, as campaignStudySpecs makes
+ * them) with `left` trials to go. Fine-tuning studies search inside their sources' ranges: their
+ * sources size the run.
+ */
+export function campaignWorkers(
+  project: Project,
+  plan: CampaignPlan,
+  specs: readonly DrlStudySpec[],
+  left: number,
+  request: WorkersRequest,
+  requestedBy: string,
+): Promise<TrialWorkers> {
+  const studies = plan.studies.flatMap((entry, i) =>
+    entry.from === null ? [{ label: entry.key, drl: specs[i] }] : [],
+  );
+  return chooseTrialWorkers(project, studies, request, left, requestedBy);
+}
+
+/**
+ * {@link campaignWorkers} for a campaign file before it runs (a service job's slots): its specs
+ * made from the file and the data, its trials left read from `storage`.
+ */
+export async function campaignRunWorkers(
+  project: Project,
+  storage: StudyStorage,
+  content: CampaignFile,
+  plan: CampaignPlan,
+  request: WorkersRequest,
+  requestedBy: string,
+): Promise<TrialWorkers & { left: number }> {
+  // Loaded here: campaign/ and trading/ bring TensorFlow.js, which most commands do not need.
+  const { campaignStudySpecs, campaignTrialsLeft } = await import('../campaign/index.js');
+  const { drlLimitsOf } = await import('../trading/index.js');
+  const { specs } = await campaignStudySpecs(
+    openDatasetStore(project.config.settings.dataDir),
+    content,
+    plan,
+    drlLimitsOf((await project.chooseProfile()).profile),
+  );
+  const left = await campaignTrialsLeft(storage, plan);
+  return { ...(await campaignWorkers(project, plan, specs, left, request, requestedBy)), left };
 }

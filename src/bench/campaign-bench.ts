@@ -133,14 +133,14 @@ export async function benchCampaign(options: CampaignBenchOptions = {}): Promise
         }
         const name = `finrl-${run}`;
         const pruner: PrunerSpec = run === 'pruned' ? { type: 'median' } : { type: 'nop' };
-        const study = await Study.create(storage, {
+        await Study.create(storage, {
           name,
           direction: 'maximize',
           sampler: { type: 'tpe', seed: 1 },
           pruner,
           systemAttrs: { drl: spec, objective: 'drl' },
         });
-        autoWorkers ??= (await planStudyWorkers(project, study.record)).plan.workers;
+        autoWorkers ??= (await planStudyWorkers(project, spec)).plan.workers;
         const workers = run === 'one' ? 1 : Math.min(autoWorkers, cores);
         const trials =
           run === 'pruned'
@@ -227,7 +227,7 @@ async function gpuRun(
   machine: BenchResult['machine'],
 ): Promise<BenchResult> {
   const name = 'finrl-gpu';
-  const study = await Study.create(storage, {
+  await Study.create(storage, {
     name,
     direction: 'maximize',
     sampler: { type: 'tpe', seed: 1 },
@@ -235,7 +235,7 @@ async function gpuRun(
     systemAttrs: { drl: spec, objective: 'drl' },
   });
   const trials = options.gpuTrials ?? 16;
-  const { plan } = await planStudyWorkers(project, study.record);
+  const { plan } = await planStudyWorkers(project, spec);
   if (plan.shared.length === 0)
     throw new TradelabError(
       'INVALID_ARGUMENT',

@@ -137,6 +137,43 @@ function drlSpec(
 }
 
 /**
+ * The trading study spec of each of the campaign's studies, as the file describes them on its data
+ * (a fine-tuning one's before it is narrowed to its source's best), with what the profile's
+ * `limits` narrowed: what creating the studies stores, and what sizing a run of them plans for.
+ */
+export async function campaignStudySpecs(
+  store: DatasetStore,
+  content: CampaignFile,
+  plan: CampaignPlan,
+  limits: DrlLimits,
+): Promise<{ market: MarketData; specs: DrlStudySpec[]; notes: string[] }> {
+  const market = await loadMarketData(store, parseDatasetKeys(content.data), {
+    features: featureOptionsOf(content.features ?? null),
+  });
+  const notes: string[] = [];
+  const specs = plan.studies.map((_, i) => drlSpec(content, plan, i, market, limits, notes));
+  return { market, specs, notes };
+}
+
+/** The campaign's trials still to run: each study's target less its trials done (none made: all). */
+export async function campaignTrialsLeft(
+  storage: StudyStorage,
+  plan: CampaignPlan,
+): Promise<number> {
+  const stored = new Map((await storage.listStudies()).map((s) => [s.name, s]));
+  let left = 0;
+  for (const entry of plan.studies) {
+    const record = stored.get(entry.study);
+    const done =
+      record === undefined
+        ? 0
+        : summarizeStudy('maximize', await storage.getTrials(record.id)).done;
+    left += Math.max(0, entry.trials - done);
+  }
+  return left;
+}
+
+/**
  * Creates the campaign's studies that are not fine-tuning ones (or loads them when a run made them
  * before), writes the plan to every study that exists, and returns the scheduler's view of each
  * study with its counts so far. A stored study whose settings differ from the file's is an error:
@@ -155,13 +192,11 @@ export async function openCampaignStudies(
   studies: SchedulerStudies;
   /** What the profile's limits narrowed, one line per study and parameter. */
   notes: string[];
+  /** Each study's spec as the file describes it (campaignStudySpecs). */
+  specs: DrlStudySpec[];
 }> {
-  const market = await loadMarketData(store, parseDatasetKeys(content.data), {
-    features: featureOptionsOf(content.features ?? null),
-  });
+  const { market, specs, notes } = await campaignStudySpecs(store, content, plan, limits);
   const existing = new Map((await storage.listStudies()).map((s) => [s.name, s]));
-  const notes: string[] = [];
-  const specs = plan.studies.map((_, i) => drlSpec(content, plan, i, market, limits, notes));
   const components = plan.studies.map((_, i) => campaignStudyComponents(content, i));
   const entries: ScheduledStudy[] = [];
   for (const [i, entry] of plan.studies.entries()) {
@@ -240,7 +275,7 @@ export async function openCampaignStudies(
     const { done, complete } = summarizeStudy('maximize', await storage.getTrials(id));
     return { done, complete };
   };
-  return { entries, studies: { create: createFineTuning, recount }, notes };
+  return { entries, studies: { create: createFineTuning, recount }, notes, specs };
 }
 
 /** Writes the plan to each of the campaign's stored studies. */

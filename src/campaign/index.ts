@@ -13,6 +13,8 @@ export {
   CAMPAIGN_ATTR,
   CAMPAIGN_PLAN_ATTR,
   membershipOf,
+  campaignStudySpecs,
+  campaignTrialsLeft,
   openCampaignStudies,
   readCampaign,
   writeCampaignPlan,

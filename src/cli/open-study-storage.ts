@@ -1,5 +1,5 @@
-import { isAbsolute, resolve } from 'node:path';
-import { openStorage, type StudyStorage } from '../storage/index.js';
+import { openProjectStorage } from '../app/index.js';
+import type { StudyStorage } from '../storage/index.js';
 import type { CommandContext } from './command-spec.js';
 
 /** The project's study storage URL (`--storage`, `TRADELAB_STORAGE`, `paths.storage`). */
@@ -17,21 +17,7 @@ export function openStorageAt(
   url: string,
   access: { readOnly?: boolean } = {},
 ): Promise<StudyStorage> {
-  const { projectRoot: root, settings } = context.project().config;
-  const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined;
-  const absolute =
-    path === undefined ||
-    path === '' ||
-    path === ':memory:' ||
-    path.startsWith('//') ||
-    isAbsolute(path)
-      ? url
-      : `sqlite:${resolve(root, path)}`;
-  return openStorage(absolute, {
-    baseDir: root,
-    artifactDir: settings.artifactDir,
-    ...(access.readOnly === true ? { readOnly: true } : {}),
-  });
+  return openProjectStorage(context.project(), url, access);
 }
 
 /**

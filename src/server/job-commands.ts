@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from '@hono/zod-openapi';
 import { pathInsideProject, TradelabError } from '../core/index.js';
+import { parseWorkersRequest } from '../app/index.js';
 import type { JobRequest } from '../jobs/index.js';
 
 /*
@@ -127,6 +128,8 @@ export function jobArgv(
   request: JobRequest,
   root: string,
   poolSlots: number,
+  /** The worker processes `--workers auto` means for this request (plannedJobWorkers), if known. */
+  plannedWorkers?: number,
 ): JobLaunch {
   const command = commands.find((c) => commandName(c) === request.command);
   if (command === undefined) {
@@ -171,7 +174,7 @@ export function jobArgv(
   });
   for (const [name, value] of Object.entries(request.options)) {
     const spec = command.options.find((o) => o.name === name);
-    if (spec === undefined) continue;
+    if (spec === undefined || (name === 'workers' && command.usesWorkers)) continue;
     if (spec.type === 'boolean') {
       if (value === true) argv.push(`--${name}`);
       continue;
@@ -184,13 +187,20 @@ export function jobArgv(
     }
     argv.push(`--${name}`, text);
   }
+  let slots = 1;
+  if (command.usesWorkers) {
+    // A job holds a slot per worker process it starts: what it asks, else what `auto` means for
+    // it (the same planner as the CLI's), at most the pool; past the pool it is told the pool.
+    const asked = parseWorkersRequest(request.options.workers, 'options.workers');
+    const count = asked === 'auto' ? undefined : asked;
+    const wanted = count ?? plannedWorkers ?? poolSlots;
+    slots = Math.max(1, Math.min(wanted, poolSlots));
+    if (count !== undefined || wanted > slots)
+      argv.push('--workers', String(Math.min(wanted, slots)));
+    else if (request.options.workers !== undefined) argv.push('--workers', 'auto');
+  }
   argv.push('--json');
   if (command.confined) argv.push('--inside-project');
   if (command.progress) argv.push('--progress-interval', '1');
-  let slots = 1;
-  if (command.usesWorkers) {
-    const asked = Number(request.options.workers);
-    slots = Number.isInteger(asked) && asked > 0 ? Math.min(asked, poolSlots) : poolSlots;
-  }
   return { argv, slots };
 }

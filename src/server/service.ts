@@ -3,10 +3,15 @@ import { serve, type ServerType } from '@hono/node-server';
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { planHere, tradelabVersion, type PlanHere, type Project } from '../app/index.js';
+import {
+  openProjectStorage,
+  planHere,
+  tradelabVersion,
+  type PlanHere,
+  type Project,
+} from '../app/index.js';
 import { TradelabError } from '../core/index.js';
 import { JobRunner, openJobQueue, type JobRecord } from '../jobs/index.js';
-import { openStorage } from '../storage/index.js';
 import { clientError, errorResponse } from './api-error.js';
 import { dashboardRoutes } from './dashboard-assets.js';
 import type { JobCommand } from './job-commands.js';
@@ -215,10 +220,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const plan = await planHere(project);
   const slots = options.slots ?? Math.max(1, plan.plan.workers);
   const token = loopback ? undefined : loadServerToken(root, { rotate: options.newToken === true });
-  const storage = await openStorage(settings.storage, {
-    baseDir: root,
-    artifactDir: settings.artifactDir,
-  });
+  const storage = await openProjectStorage(project);
   const queue = await openJobQueue(settings.storage, root).catch(async (error: unknown) => {
     await storage.close();
     throw error;

@@ -1,11 +1,10 @@
 import { availableParallelism } from 'node:os';
 import {
-  chooseTrialWorkers,
-  workerSettings,
+  campaignWorkers,
   oversubscription,
+  parseWorkersRequest,
+  workerSettings,
   type Project,
-  type TrialWorkers,
-  type WorkersRequest,
 } from '../../app/index.js';
 import {
   CampaignScheduler,
@@ -53,7 +52,7 @@ export async function run(given: CommandContext): Promise<void> {
   try {
     const project = context.project();
     const choice = await project.chooseProfile();
-    const { entries, studies, notes } = await openCampaignStudies(
+    const { entries, studies, notes, specs } = await openCampaignStudies(
       storage,
       openStore(context),
       content,
@@ -63,11 +62,17 @@ export async function run(given: CommandContext): Promise<void> {
     for (const note of notes) out.note(`note: within the profile's limits: ${note}`);
     const scheduler = new CampaignScheduler(entries, studies);
     const left = entries.reduce((s, e) => s + Math.max(0, e.plan.trials - e.done), 0);
-    const { workers, trialsPerWorker, why, limitedBy } = await chooseWorkers(
-      context,
-      storage,
+    const fromFile = options.workers === undefined;
+    const { workers, trialsPerWorker, why, limitedBy } = await campaignWorkers(
+      project,
       plan,
+      specs,
       left,
+      parseWorkersRequest(
+        options.workers ?? plan.workers,
+        fromFile ? "the campaign file's workers" : '--workers',
+      ),
+      fromFile ? 'the campaign file' : '--workers',
     );
     plan.run = {
       workers,
@@ -78,6 +83,15 @@ export async function run(given: CommandContext): Promise<void> {
       profile: choice.profile.name,
     };
     await logProfileBanner(context, workers);
+    out.record({
+      type: 'start',
+      campaign: plan.name,
+      storage: storage.url,
+      left,
+      workers,
+      trialsPerWorker,
+      why,
+    });
     out.line(
       `Campaign ${plan.name} in ${storage.url}: ${plural(plan.studies.length, 'study', 'studies')}, ${plural(left, 'trial')} to go, ${plural(workers, 'worker process', 'worker processes')}${trialsPerWorker > 1 ? ` of ${trialsPerWorker} trials at once` : ''} (${why})`,
     );
@@ -174,40 +188,6 @@ export async function run(given: CommandContext): Promise<void> {
 
 function printTable(out: Output, rows: Awaited<ReturnType<typeof campaignRows>>): void {
   for (const line of campaignTableLines(rows)) out.line(line);
-}
-
-/** `--workers N` (or the file's `workers: N`), or `auto`: chooseTrialWorkers' one meaning. */
-async function chooseWorkers(
-  context: CommandContext,
-  storage: StudyStorage,
-  plan: CampaignPlan,
-  left: number,
-): Promise<TrialWorkers> {
-  const raw = context.options.workers ?? plan.workers;
-  let request: WorkersRequest = 'auto';
-  if (raw !== 'auto') {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1)
-      throw new TradelabError(
-        'INVALID_ARGUMENT',
-        `--workers: ${JSON.stringify(raw)} is not allowed: expected auto or a whole number ≥ 1`,
-        { hint: 'e.g. --workers 2, or --workers auto (the planner)' },
-      );
-    request = n;
-  }
-  // Fine-tuning studies search inside their sources' ranges: their sources size the run.
-  const studies = await Promise.all(
-    plan.studies
-      .filter((entry) => entry.from === null)
-      .map(async (entry) => ({ label: entry.key, record: await storage.getStudy(entry.study) })),
-  );
-  return chooseTrialWorkers(
-    context.project(),
-    studies,
-    request,
-    left,
-    context.options.workers === undefined ? 'the campaign file' : '--workers',
-  );
 }
 
 /**

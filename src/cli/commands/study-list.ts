@@ -3,7 +3,12 @@ import type { CommandContext } from '../command-spec.js';
 import { count, shortTime } from '../format.js';
 import { readStudyStorage } from '../open-study-storage.js';
 import { renderTable } from '../output.js';
-import { countsOf, describeComponents, summarizeStudy, type StudySummary } from '../../tune/index.js';
+import {
+  countsOf,
+  describeComponents,
+  summarizeStudy,
+  type StudySummary,
+} from '../../tune/index.js';
 import { formatNumber } from '../study-format.js';
 
 interface Row {

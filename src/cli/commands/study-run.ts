@@ -1,12 +1,12 @@
 import { statSync } from 'node:fs';
 import {
-  chooseTrialWorkers,
   oversubscription,
+  parseWorkersRequest,
+  studyRunWorkers,
   workerSettings,
-  type TrialWorkers,
 } from '../../app/index.js';
 import { TradelabError } from '../../core/index.js';
-import type { StudyRecord, StudyDirection, TrialRecord } from '../../storage/index.js';
+import type { StudyDirection, TrialRecord } from '../../storage/index.js';
 import type { DrlStudySpec } from '../../trading/index.js';
 import {
   bestOf,
@@ -51,11 +51,26 @@ export async function run(context: CommandContext): Promise<void> {
     });
   await withStudyStorage(context, async (storage) => {
     const study = await storage.getStudy(name);
-    const { workers, trialsPerWorker, why } = await chooseWorkers(context, nTrials, study);
+    const { workers, trialsPerWorker, why } = await studyRunWorkers(
+      context.project(),
+      storage,
+      study.name,
+      parseWorkersRequest(context.options.workers),
+      nTrials,
+    );
     const objective = objectivePath(context, study.systemAttrs.objective);
     const objectiveOptions = { ...(await workerSettings(context.project())) };
     const before = await storage.getTrials(study.id);
     const components = describeComponents(study.systemAttrs);
+    out.record({
+      type: 'start',
+      study: study.name,
+      storage: storage.url,
+      trials: nTrials ?? null,
+      workers,
+      trialsPerWorker,
+      why,
+    });
     out.line(
       `Study "${study.name}" (${study.direction}) in ${storage.url}: ${nTrials === undefined ? 'trials' : plural(nTrials, 'trial')}${timeoutS === undefined ? '' : `, starting none after ${formatNumber(timeoutS)} s`}, ${plural(workers, 'worker process', 'worker processes')}${trialsPerWorker > 1 ? ` of ${trialsPerWorker} trials at once` : ''} (${why})`,
     );
@@ -196,23 +211,6 @@ function secondsOption(options: CommandContext['options'], name: string): number
       { hint: `e.g. --${name} 3600 (one hour)` },
     );
   return value;
-}
-
-/** `--workers N`, or `auto` (the default): chooseTrialWorkers' one meaning, capped at --trials. */
-async function chooseWorkers(
-  context: CommandContext,
-  nTrials: number | undefined,
-  study: StudyRecord,
-): Promise<TrialWorkers> {
-  const raw = context.options.workers;
-  const request =
-    raw === undefined || raw === 'auto' ? 'auto' : (intOption(context.options, 'workers', 1) ?? 1);
-  return chooseTrialWorkers(
-    context.project(),
-    [{ label: study.name, record: study }],
-    request,
-    nTrials,
-  );
 }
 
 /**

@@ -3,6 +3,7 @@ import { TradelabError } from '../../core/index.js';
 import { JOB_STATES, type JobRecord, type JobState } from '../../jobs/index.js';
 import { ErrorBodySchema } from '../api-error.js';
 import { jobArgv, jobRequestSchema } from '../job-commands.js';
+import { plannedJobWorkers } from '../job-workers.js';
 import type { ServiceContext } from '../service-context.js';
 
 const JobSchema = z
@@ -141,7 +142,13 @@ export function jobRoutes(ctx: ServiceContext): OpenAPIHono {
     }),
     async (c) => {
       const request = c.req.valid('json');
-      const { argv, slots } = jobArgv(ctx.commands, request, ctx.root, ctx.poolSlots);
+      // Checked first (paths, positionals, options), then sized by what `--workers auto` means.
+      const checked = jobArgv(ctx.commands, request, ctx.root, ctx.poolSlots);
+      const planned = await plannedJobWorkers(ctx, request);
+      const { argv, slots } =
+        planned === undefined
+          ? checked
+          : jobArgv(ctx.commands, request, ctx.root, ctx.poolSlots, planned);
       const queued = await ctx.queue.submit({ request, argv, slots });
       ctx.events.publish({ event: 'job', data: queued });
       ctx.runner.wake();

@@ -1,0 +1,53 @@
+import { resolve } from 'node:path';
+import {
+  campaignRunWorkers,
+  openProjectStorage,
+  parseWorkersRequest,
+  studyRunWorkers,
+} from '../app/index.js';
+import type { JobRequest } from '../jobs/index.js';
+import type { ServiceContext } from './service-context.js';
+
+/**
+ * The worker processes a `study run` or `campaign run` job's `--workers auto` means: the same
+ * use case the command calls when it starts (the planner's fit for the study's largest trial, at
+ * most the trials left), so a job holds as many pool slots as the processes it will start.
+ * Undefined for a job that asks a count, or a command sized otherwise.
+ */
+export async function plannedJobWorkers(
+  ctx: ServiceContext,
+  request: JobRequest,
+): Promise<number | undefined> {
+  if (parseWorkersRequest(request.options.workers, 'options.workers') !== 'auto') return undefined;
+  const [first] = request.positionals;
+  if (first === undefined) return undefined;
+  if (request.command === 'study run') {
+    const trials = request.options.trials;
+    const chosen = await studyRunWorkers(
+      ctx.project,
+      ctx.storage,
+      first,
+      'auto',
+      trials === undefined ? undefined : Number(trials),
+    );
+    return chosen.workers;
+  }
+  if (request.command === 'campaign run') {
+    // Loaded here: the campaign file's reader brings campaign/ (and TensorFlow.js) along.
+    const { readCampaignFile } = await import('../campaign/index.js');
+    const { content, plan } = readCampaignFile(resolve(ctx.root, first), { within: ctx.root });
+    const storage =
+      content.storage === undefined
+        ? ctx.storage
+        : await openProjectStorage(ctx.project, content.storage);
+    try {
+      const request = parseWorkersRequest(plan.workers, "the campaign file's workers");
+      return (
+        await campaignRunWorkers(ctx.project, storage, content, plan, request, 'the campaign file')
+      ).workers;
+    } finally {
+      if (storage !== ctx.storage) await storage.close();
+    }
+  }
+  return undefined;
+}
