@@ -248,6 +248,7 @@ describe('tradelab service: the API', () => {
       '--seed',
       '3',
       '--json',
+      '--progress-records',
     ]);
     const job = await waitForJob(base, id, ['succeeded', 'failed']);
     expect(job.state, JSON.stringify(job)).toBe('succeeded');
@@ -407,7 +408,12 @@ describe('tradelab service: the API', () => {
     expect(text).toMatch(/^event: hello$/m);
     expect(text).toMatch(/^event: job$/m);
     expect(text).toMatch(/^event: log$/m);
-    await waitForJob(base, id, ['succeeded']);
+    const ended = await waitForJob(base, id, ['succeeded']);
+    // The job's progress is the command's last progress record: 5 of 5 trials, not scraped text.
+    const progress = ended.progress as { percent: number; text: string };
+    expect(progress.percent).toBe(100);
+    expect(progress.text).toMatch(/^100% \(5\/5 trials\)/);
+    expect(ended.result).not.toContainEqual(expect.objectContaining({ type: 'progress' }));
   }, 120_000);
 });
 

@@ -1,4 +1,5 @@
 import { etaHours, membershipOf, totalOf, type CampaignPlan } from '../campaign/index.js';
+import type { ProgressRecord } from '../jobs/index.js';
 import type { StudyStorage } from '../storage/index.js';
 import { summarizeStudy, type StudySummary } from '../tune/index.js';
 import { renderTable } from './output.js';
@@ -108,6 +109,24 @@ export function campaignProgressLine(rows: readonly CampaignRow[]): string {
       ? ''
       : `, ${formatRate(counts.perHour / 3600, 'trials', 'trial')}, ${left === 'done' ? left : `ETA ${left}`}`;
   return `progress: ${target > 0 ? Math.round((100 * done) / target) : 0}% (${done}/${target} trials)${figures}`;
+}
+
+/** The TOTAL row as a progress record (`--json`): what a service's job shows as its progress. */
+export function campaignProgressRecord(rows: readonly CampaignRow[]): ProgressRecord {
+  const done = rows.reduce((n, r) => n + Math.min(r.counts.done, r.target), 0);
+  const target = rows.reduce((n, r) => n + r.target, 0);
+  const { counts } = totalOf(rows);
+  const hours = etaHours(counts, target);
+  return {
+    type: 'progress',
+    percent: target > 0 ? Math.round((100 * done) / target) : null,
+    done,
+    total: target,
+    unit: 'trials',
+    perSecond: counts.perHour === null ? null : counts.perHour / 3600,
+    etaS: hours === null ? null : hours * 3600,
+    text: campaignProgressLine(rows).slice('progress: '.length),
+  };
 }
 
 /** A row as JSON (`--json`). */

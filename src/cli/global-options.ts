@@ -10,6 +10,11 @@ export interface GlobalOption {
 /** Options every command takes. */
 export const GLOBAL_OPTIONS: readonly GlobalOption[] = [
   { name: 'json', description: 'print data as JSON, one object per line' },
+  {
+    name: 'progress-records',
+    description:
+      'with --json, also print the progress of long work as records ({"type":"progress",…}): what a service job reads',
+  },
   { name: 'verbose', short: 'v', description: 'print the stack trace of errors' },
   {
     name: 'config',

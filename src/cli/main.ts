@@ -51,7 +51,7 @@ export async function runCli(argv: readonly string[], io: CliEnvironment): Promi
       positionals: parsed.positionals,
       cwd: io.cwd,
       commands: COMMANDS,
-      out: createOutput(io, json, errStyle),
+      out: createOutput(io, json, errStyle, parsed.values['progress-records'] === true),
       verbose,
       project: () =>
         (project ??= openProject({

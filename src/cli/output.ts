@@ -1,3 +1,4 @@
+import type { ProgressRecord } from '../jobs/index.js';
 import { PLAIN, type Style } from './style.js';
 
 /** Where a command writes: human text, JSON lines, and notes on stderr. */
@@ -8,6 +9,10 @@ export interface Output {
   line(text?: string): void;
   /** One JSON object on its own line (stdout); ignored outside JSON mode. */
   record(value: unknown): void;
+  /** `--json --progress-records`: long work prints its progress as records too. */
+  readonly progressRecords: boolean;
+  /** A progress record (stdout); ignored unless {@link progressRecords}. */
+  progress(record: ProgressRecord): void;
   /** A note for the human (stderr), in both modes; one starting `warning:` is yellow on a terminal. */
   note(text: string): void;
 }
@@ -19,9 +24,18 @@ export interface OutputStreams {
 }
 
 /** Creates an output for one command run; `style` colors its notes (plain by default). */
-export function createOutput(streams: OutputStreams, json: boolean, style: Style = PLAIN): Output {
+export function createOutput(
+  streams: OutputStreams,
+  json: boolean,
+  style: Style = PLAIN,
+  progressRecords = false,
+): Output {
   return {
     json,
+    progressRecords: json && progressRecords,
+    progress(record) {
+      if (json && progressRecords) streams.stdout.write(`${JSON.stringify(record)}\n`);
+    },
     line(text = '') {
       if (!json) streams.stdout.write(`${text}\n`);
     },

@@ -9,8 +9,8 @@ import { createProgress, type Progress } from './progress.js';
  * A benchmark's progress on stderr as it measures: a bar with its rate and ETA on a terminal, else
  * a plain `progress:` line at every step, since a benchmark's steps are few and each takes long.
  */
-export function benchProgress(total: number, unit: string): Progress {
-  return createProgress({ total, unit, plainIntervalS: 0 });
+export function benchProgress(total: number, unit: string, out: Output): Progress {
+  return createProgress({ total, unit, plainIntervalS: 0, out });
 }
 
 /** The seconds of an update's parts, summed. */

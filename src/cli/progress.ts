@@ -1,4 +1,6 @@
+import { progressRecord } from '../jobs/index.js';
 import { numberOption } from './option-values.js';
+import type { Output } from './output.js';
 
 /**
  * A one-line progress display on a terminal: bar, count, rate, ETA. When not on a terminal it is
@@ -46,6 +48,12 @@ export interface ProgressOptions {
    * this many seconds, and one when done reaches the total. Default: no lines.
    */
   plainIntervalS?: number;
+  /**
+   * With `--json --progress-records`, a progress record (`{"type":"progress",…}`,
+   * jobs/progress-record.ts) goes to its stdout at the plain lines' pace, on a terminal too: what a
+   * service's job reads.
+   */
+  out?: Output;
   /** The clock, in ms; default `performance.now`. */
   now?: () => number;
 }
@@ -104,10 +112,14 @@ export function createProgress(options: ProgressOptions): Progress {
     update(done, label = '', newTotal) {
       if (newTotal !== undefined) total = newTotal;
       const at = now();
-      if (stream.isTTY !== true) {
-        const interval = options.plainIntervalS;
-        if (interval === undefined) return;
-        if ((at - lastPlain) / 1000 < interval && done < total) return;
+      const tty = stream.isTTY === true;
+      const interval = options.plainIntervalS;
+      const records = options.out?.progressRecords === true;
+      if (
+        interval !== undefined &&
+        (!tty || records) &&
+        ((at - lastPlain) / 1000 >= interval || done >= total)
+      ) {
         lastPlain = at;
         const { fraction, rate, eta } = figures(done, at);
         const amount = Number.isFinite(total)
@@ -115,9 +127,20 @@ export function createProgress(options: ProgressOptions): Progress {
           : `${count(done)} ${options.unit}`;
         // Before the first item is done there is no rate to tell, and so no ETA: say nothing.
         const speed = done > 0 ? `, ${rate}${Number.isFinite(total) ? `, ETA ${eta}` : ''}` : '';
-        stream.write(`progress: ${amount}${speed}${label === '' ? '' : `, ${label}`}\n`);
-        return;
+        const text = `${amount}${speed}${label === '' ? '' : `, ${label}`}`;
+        if (!tty) stream.write(`progress: ${text}\n`);
+        if (records)
+          options.out?.progress(
+            progressRecord(
+              done,
+              Number.isFinite(total) ? total : null,
+              options.unit,
+              (at - started) / 1000,
+              text,
+            ),
+          );
       }
+      if (!tty) return;
       if (at - last < 100 && done < total) return;
       last = at;
       const { fraction, rate, eta } = figures(done, at);

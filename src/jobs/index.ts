@@ -15,4 +15,4 @@ export {
 export { openJobQueue } from './open-job-queue.js';
 export { openSqliteJobQueue } from './sqlite-job-queue.js';
 export { JobRunner, type JobEvent, type JobRunnerOptions } from './job-runner.js';
-export { parseProgressLine } from './progress-line.js';
+export { jobProgressOf, progressRecord, type ProgressRecord } from './progress-record.js';

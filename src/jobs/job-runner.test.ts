@@ -18,9 +18,11 @@ writeFileSync(
 if (process.channel) process.channel.unref();
 if (mode === 'ok') {
   console.error('progress: 50% (1/2 steps), 1 steps/s, ETA 1 s');
+  console.log(JSON.stringify({ type: 'progress', percent: 50, done: 1, total: 2, unit: 'steps', perSecond: 1, etaS: 1, text: '50% (1/2 steps)' }));
   console.log(JSON.stringify({ row: 1 }));
   console.log('plain text');
   console.error('progress: 100% (2/2 steps), 1 steps/s, ETA 0 s');
+  console.log(JSON.stringify({ type: 'progress', percent: 100, done: 2, total: 2, unit: 'steps', perSecond: 1, etaS: 0, text: '100% (2/2 steps)' }));
   console.log(JSON.stringify({ row: 2 }));
 } else if (mode === 'fail') {
   console.error('error [DATASET_NOT_FOUND]: no dataset "X:1h"');

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
 import { createInterface } from 'node:readline';
 import type { JobLogLine, JobQueue, JobRecord } from './job-queue.js';
-import { parseProgressLine } from './progress-line.js';
+import { jobProgressOf } from './progress-record.js';
 
 /*
  * The pool that runs a queue's jobs: each job is one tradelab process, so a job crashing (or
@@ -259,8 +259,19 @@ export class JobRunner {
   private onLine(r: Running, stream: 'stdout' | 'stderr', text: string): void {
     const at = Date.now();
     if (stream === 'stderr') {
-      const progress = parseProgressLine(text, at);
+      // The plain twin of a progress record: the record is the job's progress, not its log.
+      if (text.startsWith('progress: ')) return;
+      if (/^error\b/i.test(text)) r.lastError = text;
+    } else if (text.startsWith('{')) {
+      let record: unknown;
+      try {
+        record = JSON.parse(text);
+      } catch {
+        // Not a JSON line: a plain line of output, kept in the log only.
+      }
+      const progress = jobProgressOf(record, at);
       if (progress !== undefined) {
+        // The command's figures (its plain `progress:` line for people is in the log already).
         r.job = { ...r.job, progress };
         this.options.queue.setProgress(r.job.id, progress).catch((error: unknown) => {
           this.report(error);
@@ -268,13 +279,7 @@ export class JobRunner {
         this.emit({ type: 'job', job: r.job });
         return;
       }
-      if (/^error\b/i.test(text)) r.lastError = text;
-    } else if (text.startsWith('{') && r.result.length < MAX_RESULT_ROWS) {
-      try {
-        r.result.push(JSON.parse(text));
-      } catch {
-        // Not a JSON line: a plain line of output, kept in the log only.
-      }
+      if (record !== undefined && r.result.length < MAX_RESULT_ROWS) r.result.push(record);
     }
     r.pending.push({ stream, text, at });
   }

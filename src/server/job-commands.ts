@@ -119,9 +119,10 @@ export interface JobLaunch {
 /**
  * The command line of a validated request, and the slots it takes out of `poolSlots`: paths are
  * checked against `root`; `--json` makes the command's results rows of the job's result,
+ * `--progress-records` its progress records the job's progress (jobs/progress-record.ts),
  * `--inside-project` keeps what its input file names inside the project too (checked by the job's
- * process when it reads the file, which may change after this), and `--progress-interval 1`
- * gives the job its progress.
+ * process when it reads the file, which may change after this), and `--progress-interval 1` makes
+ * progress records come every second.
  */
 export function jobArgv(
   commands: readonly JobCommand[],
@@ -199,7 +200,7 @@ export function jobArgv(
       argv.push('--workers', String(Math.min(wanted, slots)));
     else if (request.options.workers !== undefined) argv.push('--workers', 'auto');
   }
-  argv.push('--json');
+  argv.push('--json', '--progress-records');
   if (command.confined) argv.push('--inside-project');
   if (command.progress) argv.push('--progress-interval', '1');
   return { argv, slots };

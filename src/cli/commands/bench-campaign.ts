@@ -33,7 +33,7 @@ export async function run(context: CommandContext): Promise<void> {
         : run === 'gpu'
           ? (gpuTrials ?? 16)
           : (trials ?? (run === 'one' ? 4 : 6));
-  const progress = benchProgress(total, 'trials');
+  const progress = benchProgress(total, 'trials', out);
   let ended = 0;
   const results = await benchCampaign({
     ...(trials === undefined ? {} : { trials }),

@@ -14,7 +14,7 @@ export async function run(context: CommandContext): Promise<void> {
   const envs = intListOption(options.envs, 'envs', '1,16,256,2048');
   const gpu = choiceOption(options, 'gpu', ['auto', 'always', 'never'] as const);
   const gpuEnvs = intListOption(options['gpu-envs'], 'gpu-envs', '1024,65536,1048576');
-  const progress = benchProgress(1, 'figures');
+  const progress = benchProgress(1, 'figures', out);
   const results = await benchEnv({
     ...(assets === undefined ? {} : { assets }),
     ...(features === undefined ? {} : { features }),

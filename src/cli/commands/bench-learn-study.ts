@@ -17,7 +17,7 @@ export async function run(context: CommandContext): Promise<void> {
   const steps = intOption(options, 'steps', 2048);
   const marketSeed = intOption(options, 'seed', 0);
   const dir = typeof options.dir === 'string' ? projectPath(context, options.dir) : undefined;
-  const progress = benchProgress(trials ?? 12, 'trials');
+  const progress = benchProgress(trials ?? 12, 'trials', out);
   const result = await benchLearnStudy({
     ...(trials === undefined ? {} : { trials }),
     ...(workers === undefined ? {} : { workers }),

@@ -37,7 +37,7 @@ export async function run(context: CommandContext): Promise<void> {
     ...(noTradeBand === undefined ? {} : { noTradeBand }),
   };
   const total = (signals ?? LEARN_SIGNALS).length * (seeds?.length ?? 5) * (steps ?? 300_000);
-  const progress = benchProgress(total, 'steps');
+  const progress = benchProgress(total, 'steps', out);
   const results = await benchLearn({
     ...(signals === undefined ? {} : { signals }),
     ...(seeds === undefined ? {} : { seeds }),

@@ -17,7 +17,7 @@ export async function run(context: CommandContext): Promise<void> {
   const preset = choiceOption(options, 'preset', ['finrl'] as const);
   const policy = choiceOption(options, 'policy', POLICY_NETWORKS);
   const reference = choiceOption(options, 'reference', ['auto', 'never'] as const);
-  const progress = benchProgress(1, 'paths');
+  const progress = benchProgress(1, 'paths', out);
   const results = await benchPpoUpdate({
     ...(state === undefined ? {} : { state }),
     ...(netDim === undefined ? {} : { netDim }),

@@ -32,7 +32,7 @@ export async function run(context: CommandContext): Promise<void> {
     reference: choiceOption(options, 'reference', ['auto', 'never'] as const),
     sweep,
   };
-  const progress = benchProgress(1, 'shapes');
+  const progress = benchProgress(1, 'shapes', out);
   const results = await benchTcn({
     ...Object.fromEntries(Object.entries(pick).filter(([, v]) => v !== undefined)),
     onStep: (name, done, total) => {

@@ -21,6 +21,7 @@ import type { StudyStorage } from '../../storage/index.js';
 import { resolveObjective, runStudyPool, type WorkerPoolSummary } from '../../tune/index.js';
 import {
   campaignProgressLine,
+  campaignProgressRecord,
   campaignRowRecord,
   campaignRows,
   campaignTableLines,
@@ -147,6 +148,7 @@ export async function run(given: CommandContext): Promise<void> {
       display.stop();
     }
     const rows = await campaignRows(storage, plan);
+    out.progress(campaignProgressRecord(rows));
     const total = totalOf(rows);
     for (const entry of scheduler.state())
       if (entry.blocked !== undefined)
@@ -192,8 +194,9 @@ function printTable(out: Output, rows: Awaited<ReturnType<typeof campaignRows>>)
 
 /**
  * The live table: redrawn in place on a terminal (stderr), a plain copy every `intervalS` seconds
- * otherwise (CI logs), each copy after a `progress:` line (done of target, rate, ETA); with --json
- * (each trial is a record there) only that line, which is how a service's job shows progress.
+ * otherwise (CI logs), each copy after a `progress:` line (done of target, rate, ETA). With --json
+ * (each trial is a record there) only that line, and with --progress-records a progress record on
+ * stdout every `intervalS` seconds, which is how a service's job shows progress.
  */
 class CampaignDisplay {
   private readonly tty = process.stderr.isTTY;
@@ -213,7 +216,7 @@ class CampaignDisplay {
 
   /** A trial ended: redraw now on a terminal; a plain line at every change with interval 0. */
   changed(): void {
-    if (this.tty || this.intervalS === 0) void this.draw();
+    if (this.redraws() || this.intervalS === 0) void this.draw();
   }
 
   /** Erases the drawn table before a note; the next draw puts it back below the note. */
@@ -229,9 +232,19 @@ class CampaignDisplay {
     this.erase();
   }
 
+  /** The table redrawn in place: on a terminal, unless stdout carries JSON records. */
+  private redraws(): boolean {
+    return this.tty && !this.out.json;
+  }
+
+  /** Drawn at all: with --json on a terminal, only for progress records. */
+  private draws(): boolean {
+    return !(this.tty && this.out.json) || this.out.progressRecords;
+  }
+
   private schedule(): void {
-    if ((this.out.json && this.tty) || this.stopped) return;
-    const ms = this.tty ? REDRAW_MS : this.intervalS * 1000;
+    if (this.stopped || !this.draws()) return;
+    const ms = this.redraws() ? REDRAW_MS : this.intervalS * 1000;
     if (ms <= 0) return;
     this.timer = setTimeout(() => {
       void this.draw().then(() => {
@@ -242,7 +255,7 @@ class CampaignDisplay {
   }
 
   private async draw(): Promise<void> {
-    if ((this.out.json && this.tty) || this.drawing || this.stopped) return;
+    if (this.drawing || this.stopped || !this.draws()) return;
     this.drawing = true;
     try {
       const rows = await campaignRows(this.storage, this.plan);
@@ -250,12 +263,13 @@ class CampaignDisplay {
       // stop() may have run while the rows were read.
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
       if (this.stopped) return;
-      if (this.tty) {
+      if (this.redraws()) {
         const up = this.drawn > 0 ? `\x1b[${this.drawn}A\x1b[J` : '';
         process.stderr.write(`${up}${lines.join('\n')}\n`);
         this.drawn = lines.length;
       } else {
-        this.out.note(campaignProgressLine(rows));
+        if (!this.tty) this.out.note(campaignProgressLine(rows));
+        this.out.progress(campaignProgressRecord(rows));
         if (this.out.json) return;
         for (const line of lines) this.out.note(`  ${line}`);
       }

@@ -183,6 +183,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       total: settings.stepsPerEpoch,
       unit: 'steps',
       plainIntervalS: progressIntervalOption(options),
+      out,
     });
   let progress = newProgress();
   const header = EPOCH_HEADERS.map((h) => h.toUpperCase());

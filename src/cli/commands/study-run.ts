@@ -6,6 +6,7 @@ import {
   workerSettings,
 } from '../../app/index.js';
 import { TradelabError } from '../../core/index.js';
+import { progressRecord, type ProgressRecord } from '../../jobs/index.js';
 import type { StudyDirection, TrialRecord } from '../../storage/index.js';
 import type { DrlStudySpec } from '../../trading/index.js';
 import {
@@ -285,11 +286,28 @@ class RunTracker {
     this.show(true);
   }
 
-  /** Stops the periodic lines and clears the progress bar, before a note or the summary. */
+  /**
+   * Stops the periodic lines and clears the progress bar, before a note or the summary; the last
+   * progress record says where the run ended.
+   */
   clear(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.progress.done();
+    this.out.progress(this.record());
+  }
+
+  /** The run's progress as a record. */
+  private record(): ProgressRecord {
+    const state = this.snapshot();
+    const elapsedS = (performance.now() - this.started) / 1000;
+    return progressRecord(
+      runWorkDone(state),
+      this.nTrials ?? null,
+      'trials',
+      elapsedS,
+      describeRunProgress(state, elapsedS),
+    );
   }
 
   private snapshot(): RunProgressState {
@@ -308,10 +326,8 @@ class RunTracker {
   /** Redraws the bar, or writes a plain line when one is due (`ended`: a trial just ended). */
   private show(ended: boolean): void {
     const state = this.snapshot();
-    if (this.tty) {
-      this.progress.update(runWorkDone(state), runProgressLabel(state));
-      return;
-    }
+    if (this.tty) this.progress.update(runWorkDone(state), runProgressLabel(state));
+    if (!this.plain()) return;
     const since = (performance.now() - this.lastLine) / 1000;
     const due = ended
       ? since >= Math.min(this.intervalS, QUICK_TRIAL_LINES_S)
@@ -319,10 +335,17 @@ class RunTracker {
     if (due) this.plainLine();
   }
 
+  /** Plain lines for logs, or progress records (a service's job reads them). */
+  private plain(): boolean {
+    return !this.tty || this.out.progressRecords;
+  }
+
   private plainLine(): void {
     const now = performance.now();
     this.lastLine = now;
-    this.out.note(`progress: ${describeRunProgress(this.snapshot(), (now - this.started) / 1000)}`);
+    const record = this.record();
+    if (!this.tty) this.out.note(`progress: ${record.text}`);
+    this.out.progress(record);
     this.schedule();
   }
 
@@ -330,7 +353,7 @@ class RunTracker {
   private schedule(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.tty || this.intervalS <= 0) return;
+    if (!this.plain() || this.intervalS <= 0) return;
     this.timer = setTimeout(() => {
       this.plainLine();
     }, this.intervalS * 1000);

@@ -257,6 +257,7 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     unit: 'env steps',
     one: 'env step',
     plainIntervalS: progressInterval,
+    out,
   });
   let progressFrom: number | undefined;
   let result: PpoRunResult;
