@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Writes docs/openapi.json: the OpenAPI document `tradelab serve` serves at /openapi.json, so the
 // API's changes show in review. test/service-api.test.ts fails when the two differ. Run it after
-// `npm run build`: node scripts/write-openapi.mjs
+// `npm run build`: node scripts/write-openapi.mjs (then node scripts/write-api-types.mjs for the
+// dashboard's types)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';

@@ -173,6 +173,6 @@ describe('study fail-stale', () => {
       }),
     ]);
     const show = await cliInProcess(dir, 'study', 'show', 'crash');
-    expect(show.stdout).toContain('trials           2 (1 waiting, 1 fail)');
+    expect(show.stdout).toContain('trials           2 (1 waiting, 1 failed and retried)');
   });
 });

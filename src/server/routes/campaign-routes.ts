@@ -7,6 +7,21 @@ const CampaignSummarySchema = z
   .object({ name: z.string(), studies: z.array(z.string()) })
   .openapi('CampaignSummary');
 
+/** A study's (or the campaign's) trials in numbers: tune/'s StudySummary as JSON. */
+const SummarySchema = z.looseObject({
+  total: z.number().int(),
+  done: z.number().int(),
+  complete: z.number().int(),
+  pruned: z.number().int(),
+  failed: z.number().int(),
+  retried: z.number().int(),
+  running: z.number().int(),
+  waiting: z.number().int(),
+  best: z.looseObject({ number: z.number().int(), value: z.number().nullable() }).optional(),
+  meanDurationMs: z.number().nullable(),
+  perHour: z.number().nullable(),
+});
+
 const ReportSchema = z
   .looseObject({
     name: z.string(),
@@ -14,12 +29,26 @@ const ReportSchema = z
     generatedAt: z.number(),
     studies: z.array(
       z.looseObject({
+        key: z.string(),
         study: z.string(),
-        target: z.number(),
-        trials: z.array(z.looseObject({ number: z.number(), state: z.string() })),
+        preset: z.string(),
+        direction: z.enum(['minimize', 'maximize']),
+        target: z.number().int(),
+        state: z.enum(['pending', 'running', 'done']),
+        counts: SummarySchema,
+        splits: z.number().int(),
+        trials: z.array(
+          z.looseObject({ number: z.number(), state: z.string(), value: z.number().nullable() }),
+        ),
       }),
     ),
-    total: z.looseObject({ target: z.number() }),
+    total: z.looseObject({ target: z.number().int(), counts: SummarySchema }),
+    phases: z.object({
+      rollout: z.number(),
+      update: z.number(),
+      other: z.number(),
+      trials: z.number().int(),
+    }),
     diagnosis: z.array(z.string()),
   })
   .openapi('CampaignReport', {

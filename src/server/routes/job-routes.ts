@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { TradelabError } from '../../core/index.js';
+import { isTradelabError, TradelabError } from '../../core/index.js';
 import { JOB_STATES, type JobRecord, type JobState } from '../../jobs/index.js';
 import { ErrorBodySchema } from '../api-error.js';
 import { jobArgv, jobRequestSchema } from '../job-commands.js';
@@ -144,7 +144,12 @@ export function jobRoutes(ctx: ServiceContext): OpenAPIHono {
       const request = c.req.valid('json');
       // Checked first (paths, positionals, options), then sized by what `--workers auto` means.
       const checked = jobArgv(ctx.commands, request, ctx.root, ctx.poolSlots);
-      const planned = await plannedJobWorkers(ctx, request);
+      // A file or study the job cannot use is the job's to refuse when it runs (the file may
+      // change before then, and its process quotes nothing of it): sizing falls back to the pool.
+      const planned = await plannedJobWorkers(ctx, request).catch((error: unknown) => {
+        if (isTradelabError(error)) return undefined;
+        throw error;
+      });
       const { argv, slots } =
         planned === undefined
           ? checked

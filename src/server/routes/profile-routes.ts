@@ -12,6 +12,7 @@ const ProfileSchema = z
     vramGb: z.number(),
     origin: z.string(),
     aliases: z.array(z.string()),
+    hourlyUsd: z.number().nullable().optional(),
   })
   .openapi('Profile', { description: 'every field of `tradelab profiles show`' });
 
