@@ -13,15 +13,19 @@ export {
   type ErrorCode,
 } from './core/index.js';
 
-// A project: config, GPU profile, backend, and the planner's answer for this machine.
+// A project: config, GPU profile, backend, the planner's answer for this machine, and the use
+// cases the CLI and the service run on it (`trainPpo`: `tradelab train ppo`, defaults and guards).
 export {
   openProject,
   planHere,
   startBackend,
   tradelabVersion,
+  trainPpo,
   type PlanHere,
   type PlanRequest,
   type Project,
+  type TrainPpoOptions,
+  type TrainPpoOutcome,
 } from './app/index.js';
 export { loadConfig, type Config, type Settings } from './config/index.js';
 export {

@@ -229,7 +229,9 @@ describe('study run, list, show, trials, export, rm', () => {
   it('lists the study with its trials by state and best value', async () => {
     const list = await cliInProcess(dir, 'study', 'list');
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/^NAME\s+DIRECTION\s+TRIALS\s+COMPLETE\s+PRUNED\s+FAIL\s+RETRIED\s+RUNNING/);
+    expect(list.stdout).toMatch(
+      /^NAME\s+DIRECTION\s+TRIALS\s+COMPLETE\s+PRUNED\s+FAIL\s+RETRIED\s+RUNNING/,
+    );
     expect(list.stdout).toMatch(
       new RegExp(
         `^${name}\\s+minimize\\s+12\\s+12\\s+-\\s+-\\s+-\\s+-\\s+-\\s+[0-9.]+\\s+[0-9.e-]+\\s+tpe \\(`,

@@ -33,3 +33,13 @@ export {
   type TrialWorkers,
   type WorkersRequest,
 } from './trial-workers.js';
+export { refuseChangedResumeFlags, type ResumeFlag } from './resume-changes.js';
+export {
+  markRunInterrupted,
+  resumeCommandOf,
+  trainPpo,
+  type TrainPpoEvents,
+  type TrainPpoOptions,
+  type TrainPpoOutcome,
+  type TrainPpoStart,
+} from './train-ppo.js';

@@ -34,7 +34,7 @@ import { logProfileBanner } from '../profile-banner.js';
 import { createProgress, progressIntervalOption } from '../progress.js';
 import { projectPath } from '../project-path.js';
 import { onStopSignals, signalExitCode } from '../stop-signals.js';
-import { refuseChangedResumeFlags } from '../resume-changes.js';
+import { refuseChangedResumeFlags } from '../../app/index.js';
 
 /** Features per bar of the RV dataset. */
 const FEATURES = BAR_FEATURE_COUNT;
