@@ -14,15 +14,18 @@ export {
 } from './core/index.js';
 
 // A project: config, GPU profile, backend, the planner's answer for this machine, and the use
-// cases the CLI and the service run on it (`trainPpo`: `tradelab train ppo`, defaults and guards).
+// cases the CLI and the service run on it, with the commands' defaults and guards (`trainPpo`:
+// `tradelab train ppo`; `pretrainTcnRun`: `tradelab pretrain tcn`).
 export {
   openProject,
   planHere,
+  pretrainTcnRun,
   startBackend,
   tradelabVersion,
   trainPpo,
   type PlanHere,
   type PlanRequest,
+  type PretrainTcnOptions,
   type Project,
   type TrainPpoOptions,
   type TrainPpoOutcome,

@@ -43,3 +43,12 @@ export {
   type TrainPpoOutcome,
   type TrainPpoStart,
 } from './train-ppo.js';
+export {
+  planPretrain,
+  pretrainTcnRun,
+  type PretrainPlan,
+  type PretrainSettingsAsked,
+  type PretrainTcnEvents,
+  type PretrainTcnOptions,
+  type PretrainTcnStart,
+} from './pretrain-tcn.js';

@@ -1,74 +1,43 @@
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { machineBudget, startBackend } from '../../app/index.js';
-import { TradelabError } from '../../core/index.js';
 import {
-  BAR_FEATURE_COUNT,
-  calendarFor,
-  DAY_MS,
-  parseDatasetKeys,
-  timeframeMs,
-} from '../../data/index.js';
-import { formatBytes, planWorkers, type WorkerPlan } from '../../profiles/index.js';
+  planPretrain,
+  pretrainTcnRun,
+  type PretrainSettingsAsked,
+  type PretrainTcnOptions,
+} from '../../app/index.js';
+import { BAR_FEATURE_COUNT, DAY_MS } from '../../data/index.js';
 import {
-  buildRvDataset,
-  checkPretrainSettings,
   EPOCH_HEADERS,
   epochCells,
   PRECISIONS,
-  PRETRAIN_DEFAULTS,
-  preparePretrainDirectory,
-  readPretrainRun,
   REPORT_FILE,
-  resolvePrecision,
   verdict,
   type EpochRow,
-  type PretrainSettings,
 } from '../../supervised/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { count } from '../format.js';
 import { choiceOption, intOption, numberOption } from '../option-values.js';
-import { openStore } from '../open-store.js';
 import { renderTable } from '../output.js';
 import { logProfileBanner } from '../profile-banner.js';
 import { createProgress, progressIntervalOption } from '../progress.js';
 import { projectPath } from '../project-path.js';
 import { onStopSignals, signalExitCode } from '../stop-signals.js';
-import { refuseChangedResumeFlags } from '../../app/index.js';
-
-/** Features per bar of the RV dataset. */
-const FEATURES = BAR_FEATURE_COUNT;
 
 /**
  * `tradelab pretrain tcn --data SYM[,SYM]:TF --out DIR`: pretrains a TCN on log forward realized
  * volatility beside HAR-RV, an epoch table as it goes; `--summary` prints the network and its
- * memory plan only.
+ * memory plan only. The rules are app/'s pretrainTcnRun; this file reads the flags and prints.
  */
 export async function run(context: CommandContext): Promise<number | undefined> {
   const { out, options } = context;
   const project = context.project();
-  const resume = options.resume === true;
-  const dir = typeof options.out === 'string' ? projectPath(context, options.out) : undefined;
-  const previous = resume && dir !== undefined ? readPretrainRun(dir) : undefined;
-  const budget = await machineBudget(project, 'tcn');
-  const settings = resolveSettings(
-    options,
-    previous?.settings,
-    budget.choice.profile.workloads.tcn.chunksPerBatch,
-  );
-  const explicitCheckpoint = options.checkpoint === true || options['no-checkpoint'] === true;
-  const chosen = chooseChunks(settings, budget, {
-    explicitChunks: options.chunks !== undefined || previous !== undefined,
-    explicitCheckpoint: explicitCheckpoint || previous !== undefined,
-  });
-  settings.chunks = chosen.chunks;
-  settings.checkpoint = chosen.checkpoint;
-  checkPretrainSettings(settings);
+  const request = pretrainOptions(context);
 
   if (options.summary === true) {
+    const { settings, plan, why } = await planPretrain(project, request);
     const { tcnSize } = await import('../../models/index.js');
     const size = tcnSize({
-      inputs: FEATURES,
+      inputs: BAR_FEATURE_COUNT,
       hidden: settings.hidden,
       layers: settings.layers,
       kernel: settings.kernel,
@@ -80,13 +49,13 @@ export async function run(context: CommandContext): Promise<number | undefined> 
         layers: size.layers,
         params: size.params,
         receptiveField: size.receptiveField,
-        plan: chosen.plan,
-        why: chosen.why,
+        plan,
+        why,
       });
       return undefined;
     }
     out.line(
-      `TCN ${settings.layers}×${settings.hidden}, kernel ${settings.kernel}, ${FEATURES} features a bar`,
+      `TCN ${settings.layers}×${settings.hidden}, kernel ${settings.kernel}, ${BAR_FEATURE_COUNT} features a bar`,
     );
     out.line();
     for (const line of renderTable(size.layers, [
@@ -100,71 +69,9 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     out.line(
       `parameters: ${count(size.params)}; the last step sees ${count(size.receptiveField)} bars (chunks are ${count(settings.chunkLen)})`,
     );
-    for (const why of chosen.why) out.line(why);
+    for (const line of why) out.line(line);
     return undefined;
   }
-
-  if (dir === undefined)
-    throw new TradelabError('USAGE', 'pretrain tcn needs --out DIR (where the run is written)', {
-      hint: 'e.g. tradelab pretrain tcn --data SPY:5m --out runs/spy-tcn (or --summary for the network alone)',
-    });
-  const spec = previous?.data.spec ?? (typeof options.data === 'string' ? options.data : undefined);
-  if (spec === undefined)
-    throw new TradelabError('USAGE', 'pretrain tcn needs --data SYM[,SYM]:TF (intraday bars)', {
-      hint: 'e.g. --data SPY:5m (see `tradelab data list`)',
-    });
-  if (previous !== undefined && typeof options.data === 'string' && options.data !== spec)
-    throw new TradelabError(
-      'INVALID_ARGUMENT',
-      `--data ${options.data} differs from the run's ${spec}`,
-      {
-        hint: 'leave --data out when resuming, or start a new run with another --out',
-      },
-    );
-
-  // Before anything is loaded or printed: a run there already, or an --out that cannot be made.
-  if (previous === undefined) preparePretrainDirectory(dir);
-  await logProfileBanner(context, 1);
-  for (const why of chosen.why) out.note(why);
-  const threads =
-    options.threads === 'all'
-      ? availableParallelism()
-      : (intOption(options, 'threads', 1) ?? availableParallelism());
-  const backend = await startBackend(project, { nativeThreads: threads });
-  const precision = resolvePrecision(settings.precision, backend.name);
-  if (precision.note !== undefined) out.note(precision.note);
-
-  const store = openStore(context);
-  const series = [];
-  for (const key of parseDatasetKeys(spec)) {
-    const { entry, bars } = await store.read(key);
-    const barMs = timeframeMs(key.timeframe);
-    if (barMs >= DAY_MS)
-      throw new TradelabError(
-        'INVALID_ARGUMENT',
-        `${key.symbol}:${key.timeframe} is daily: realized volatility needs intraday bars`,
-        {
-          hint: 'use 1m … 1h bars (`tradelab data resample` makes them from finer ones)',
-        },
-      );
-    series.push({ symbol: key.symbol, bars, calendar: calendarFor(entry.calendar), barMs });
-  }
-  const dataset = buildRvDataset(series, {
-    chunkLen: settings.chunkLen,
-    horizon: settings.horizon,
-  });
-  const date = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
-  const { ranges } = dataset;
-  out.note(
-    `data: ${dataset.symbols.join(', ')}; train ${date(ranges.train.firstDay)} … ${date(ranges.train.lastDay)} (${count(dataset.train.count)} chunks), validation ${date(ranges.validation.firstDay)} … ${date(ranges.validation.lastDay)} (${count(dataset.validation.count)} session closes), test ${date(ranges.test.firstDay)} … (${count(dataset.test.count)}); ${ranges.gap}-session gaps`,
-  );
-  out.note(
-    `backend ${backend.name} (${backend.matmul}); ${settings.chunks} chunks × ${settings.accum} accumulated a step, ${settings.stepsPerEpoch} steps an epoch, up to ${settings.epochs} epochs`,
-  );
-  if (backend.gpu !== undefined)
-    out.note(
-      `the TCN's steps run on tradelab's GPU engine${settings.checkpoint ? ", which recomputes each block's convolutions (gradient checkpointing)" : ''}; validation on the CPU`,
-    );
 
   const resumeCommand = `tradelab pretrain tcn --out ${String(options.out)} --resume`;
   const signals = onStopSignals({
@@ -178,16 +85,16 @@ export async function run(context: CommandContext): Promise<number | undefined> 
       out.note(`\nquit at once (${signal}); continue with: ${resumeCommand}`);
     },
   });
+  let stepsPerEpoch = 0;
   const newProgress = (): ReturnType<typeof createProgress> =>
     createProgress({
-      total: settings.stepsPerEpoch,
+      total: stepsPerEpoch,
       unit: 'steps',
       plainIntervalS: progressIntervalOption(options),
       out,
     });
   let progress = newProgress();
   const header = EPOCH_HEADERS.map((h) => h.toUpperCase());
-  if (!out.json) out.line(header.join('  '));
   const printRow = (row: EpochRow): void => {
     if (out.json) {
       out.record({ type: 'epoch', ...row });
@@ -196,16 +103,30 @@ export async function run(context: CommandContext): Promise<number | undefined> 
     const cells = epochCells(row);
     out.line(cells.map((c, i) => c.padStart((header[i] ?? '').length)).join('  '));
   };
-  const { pretrainTcn } = await import('../../supervised/index.js');
   let result;
   try {
-    result = await pretrainTcn(dataset, settings, {
-      dir,
-      spec,
-      backend: `${backend.name} (${backend.matmul})`,
-      gpu: backend.gpu,
-      precision,
-      resume: previous !== undefined,
+    result = await pretrainTcnRun(project, request, {
+      onPrepared: () => logProfileBanner(context, 1),
+      onNote: (text) => {
+        out.note(text);
+      },
+      onStart: ({ dataset, settings, backend }) => {
+        const date = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+        const { ranges } = dataset;
+        out.note(
+          `data: ${dataset.symbols.join(', ')}; train ${date(ranges.train.firstDay)} … ${date(ranges.train.lastDay)} (${count(dataset.train.count)} chunks), validation ${date(ranges.validation.firstDay)} … ${date(ranges.validation.lastDay)} (${count(dataset.validation.count)} session closes), test ${date(ranges.test.firstDay)} … (${count(dataset.test.count)}); ${ranges.gap}-session gaps`,
+        );
+        out.note(
+          `backend ${backend.name} (${backend.matmul}); ${settings.chunks} chunks × ${settings.accum} accumulated a step, ${settings.stepsPerEpoch} steps an epoch, up to ${settings.epochs} epochs`,
+        );
+        if (backend.gpu !== undefined)
+          out.note(
+            `the TCN's steps run on tradelab's GPU engine${settings.checkpoint ? ", which recomputes each block's convolutions (gradient checkpointing)" : ''}; validation on the CPU`,
+          );
+        stepsPerEpoch = settings.stepsPerEpoch;
+        progress = newProgress();
+        if (!out.json) out.line(header.join('  '));
+      },
       onStep: (epoch, step, loss) => {
         progress.update(step, `epoch ${epoch}, loss ${loss.toFixed(4)}`);
       },
@@ -215,12 +136,13 @@ export async function run(context: CommandContext): Promise<number | undefined> 
         // One bar an epoch, so its rate and ETA are the epoch's.
         progress = newProgress();
       },
-      stopRequested: () => signals.received() !== undefined,
+      shouldStop: () => signals.received() !== undefined,
     });
   } finally {
     progress.done();
     signals.dispose();
   }
+  const { dir } = result;
   if (out.json)
     out.record({
       type: 'run',
@@ -251,124 +173,32 @@ export async function run(context: CommandContext): Promise<number | undefined> 
   return undefined;
 }
 
-type Options = Readonly<Record<string, string | boolean | undefined>>;
-
-/** The run's settings: the flags over the defaults, or a resumed run's own (only --epochs may change). */
-function resolveSettings(
-  options: Options,
-  saved: PretrainSettings | undefined,
-  profileChunks: number,
-): PretrainSettings {
-  // Each flag with the setting it sets: a resume compares the values with the run's.
-  const table: [flag: string, key: keyof PretrainSettings, value: unknown][] = [
-    ['hidden', 'hidden', intOption(options, 'hidden', 1)],
-    ['layers', 'layers', intOption(options, 'layers', 1)],
-    ['kernel', 'kernel', intOption(options, 'kernel', 1)],
-    ['dropout', 'dropout', numberOption(options, 'dropout', 0, 0.99, '0.1')],
-    ['chunk-len', 'chunkLen', intOption(options, 'chunk-len', 2)],
-    ['horizon', 'horizon', intOption(options, 'horizon', 1)],
-    ['chunks', 'chunks', intOption(options, 'chunks', 1)],
-    ['accum', 'accum', intOption(options, 'accum', 1)],
-    ['steps-per-epoch', 'stepsPerEpoch', intOption(options, 'steps-per-epoch', 1)],
-    ['lr', 'learningRate', numberOption(options, 'lr', 1e-8, 0.99, '1e-3')],
-    ['patience', 'patience', intOption(options, 'patience', 1)],
-    ['seed', 'seed', intOption(options, 'seed', 0)],
-    ['precision', 'precision', choiceOption(options, 'precision', PRECISIONS)],
-    [
-      'checkpoint',
-      'checkpoint',
+/** The flags as the use case's options: each parsed and range-checked here, once. */
+function pretrainOptions(context: CommandContext): PretrainTcnOptions {
+  const { options } = context;
+  const settings: PretrainSettingsAsked = {
+    hidden: intOption(options, 'hidden', 1),
+    layers: intOption(options, 'layers', 1),
+    kernel: intOption(options, 'kernel', 1),
+    dropout: numberOption(options, 'dropout', 0, 0.99, '0.1'),
+    chunkLen: intOption(options, 'chunk-len', 2),
+    horizon: intOption(options, 'horizon', 1),
+    chunks: intOption(options, 'chunks', 1),
+    accum: intOption(options, 'accum', 1),
+    stepsPerEpoch: intOption(options, 'steps-per-epoch', 1),
+    learningRate: numberOption(options, 'lr', 1e-8, 0.99, '1e-3'),
+    patience: intOption(options, 'patience', 1),
+    seed: intOption(options, 'seed', 0),
+    precision: choiceOption(options, 'precision', PRECISIONS),
+    checkpoint:
       options['no-checkpoint'] === true ? false : options.checkpoint === true ? true : undefined,
-    ],
-  ];
-  const given = table.filter(([, , value]) => value !== undefined);
-  const flags = Object.fromEntries(
-    given.map(([, key, value]) => [key, value]),
-  ) as Partial<PretrainSettings>;
-  const epochs = intOption(options, 'epochs', 1);
-  if (epochs !== undefined) flags.epochs = epochs;
-  if (saved !== undefined) {
-    refuseChangedResumeFlags(
-      given.map(([flag, key, value]) => ({ flag: `--${flag}`, run: saved[key], asked: value })),
-      '--epochs',
-    );
-    return { ...saved, ...(flags.epochs === undefined ? {} : { epochs: flags.epochs }) };
-  }
-  return { ...PRETRAIN_DEFAULTS, chunks: profileChunks, checkpoint: false, ...flags };
-}
-
-/** The chunks a micro-batch and checkpointing, as the planner finds they fit, and why. */
-function chooseChunks(
-  settings: PretrainSettings,
-  budget: Awaited<ReturnType<typeof machineBudget>>,
-  explicit: { explicitChunks: boolean; explicitCheckpoint: boolean },
-): { chunks: number; checkpoint: boolean; plan: WorkerPlan; why: string[] } {
-  const { profile } = budget.choice;
-  const plan = (chunks: number, checkpoint: boolean): WorkerPlan =>
-    planWorkers({
-      profile,
-      workload: 'tcn',
-      backend: budget.backend,
-      memory: budget.memory,
-      cpuCores: 1,
-      safetyFactor: budget.safetyFactor,
-      batchSize: chunks,
-      model: {
-        kind: 'tcn',
-        inputs: FEATURES,
-        hidden: settings.hidden,
-        layers: settings.layers,
-        kernel: settings.kernel,
-        chunkLen: settings.chunkLen,
-        checkpoint,
-      },
-    });
-  const why: string[] = [];
-  const source = explicit.explicitChunks
-    ? '--chunks'
-    : `profile ${profile.name}'s tcn.chunksPerBatch`;
-  let chunks = settings.chunks;
-  let checkpoint = settings.checkpoint;
-  let current = plan(chunks, checkpoint);
-  // What a plan that does not fit runs into: the wasm heap's 4 GiB or the usable memory.
-  const tooBig = (p: WorkerPlan): string =>
-    p.limitedBy === 'wasm32'
-      ? 'more than a wasm worker can address (4 GiB)'
-      : `more than the usable ${formatBytes(p.usable.bytes)}`;
-  if (!current.fits && !checkpoint && !explicit.explicitCheckpoint) {
-    const withCheckpointing = plan(chunks, true);
-    why.push(
-      `gradient checkpointing on: without it one step needs ${formatBytes(current.perWorkerBytes)}, ${tooBig(current)}; with it ${formatBytes(withCheckpointing.perWorkerBytes)} (--no-checkpoint to refuse)`,
-    );
-    checkpoint = true;
-    current = withCheckpointing;
-  }
-  if (!current.fits && !explicit.explicitChunks) {
-    // The most chunks that fit: the plan grows with the chunks, so a bisection finds them.
-    let low = 0;
-    let high = chunks;
-    while (high - low > 1) {
-      const mid = Math.floor((low + high) / 2);
-      if (plan(mid, checkpoint).fits) low = mid;
-      else high = mid;
-    }
-    if (low >= 1) {
-      why.push(
-        `chunks ${low}, not the ${chunks} of ${source}: ${chunks} need ${formatBytes(current.perWorkerBytes)} a step, ${tooBig(current)}`,
-      );
-      chunks = low;
-      current = plan(chunks, checkpoint);
-    }
-  }
-  if (!current.fits)
-    throw new TradelabError(
-      'PLAN_DOES_NOT_FIT',
-      `one step of ${chunks} chunks of ${settings.chunkLen} bars needs ${formatBytes(current.perWorkerBytes)}, ${tooBig(current)}`,
-      {
-        hint: 'use fewer --chunks (and more --accum), a shorter --chunk-len, --checkpoint, or a smaller --hidden',
-      },
-    );
-  why.push(
-    `chunks ${chunks} a micro-batch (${why.some((w) => w.startsWith('chunks')) ? 'the most that fit' : source}); gradient checkpointing ${checkpoint ? 'on' : 'off'}; a step needs about ${formatBytes(current.perWorkerBytes)} of ${formatBytes(current.usable.bytes)} usable (${current.memoryKind === 'gpu' ? 'VRAM' : 'RAM'})`,
-  );
-  return { chunks, checkpoint, plan: current, why };
+    epochs: intOption(options, 'epochs', 1),
+  };
+  return {
+    out: typeof options.out === 'string' ? projectPath(context, options.out) : undefined,
+    data: typeof options.data === 'string' ? options.data : undefined,
+    resume: options.resume === true,
+    threads: options.threads === 'all' ? 'all' : intOption(options, 'threads', 1),
+    settings,
+  };
 }
