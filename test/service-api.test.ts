@@ -266,6 +266,39 @@ describe('tradelab service: the API', () => {
     expect(datasets.map((d) => d.dataset)).toContain('JOB:1h');
   });
 
+  it("gives a campaign's holdout report as the CLI does: the same use case, the same figures", async () => {
+    const cli = await runCliInProcess(
+      ['campaign', 'report', 'tiny', '--format', 'json', '--json'],
+      {
+        cwd: dir,
+        env: SERVICE_ENV,
+      },
+    );
+    expect(cli.code, cli.stderr).toBe(0);
+    type Holdout = { trial: number; sharpe: number; totalReturn: number; benchmarkSharpe: number };
+    type Report = { studies: { study: string; holdout?: Holdout }[] };
+    const fromCli = JSON.parse(cli.stdout.trim()) as Report;
+    const fromApi = (await getChecked(
+      '/api/campaigns/tiny?holdout=true',
+      '/api/campaigns/{name}',
+    )) as Report;
+    const holdouts = (r: Report): [string, Holdout | undefined][] =>
+      r.studies.map((s) => [
+        s.study,
+        s.holdout && {
+          trial: s.holdout.trial,
+          sharpe: s.holdout.sharpe,
+          totalReturn: s.holdout.totalReturn,
+          benchmarkSharpe: s.holdout.benchmarkSharpe,
+        },
+      ]);
+    expect(holdouts(fromApi)).toEqual(holdouts(fromCli));
+    expect(holdouts(fromApi).some(([, h]) => h !== undefined)).toBe(true);
+    // Without the query, no model is evaluated.
+    const plain = (await call(base, '/api/campaigns/tiny')).body as Report;
+    expect(plain.studies.every((s) => s.holdout === undefined)).toBe(true);
+  }, 60_000);
+
   it('holds a pool slot per worker process a study or campaign job starts, as the command sizes itself', async () => {
     type Submitted = { id: number; slots: number; argv: string[] };
     const logText = async (id: number): Promise<string> =>

@@ -47,7 +47,10 @@ export type paths = {
         /** a campaign's report: the seed 000 table's rows, counts, phases, diagnosis */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description `true`: each study's best trial's model evaluated on the holdout beside buy-and-hold, as `tradelab campaign report` does (slower: it loads the data and the models) */
+                    holdout?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -91,10 +94,13 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** a campaign's HTML report (charts included, no holdout evaluation) */
+        /** a campaign's HTML report (charts included; `?holdout=true` adds the holdout) */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description `true`: each study's best trial's model evaluated on the holdout beside buy-and-hold, as `tradelab campaign report` does (slower: it loads the data and the models) */
+                    holdout?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -1272,6 +1278,16 @@ export type components = {
                 };
                 /** @enum {string} */
                 direction: "minimize" | "maximize";
+                /** @description with `?holdout=true`: the best trial on the holdout */
+                holdout?: {
+                    benchmarkReturn: number;
+                    benchmarkSharpe: number;
+                    sharpe: number;
+                    totalReturn: number;
+                    trial: number;
+                } & {
+                    [key: string]: unknown;
+                };
                 key: string;
                 preset: string;
                 splits: number;

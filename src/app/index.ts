@@ -52,3 +52,4 @@ export {
   type PretrainTcnOptions,
   type PretrainTcnStart,
 } from './pretrain-tcn.js';
+export { campaignReport, holdoutOfBest, type StudyHoldout } from './study-holdout.js';

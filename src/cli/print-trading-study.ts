@@ -1,9 +1,5 @@
-import { openDatasetStore, describeBarRange } from '../data/index.js';
+import { describeBarRange } from '../data/index.js';
 import {
-  loadStudyData,
-  withStudyEncoder,
-  evaluateTrialModel,
-  holdoutRange,
   type SplitResult,
   describeDrlStudy,
   type DrlStudySpec,
@@ -11,9 +7,8 @@ import {
   type TrialBudget,
   type StudyDeflatedSharpe,
 } from '../trading/index.js';
-import type { StudyStorage, TrialRecord } from '../storage/index.js';
+import type { TrialRecord } from '../storage/index.js';
 import type { RangeEvaluation } from '../eval/index.js';
-import { type Project, startBackend } from '../app/index.js';
 import { count, num } from './format.js';
 import { renderTable, type Output } from './output.js';
 import { printEvaluation } from './print-evaluation.js';
@@ -104,32 +99,6 @@ export function printDeflatedSharpe(out: Output, deflated: StudyDeflatedSharpe):
     `Deflated Sharpe ratio of trial ${deflated.trial}: ${num(deflated.probability, 3)}, the probability that its out-of-sample Sharpe (${num(deflated.sharpe, 4)} a bar over ${count(deflated.bars)} bars) is above the ${num(deflated.expectedMaxSharpe, 4)} that the best of ${deflated.trials} complete trials would reach by luck (Bailey and López de Prado). ${deflated.probability >= 0.95 ? 'Above 0.95: the selection is unlikely to be luck alone.' : 'Below 0.95: its lead may be the luck of many tries; judge it by the holdout, not by its rank.'}`,
   );
   out.line();
-}
-
-/**
- * Evaluates the best trial's model of study `study` on the holdout; undefined when there is none
- * (or no model).
- */
-export async function holdoutOfBest(
-  project: Project,
-  storage: StudyStorage,
-  study: string,
-  spec: DrlStudySpec,
-  best: TrialRecord,
-): Promise<({ evaluation: RangeEvaluation } & StudyBars) | undefined> {
-  if (holdoutRange(spec) === undefined) return undefined;
-  const names = await storage.listArtifacts(best.id);
-  if (!names.includes('model.json')) return undefined;
-  await startBackend(project);
-  const data = withStudyEncoder(
-    await loadStudyData(openDatasetStore(project.config.settings.dataDir), spec, study),
-    spec,
-  );
-  return {
-    evaluation: await evaluateTrialModel(storage, spec, best, data),
-    timestamps: data.timestamps,
-    timeframe: data.timeframe,
-  };
 }
 
 /** Prints the holdout evaluation of the best trial. */

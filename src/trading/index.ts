@@ -67,3 +67,5 @@ export { checkKeptModel, evaluateTrialModel, holdoutRange, loadTrialModel } from
 export { largestTrial, type LargestTrial } from './largest-trial.js';
 export { memoryShortfall, type DrlWorkerSettings } from './drl-worker-objective.js';
 export { drlLimitsOf, fitParamsToProfile, type DrlLimits } from './profile-limits.js';
+export { MarketCache, trialEquity, type TrialEquity } from './trial-equity.js';
+export { splitsTurnover, trialVerdict, type OosCurves } from './trial-verdict.js';

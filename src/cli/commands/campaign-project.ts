@@ -3,7 +3,7 @@ import { projectCampaign, type CampaignProjection } from '../../campaign/index.j
 import { TradelabError } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { count } from '../format.js';
-import { loadCampaignReport } from '../load-campaign-report.js';
+import { campaignReport } from '../../app/index.js';
 import { intOption, numberOption } from '../option-values.js';
 import { openStorageAt, readStudyStorage } from '../open-study-storage.js';
 import { renderTable } from '../output.js';
@@ -30,18 +30,18 @@ export async function run(context: CommandContext): Promise<void> {
   const validateStorage =
     typeof options['validate-storage'] === 'string' ? options['validate-storage'] : undefined;
   const { report, actual } = await readStudyStorage(context, async (storage) => ({
-    report: await loadCampaignReport(context, storage, name, { holdout: false }),
+    report: await campaignReport(context.project(), storage, name, { holdout: false }),
     actual:
       validate === undefined || validateStorage !== undefined
         ? undefined
-        : await loadCampaignReport(context, storage, validate, { holdout: false }),
+        : await campaignReport(context.project(), storage, validate, { holdout: false }),
   }));
   let measured = actual;
   if (validate !== undefined && validateStorage !== undefined) {
     // A campaign run on the target and brought back as its storage file (same name or not).
     const other = await openStorageAt(context, validateStorage, { readOnly: true });
     try {
-      measured = await loadCampaignReport(context, other, validate, { holdout: false });
+      measured = await campaignReport(context.project(), other, validate, { holdout: false });
     } finally {
       await other.close();
     }

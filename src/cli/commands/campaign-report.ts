@@ -4,7 +4,7 @@ import { renderCampaignHtml, type CampaignReport, type ReportStudy } from '../..
 import { TradelabError, writeFileAtomic, makeDirectory } from '../../core/index.js';
 import type { CommandContext } from '../command-spec.js';
 import { plural } from '../format.js';
-import { loadCampaignReport } from '../load-campaign-report.js';
+import { campaignReport } from '../../app/index.js';
 import { readStudyStorage } from '../open-study-storage.js';
 import { projectPath } from '../project-path.js';
 import { renderTable } from '../output.js';
@@ -21,7 +21,7 @@ export async function run(context: CommandContext): Promise<void> {
   const name = context.positionals[0] ?? '';
   const format = formatOption(options.format, out.json);
   const report = await readStudyStorage(context, (storage) =>
-    loadCampaignReport(context, storage, name, { holdout: options['no-holdout'] !== true }),
+    campaignReport(context.project(), storage, name, { holdout: options['no-holdout'] !== true }),
   );
   const outFile = typeof options.out === 'string' ? options.out : undefined;
   if (format === 'html' || outFile !== undefined) {

@@ -1,9 +1,9 @@
+import { holdoutOfBest } from '../../app/index.js';
 import { studyDeflatedSharpe, type DrlStudySpec } from '../../trading/index.js';
 import type { CommandContext } from '../command-spec.js';
 import {
   budgetOf,
   describeBudget,
-  holdoutOfBest,
   printDeflatedSharpe,
   printHoldout,
   printSplits,

@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { loadCampaignReport, membershipOf, renderCampaignHtml } from '../../campaign/index.js';
+import { campaignReport } from '../../app/index.js';
+import { membershipOf, renderCampaignHtml } from '../../campaign/index.js';
 import { ErrorBodySchema } from '../api-error.js';
 import type { ServiceContext } from '../service-context.js';
 
@@ -40,6 +41,16 @@ const ReportSchema = z
         trials: z.array(
           z.looseObject({ number: z.number(), state: z.string(), value: z.number().nullable() }),
         ),
+        holdout: z
+          .looseObject({
+            trial: z.number().int(),
+            sharpe: z.number(),
+            benchmarkSharpe: z.number(),
+            totalReturn: z.number(),
+            benchmarkReturn: z.number(),
+          })
+          .optional()
+          .openapi({ description: 'with `?holdout=true`: the best trial on the holdout' }),
       }),
     ),
     total: z.looseObject({ target: z.number().int(), counts: SummarySchema }),
@@ -76,11 +87,19 @@ const list = createRoute({
     },
   },
 });
+/** `?holdout=true`: each study's best trial evaluated on its holdout (as `campaign report`). */
+const HoldoutQuery = z.object({
+  holdout: z.enum(['true', 'false']).optional().openapi({
+    description:
+      "`true`: each study's best trial's model evaluated on the holdout beside buy-and-hold, as `tradelab campaign report` does (slower: it loads the data and the models)",
+  }),
+});
+
 const report = createRoute({
   method: 'get',
   path: '/api/campaigns/{name}',
   summary: "a campaign's report: the seed 000 table's rows, counts, phases, diagnosis",
-  request: { params: NameParam },
+  request: { params: NameParam, query: HoldoutQuery },
   responses: {
     200: { content: { 'application/json': { schema: ReportSchema } }, description: 'the report' },
     ...notFound,
@@ -89,8 +108,8 @@ const report = createRoute({
 const reportHtml = createRoute({
   method: 'get',
   path: '/api/campaigns/{name}/report.html',
-  summary: "a campaign's HTML report (charts included, no holdout evaluation)",
-  request: { params: NameParam },
+  summary: "a campaign's HTML report (charts included; `?holdout=true` adds the holdout)",
+  request: { params: NameParam, query: HoldoutQuery },
   responses: {
     200: { content: { 'text/html': { schema: z.string() } }, description: 'the page' },
     ...notFound,
@@ -115,11 +134,15 @@ export function campaignRoutes(ctx: ServiceContext): OpenAPIHono {
     );
   });
   app.openapi(report, async (c) => {
-    const built = await loadCampaignReport(ctx.storage, c.req.valid('param').name);
+    const built = await campaignReport(ctx.project, ctx.storage, c.req.valid('param').name, {
+      holdout: c.req.valid('query').holdout === 'true',
+    });
     return c.json(JSON.parse(JSON.stringify(built)) as z.infer<typeof ReportSchema>, 200);
   });
   app.openapi(reportHtml, async (c) => {
-    const built = await loadCampaignReport(ctx.storage, c.req.valid('param').name);
+    const built = await campaignReport(ctx.project, ctx.storage, c.req.valid('param').name, {
+      holdout: c.req.valid('query').holdout === 'true',
+    });
     return c.html(renderCampaignHtml(built), 200);
   });
   return app;

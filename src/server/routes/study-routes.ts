@@ -6,7 +6,7 @@ import { FINDING_KINDS } from '../../eval/index.js';
 import type { StudyRecord, TrialRecord, TrialState } from '../../storage/index.js';
 import { ErrorBodySchema } from '../api-error.js';
 import type { ServiceContext } from '../service-context.js';
-import { MarketCache, trialEquity } from '../trial-equity.js';
+import { MarketCache, trialEquity } from '../../trading/index.js';
 
 const TRIAL_STATES = ['waiting', 'running', 'complete', 'pruned', 'fail'] as const;
 

@@ -1,5 +1,5 @@
 import { computeMetrics, rangeVerdict, type RangeVerdict } from '../eval/index.js';
-import type { SplitResult } from '../trading/index.js';
+import type { SplitResult } from './split-metrics.js';
 
 /*
  * The verdict (eval's rangeVerdict, as `study show` and the reports give it) on a trial's

@@ -1,13 +1,9 @@
 import { openDatasetStore, type MarketData } from '../data/index.js';
 import { buyAndHoldEquity, periodsPerYear, type Finding } from '../eval/index.js';
 import type { StudyRecord, StudyStorage, TrialRecord } from '../storage/index.js';
-import {
-  decodeOosReturns,
-  DRL_ARTIFACTS,
-  drlSpecOf,
-  loadStudyData,
-  type DrlStudySpec,
-} from '../trading/index.js';
+import { decodeOosReturns, DRL_ARTIFACTS, drlSpecOf } from './drl-objective.js';
+import { loadStudyData } from './study-data.js';
+import type { DrlStudySpec } from './study-spec.js';
 import { splitsTurnover, trialVerdict } from './trial-verdict.js';
 
 /** A trial's out-of-sample equity beside equal-weight buy-and-hold on the same bars. */
