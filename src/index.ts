@@ -15,11 +15,12 @@ export {
 
 // A project: config, GPU profile, backend, the planner's answer for this machine, and the use
 // cases the CLI and the service run on it, with the commands' defaults and guards (`trainPpo`:
-// `tradelab train ppo`; `pretrainTcnRun`: `tradelab pretrain tcn`).
+// `tradelab train ppo`; `pretrainTcnRun`: `tradelab pretrain tcn`; `runCampaign`: `campaign run`).
 export {
   openProject,
   planHere,
   pretrainTcnRun,
+  runCampaign,
   startBackend,
   tradelabVersion,
   trainPpo,
@@ -27,6 +28,7 @@ export {
   type PlanRequest,
   type PretrainTcnOptions,
   type Project,
+  type RunCampaignOptions,
   type TrainPpoOptions,
   type TrainPpoOutcome,
 } from './app/index.js';

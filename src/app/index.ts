@@ -53,3 +53,11 @@ export {
   type PretrainTcnStart,
 } from './pretrain-tcn.js';
 export { campaignReport, holdoutOfBest, type StudyHoldout } from './study-holdout.js';
+export {
+  runCampaign,
+  withCampaignProfile,
+  type CampaignOutcome,
+  type CampaignStart,
+  type RunCampaignEvents,
+  type RunCampaignOptions,
+} from './campaign-run.js';

@@ -4,6 +4,7 @@ export {
   CampaignFileSchema,
   readCampaignFile,
   type CampaignFile,
+  type CampaignFileOptions,
   type CampaignPlan,
   type CampaignRunRecord,
   type CampaignStudyPlan,
@@ -51,3 +52,4 @@ export {
   type ParamImportanceOptions,
   type ParamImportanceResult,
 } from './param-importance.js';
+export { campaignRows, type CampaignRow } from './campaign-rows.js';

@@ -1,55 +1,15 @@
-import { etaHours, membershipOf, totalOf, type CampaignPlan } from '../campaign/index.js';
+import { etaHours, totalOf, type CampaignRow } from '../campaign/index.js';
 import type { ProgressRecord } from '../jobs/index.js';
-import type { StudyStorage } from '../storage/index.js';
-import { summarizeStudy, type StudySummary } from '../tune/index.js';
+import type { StudySummary } from '../tune/index.js';
 import { renderTable } from './output.js';
 import { formatDuration, formatRate } from './progress.js';
 import { formatNumber } from './study-format.js';
 
 /*
- * A campaign's progress, one row per study and a total, read from the storage alone: `campaign
- * run` redraws it, `campaign status` prints it from any machine, and both say the same.
+ * A campaign's progress as text, one row per study (campaign/'s campaignRows, read from the storage
+ * alone) and a total: `campaign run` redraws it, `campaign status` prints it from any machine, and
+ * both say the same.
  */
-
-/** One study's row. */
-export interface CampaignRow {
-  key: string;
-  study: string;
-  target: number;
-  /** pending (not created: a fine-tuning study waiting for its source), running, or done. */
-  state: 'pending' | 'running' | 'done';
-  counts: StudySummary;
-}
-
-const NO_TRIALS: StudySummary = summarizeStudy('maximize', []);
-
-/** The campaign's rows, from the storage. */
-export async function campaignRows(
-  storage: StudyStorage,
-  plan: CampaignPlan,
-): Promise<CampaignRow[]> {
-  const stored = new Map(
-    (await storage.listStudies())
-      .filter((s) => membershipOf(s)?.name === plan.name)
-      .map((s) => [s.name, s]),
-  );
-  const rows: CampaignRow[] = [];
-  for (const entry of plan.studies) {
-    const record = stored.get(entry.study);
-    const counts =
-      record === undefined
-        ? NO_TRIALS
-        : summarizeStudy(record.direction, await storage.getTrials(record.id));
-    rows.push({
-      key: entry.key,
-      study: entry.study,
-      target: entry.trials,
-      state: record === undefined ? 'pending' : counts.done >= entry.trials ? 'done' : 'running',
-      counts,
-    });
-  }
-  return rows;
-}
 
 /** ETA as text: "done", "-" when unknown, else a duration. */
 function eta(counts: StudySummary, target: number, state: CampaignRow['state'] | 'total'): string {

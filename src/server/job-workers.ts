@@ -4,6 +4,7 @@ import {
   openProjectStorage,
   parseWorkersRequest,
   studyRunWorkers,
+  withCampaignProfile,
 } from '../app/index.js';
 import type { JobRequest } from '../jobs/index.js';
 import type { ServiceContext } from './service-context.js';
@@ -35,11 +36,17 @@ export async function plannedJobWorkers(
   if (request.command === 'campaign run') {
     // Loaded here: the campaign file's reader brings campaign/ (and TensorFlow.js) along.
     const { readCampaignFile } = await import('../campaign/index.js');
-    const { content, plan } = readCampaignFile(resolve(ctx.root, first), { within: ctx.root });
+    const { file, content, plan } = readCampaignFile(resolve(ctx.root, first), {
+      within: ctx.root,
+    });
+    // The file's profile, as the run applies it.
+    const project = withCampaignProfile(ctx.project, content.profile, () =>
+      file.locate(['profile']),
+    );
     const storage =
       content.storage === undefined
         ? ctx.storage
-        : await openProjectStorage(ctx.project, content.storage);
+        : await openProjectStorage(project, content.storage);
     try {
       const request = parseWorkersRequest(plan.workers, "the campaign file's workers");
       return (

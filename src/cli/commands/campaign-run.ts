@@ -1,35 +1,13 @@
-import { availableParallelism } from 'node:os';
-import {
-  campaignWorkers,
-  oversubscription,
-  parseWorkersRequest,
-  workerSettings,
-  type Project,
-} from '../../app/index.js';
-import {
-  CampaignScheduler,
-  openCampaignStudies,
-  readCampaignFile,
-  writeCampaignPlan,
-  type CampaignPlan,
-  totalOf,
-} from '../../campaign/index.js';
-import { isTradelabError, TradelabError } from '../../core/index.js';
-import type { GpuProfile } from '../../profiles/index.js';
-import { drlLimitsOf } from '../../trading/index.js';
-import type { StudyStorage } from '../../storage/index.js';
-import { resolveObjective, runStudyPool, type WorkerPoolSummary } from '../../tune/index.js';
+import { oversubscription, runCampaign, type CampaignOutcome } from '../../app/index.js';
+import { totalOf, type CampaignRow } from '../../campaign/index.js';
 import {
   campaignProgressLine,
   campaignProgressRecord,
   campaignRowRecord,
-  campaignRows,
   campaignTableLines,
 } from '../campaign-table.js';
 import type { CommandContext } from '../command-spec.js';
 import { plural } from '../format.js';
-import { openStorageAt, storageUrl } from '../open-study-storage.js';
-import { openStore } from '../open-store.js';
 import type { Output } from '../output.js';
 import { logProfileBanner } from '../profile-banner.js';
 import { progressIntervalOption } from '../progress.js';
@@ -41,90 +19,52 @@ import { formatParams } from '../study-format.js';
 /** How often the table is redrawn on a terminal. */
 const REDRAW_MS = 1000;
 
-/** `tradelab campaign run FILE [--workers auto|N]`. */
-export async function run(given: CommandContext): Promise<void> {
-  const { options, out } = given;
-  const { file, content, plan } = readCampaignFile(
-    projectPath(given, given.positionals[0] ?? ''),
-    options['inside-project'] === true ? { within: given.project().config.projectRoot } : {},
-  );
-  const context = withCampaignProfile(given, content.profile, () => file.locate(['profile']));
-  const storage = await openStorageAt(context, content.storage ?? storageUrl(context));
+/**
+ * `tradelab campaign run FILE [--workers auto|N]`. The rules are app/'s runCampaign; this file
+ * reads the flags, draws the table and prints.
+ */
+export async function run(context: CommandContext): Promise<void> {
+  const { options, out } = context;
+  let display: CampaignDisplay | undefined;
+  const interrupt = handleInterrupts(out, () => {
+    display?.erase();
+  });
+  let outcome: CampaignOutcome;
   try {
-    const project = context.project();
-    const choice = await project.chooseProfile();
-    const { entries, studies, notes, specs } = await openCampaignStudies(
-      storage,
-      openStore(context),
-      content,
-      plan,
-      drlLimitsOf(choice.profile),
-    );
-    for (const note of notes) out.note(`note: within the profile's limits: ${note}`);
-    const scheduler = new CampaignScheduler(entries, studies);
-    const left = entries.reduce((s, e) => s + Math.max(0, e.plan.trials - e.done), 0);
-    const fromFile = options.workers === undefined;
-    const { workers, trialsPerWorker, why, limitedBy } = await campaignWorkers(
-      project,
-      plan,
-      specs,
-      left,
-      parseWorkersRequest(
-        options.workers ?? plan.workers,
-        fromFile ? "the campaign file's workers" : '--workers',
-      ),
-      fromFile ? 'the campaign file' : '--workers',
-    );
-    plan.run = {
-      workers,
-      ...(trialsPerWorker > 1 ? { trialsPerWorker } : {}),
-      why,
-      ...(limitedBy === undefined ? {} : { limitedBy }),
-      cores: availableParallelism(),
-      profile: choice.profile.name,
-    };
-    await logProfileBanner(context, workers);
-    out.record({
-      type: 'start',
-      campaign: plan.name,
-      storage: storage.url,
-      left,
-      workers,
-      trialsPerWorker,
-      why,
-    });
-    out.line(
-      `Campaign ${plan.name} in ${storage.url}: ${plural(plan.studies.length, 'study', 'studies')}, ${plural(left, 'trial')} to go, ${plural(workers, 'worker process', 'worker processes')}${trialsPerWorker > 1 ? ` of ${trialsPerWorker} trials at once` : ''} (${why})`,
-    );
-    const crowded = oversubscription(workers);
-    if (crowded !== undefined) out.note(`warning: ${crowded}`);
-    if (left === 0) {
-      out.line('Every study has reached its target: nothing to run.');
-      printTable(out, await campaignRows(storage, plan));
-      return;
-    }
-    // Kept with the plan for the report's diagnosis and for projections: how this run was sized.
-    await writeCampaignPlan(storage, plan);
-
-    const display = new CampaignDisplay(out, storage, plan, progressIntervalOption(options));
-    const interrupt = handleInterrupts(out, () => {
-      display.erase();
-    });
-    let summary: WorkerPoolSummary;
-    try {
-      summary = await runStudyPool(storage, scheduler, {
-        workers,
-        trialsPerWorker,
-        objective: resolveObjective('drl', context.cwd),
-        objectiveOptions: { ...(await workerSettings(project)) },
+    outcome = await runCampaign(
+      context.project(),
+      {
+        file: projectPath(context, context.positionals[0] ?? ''),
+        workers: typeof options.workers === 'string' ? options.workers : undefined,
+        insideProject: options['inside-project'] === true,
         signal: interrupt.stop,
         killSignal: interrupt.kill,
-        storageOptions: {
-          baseDir: project.config.projectRoot,
-          artifactDir: project.config.settings.artifactDir,
+      },
+      {
+        onNote: (note) => {
+          out.note(`note: within the profile's limits: ${note}`);
         },
-        onTrialEnd: (trial, study) => {
-          const key = plan.studies.find((s) => s.study === study)?.key ?? study;
+        onStart: async (start) => {
+          const { plan, workers, trialsPerWorker, why, left } = start;
+          await logProfileBanner({ ...context, project: () => start.project }, workers);
+          out.record({
+            type: 'start',
+            campaign: plan.name,
+            storage: start.storage,
+            left,
+            workers,
+            trialsPerWorker,
+            why,
+          });
+          out.line(
+            `Campaign ${plan.name} in ${start.storage}: ${plural(plan.studies.length, 'study', 'studies')}, ${plural(left, 'trial')} to go, ${plural(workers, 'worker process', 'worker processes')}${trialsPerWorker > 1 ? ` of ${trialsPerWorker} trials at once` : ''} (${why})`,
+          );
+          const crowded = oversubscription(workers);
+          if (crowded !== undefined) out.note(`warning: ${crowded}`);
+          if (left > 0)
+            display = new CampaignDisplay(out, start.rows, progressIntervalOption(options));
+        },
+        onTrialEnd: (trial, key) => {
           out.record({
             type: 'trial',
             study: key,
@@ -135,60 +75,61 @@ export async function run(given: CommandContext): Promise<void> {
             failReason: trial.failReason,
           });
           if (trial.state === 'fail' && !out.json) {
-            display.erase();
+            display?.erase();
             out.note(
               `${key}: trial ${trial.number} failed: ${trial.failReason ?? 'no reason recorded'} (${formatParams(trial.params)})`,
             );
           }
-          display.changed();
+          display?.changed();
         },
-      });
-    } finally {
-      interrupt.dispose();
-      display.stop();
-    }
-    const rows = await campaignRows(storage, plan);
-    out.progress(campaignProgressRecord(rows));
-    const total = totalOf(rows);
-    for (const entry of scheduler.state())
-      if (entry.blocked !== undefined)
-        out.note(`warning: ${entry.plan.key} did not start: ${entry.blocked}`);
-    if (out.json)
-      out.record({
-        type: 'summary',
-        campaign: plan.name,
-        storage: storage.url,
-        workers,
-        trialsPerWorker,
-        seconds: summary.seconds,
-        trials: summary.trials.length,
-        lost: summary.lost,
-        interrupted: interrupt.signalName() ?? null,
-        studies: rows.map(campaignRowRecord),
-        total: { target: total.target, done: total.counts.done, perHour: total.counts.perHour },
-      });
-    else {
-      out.line();
-      out.line(
-        `${interrupt.signalName() === undefined ? 'Finished' : 'Interrupted after'} ${plural(summary.trials.length, 'trial')} in ${summary.seconds.toFixed(1)} s: ${summary.complete} complete, ${summary.pruned} pruned, ${summary.failed} failed, ${summary.lost} lost.`,
-      );
-      printTable(out, rows);
-      // A campaign file's `storage:` is no project setting: the report has to be told it.
-      const where = { storage: storage.url };
-      if (!scheduler.finished())
-        out.line(
-          `To continue: ${suggestCommand(context, ['campaign', 'run', context.positionals[0] ?? ''])}`,
-        );
-      out.line(`Report: ${suggestCommand(context, ['campaign', 'report', plan.name], where)}`);
-    }
-    const code = interrupt.exitCode();
-    if (code !== undefined) setExitCode(code);
+      },
+    );
   } finally {
-    await storage.close();
+    interrupt.dispose();
+    display?.stop();
   }
+  const { plan, rows, summary } = outcome;
+  if (summary === undefined) {
+    out.line('Every study has reached its target: nothing to run.');
+    printTable(out, rows);
+    return;
+  }
+  out.progress(campaignProgressRecord(rows));
+  const total = totalOf(rows);
+  for (const { study, why } of outcome.blocked) out.note(`warning: ${study} did not start: ${why}`);
+  if (out.json)
+    out.record({
+      type: 'summary',
+      campaign: plan.name,
+      storage: outcome.storage,
+      workers: outcome.workers,
+      trialsPerWorker: outcome.trialsPerWorker,
+      seconds: summary.seconds,
+      trials: summary.trials.length,
+      lost: summary.lost,
+      interrupted: interrupt.signalName() ?? null,
+      studies: rows.map(campaignRowRecord),
+      total: { target: total.target, done: total.counts.done, perHour: total.counts.perHour },
+    });
+  else {
+    out.line();
+    out.line(
+      `${interrupt.signalName() === undefined ? 'Finished' : 'Interrupted after'} ${plural(summary.trials.length, 'trial')} in ${summary.seconds.toFixed(1)} s: ${summary.complete} complete, ${summary.pruned} pruned, ${summary.failed} failed, ${summary.lost} lost.`,
+    );
+    printTable(out, rows);
+    // A campaign file's `storage:` is no project setting: the report has to be told it.
+    const where = { storage: outcome.storage };
+    if (!outcome.finished)
+      out.line(
+        `To continue: ${suggestCommand(context, ['campaign', 'run', context.positionals[0] ?? ''])}`,
+      );
+    out.line(`Report: ${suggestCommand(context, ['campaign', 'report', plan.name], where)}`);
+  }
+  const code = interrupt.exitCode();
+  if (code !== undefined) setExitCode(code);
 }
 
-function printTable(out: Output, rows: Awaited<ReturnType<typeof campaignRows>>): void {
+function printTable(out: Output, rows: readonly CampaignRow[]): void {
   for (const line of campaignTableLines(rows)) out.line(line);
 }
 
@@ -207,8 +148,7 @@ class CampaignDisplay {
 
   constructor(
     private readonly out: Output,
-    private readonly storage: StudyStorage,
-    private readonly plan: CampaignPlan,
+    private readonly readRows: () => Promise<CampaignRow[]>,
     private readonly intervalS: number,
   ) {
     this.schedule();
@@ -258,7 +198,7 @@ class CampaignDisplay {
     if (this.drawing || this.stopped || !this.draws()) return;
     this.drawing = true;
     try {
-      const rows = await campaignRows(this.storage, this.plan);
+      const rows = await this.readRows();
       const lines = campaignTableLines(rows);
       // stop() may have run while the rows were read.
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
@@ -279,51 +219,4 @@ class CampaignDisplay {
       this.drawing = false;
     }
   }
-}
-
-/**
- * The context with the campaign file's `profile:`, unless a flag or the environment named one
- * (they win over files, as over the config file).
- */
-function withCampaignProfile(
-  context: CommandContext,
-  name: string | undefined,
-  where: () => string,
-): CommandContext {
-  if (name === undefined) return context;
-  const project = context.project();
-  const source = project.config.sources.profile.kind;
-  if (source === 'flag' || source === 'env') return context;
-  let profile: GpuProfile;
-  try {
-    profile = project.profiles.resolve(name);
-  } catch (error) {
-    if (!isTradelabError(error)) throw error;
-    throw new TradelabError(error.code, `${where()}: ${error.message}`, {
-      ...(error.hint === undefined ? {} : { hint: error.hint }),
-      cause: error,
-    });
-  }
-  const campaignProject: Project = {
-    ...project,
-    async chooseProfile() {
-      const base = await project.chooseProfile();
-      const same = base.profile.name === profile.name;
-      return {
-        ...base,
-        profile,
-        source: 'file',
-        origin: where(),
-        reason: `the campaign file names ${profile.name} at ${where()}`,
-        // The detected card's figures hold only when the file names its profile.
-        gpu: same ? base.gpu : undefined,
-        freeBytes: same ? base.freeBytes : undefined,
-        mismatch:
-          same || base.source !== 'detected'
-            ? base.mismatch
-            : `the campaign file names ${profile.name}, and this machine's GPU maps to ${base.profile.name}`,
-      };
-    },
-  };
-  return { ...context, project: () => campaignProject };
 }

@@ -1,5 +1,5 @@
-import { readCampaign, totalOf } from '../../campaign/index.js';
-import { campaignRowRecord, campaignRows, campaignTableLines } from '../campaign-table.js';
+import { campaignRows, readCampaign, totalOf } from '../../campaign/index.js';
+import { campaignRowRecord, campaignTableLines } from '../campaign-table.js';
 import type { CommandContext } from '../command-spec.js';
 import { readStudyStorage } from '../open-study-storage.js';
 
