@@ -15,12 +15,14 @@ export {
 
 // A project: config, GPU profile, backend, the planner's answer for this machine, and the use
 // cases the CLI and the service run on it, with the commands' defaults and guards (`trainPpo`:
-// `tradelab train ppo`; `pretrainTcnRun`: `tradelab pretrain tcn`; `runCampaign`: `campaign run`).
+// `tradelab train ppo`; `pretrainTcnRun`: `tradelab pretrain tcn`; `runCampaign`: `campaign run`;
+// `runStudy`: `study run`).
 export {
   openProject,
   planHere,
   pretrainTcnRun,
   runCampaign,
+  runStudy,
   startBackend,
   tradelabVersion,
   trainPpo,
@@ -29,6 +31,7 @@ export {
   type PretrainTcnOptions,
   type Project,
   type RunCampaignOptions,
+  type RunStudyOptions,
   type TrainPpoOptions,
   type TrainPpoOutcome,
 } from './app/index.js';

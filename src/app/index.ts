@@ -61,3 +61,11 @@ export {
   type RunCampaignEvents,
   type RunCampaignOptions,
 } from './campaign-run.js';
+export {
+  bestBefore,
+  runStudy,
+  type RunStudyEvents,
+  type RunStudyOptions,
+  type StudyRunOutcome,
+  type StudyRunStart,
+} from './study-run.js';

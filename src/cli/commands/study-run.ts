@@ -1,27 +1,12 @@
-import { statSync } from 'node:fs';
-import {
-  oversubscription,
-  parseWorkersRequest,
-  studyRunWorkers,
-  workerSettings,
-} from '../../app/index.js';
+import { bestBefore, oversubscription, runStudy, type StudyRunOutcome } from '../../app/index.js';
 import { TradelabError } from '../../core/index.js';
 import { progressRecord, type ProgressRecord } from '../../jobs/index.js';
 import type { StudyDirection, TrialRecord } from '../../storage/index.js';
 import type { DrlStudySpec } from '../../trading/index.js';
-import {
-  bestOf,
-  resolveObjective,
-  runWorkers,
-  type WorkerPoolSummary,
-  describeComponents,
-  summarizeStudy,
-  trialDurationMs,
-} from '../../tune/index.js';
+import { bestOf, trialDurationMs } from '../../tune/index.js';
 import type { CommandContext } from '../command-spec.js';
-import { plural, shellQuote } from '../format.js';
+import { plural } from '../format.js';
 import { intOption } from '../option-values.js';
-import { withStudyStorage } from '../open-study-storage.js';
 import type { Output } from '../output.js';
 import { logProfileBanner } from '../profile-banner.js';
 import { handleInterrupts, setExitCode } from '../run-interrupts.js';
@@ -39,165 +24,124 @@ import { formatNumber, formatParams } from '../study-format.js';
 /** When stderr is not a terminal, the least time between two lines at trials' ends. */
 const QUICK_TRIAL_LINES_S = 5;
 
-/** `tradelab study run NAME --objective MODULE --trials N [--workers auto|N] [--timeout S]`. */
+/**
+ * `tradelab study run NAME --objective MODULE --trials N [--workers auto|N] [--timeout S]`. The
+ * rules are app/'s runStudy; this file reads the flags, shows the progress and prints.
+ */
 export async function run(context: CommandContext): Promise<void> {
   const { options, out } = context;
-  const name = context.positionals[0] ?? '';
   const nTrials = intOption(options, 'trials', 1);
-  const timeoutS = secondsOption(options, 'timeout');
   const progressInterval = progressIntervalOption(options);
-  if (nTrials === undefined && timeoutS === undefined)
-    throw new TradelabError('USAGE', '--trials is required (or --timeout)', {
-      hint: `e.g. tradelab study run ${name} --objective ${String(options.objective)} --trials 100`,
-    });
-  await withStudyStorage(context, async (storage) => {
-    const study = await storage.getStudy(name);
-    const { workers, trialsPerWorker, why } = await studyRunWorkers(
+  let tracker: RunTracker | undefined;
+  const interrupt = handleInterrupts(out, () => {
+    tracker?.clear();
+  });
+  let outcome: StudyRunOutcome;
+  try {
+    outcome = await runStudy(
       context.project(),
-      storage,
-      study.name,
-      parseWorkersRequest(context.options.workers),
-      nTrials,
-    );
-    const objective = objectivePath(context, study.systemAttrs.objective);
-    const objectiveOptions = { ...(await workerSettings(context.project())) };
-    const before = await storage.getTrials(study.id);
-    const components = describeComponents(study.systemAttrs);
-    out.record({
-      type: 'start',
-      study: study.name,
-      storage: storage.url,
-      trials: nTrials ?? null,
-      workers,
-      trialsPerWorker,
-      why,
-    });
-    out.line(
-      `Study "${study.name}" (${study.direction}) in ${storage.url}: ${nTrials === undefined ? 'trials' : plural(nTrials, 'trial')}${timeoutS === undefined ? '' : `, starting none after ${formatNumber(timeoutS)} s`}, ${plural(workers, 'worker process', 'worker processes')}${trialsPerWorker > 1 ? ` of ${trialsPerWorker} trials at once` : ''} (${why})`,
-    );
-    out.line(`  objective  ${objective}`);
-    out.line(`  sampler    ${components.sampler}`);
-    out.line(`  pruner     ${components.pruner}`);
-    if (before.length > 0) out.line(`  continuing after ${plural(before.length, 'earlier trial')}`);
-    await logProfileBanner(context, workers);
-    // Resident trials step no env on the CPU: a process of several holds one core's work.
-    const crowded = oversubscription(workers);
-    if (crowded !== undefined) out.note(`warning: ${crowded}`);
-
-    const tracker = new RunTracker(
-      out,
-      study.direction,
-      nTrials,
-      bestOf(before, study.direction),
-      progressInterval,
-    );
-    const interrupt = handleInterrupts(out, () => {
-      tracker.clear();
-    });
-    let summary: WorkerPoolSummary;
-    try {
-      summary = await runWorkers(storage, study.name, {
-        workers,
-        trialsPerWorker,
-        objective,
-        objectiveOptions,
-        ...(nTrials === undefined ? {} : { nTrials }),
-        ...(timeoutS === undefined ? {} : { timeoutMs: timeoutS * 1000 }),
+      {
+        study: context.positionals[0] ?? '',
+        objective: typeof options.objective === 'string' ? options.objective : undefined,
+        cwd: context.cwd,
+        trials: nTrials,
+        timeoutS: secondsOption(options, 'timeout'),
+        workers: typeof options.workers === 'string' ? options.workers : undefined,
         signal: interrupt.stop,
         killSignal: interrupt.kill,
-        storageOptions: {
-          baseDir: context.project().config.projectRoot,
-          artifactDir: context.project().config.settings.artifactDir,
+      },
+      {
+        onStart: async (start) => {
+          const { study, workers, trialsPerWorker, why, components, before } = start;
+          const timeoutS = secondsOption(options, 'timeout');
+          out.record({
+            type: 'start',
+            study: study.name,
+            storage: start.storage,
+            trials: nTrials ?? null,
+            workers,
+            trialsPerWorker,
+            why,
+          });
+          out.line(
+            `Study "${study.name}" (${study.direction}) in ${start.storage}: ${nTrials === undefined ? 'trials' : plural(nTrials, 'trial')}${timeoutS === undefined ? '' : `, starting none after ${formatNumber(timeoutS)} s`}, ${plural(workers, 'worker process', 'worker processes')}${trialsPerWorker > 1 ? ` of ${trialsPerWorker} trials at once` : ''} (${why})`,
+          );
+          out.line(`  objective  ${start.objective}`);
+          out.line(`  sampler    ${components.sampler}`);
+          out.line(`  pruner     ${components.pruner}`);
+          if (before.length > 0)
+            out.line(`  continuing after ${plural(before.length, 'earlier trial')}`);
+          await logProfileBanner(context, workers);
+          // Resident trials step no env on the CPU: a process of several holds one core's work.
+          const crowded = oversubscription(workers);
+          if (crowded !== undefined) out.note(`warning: ${crowded}`);
+          tracker = new RunTracker(
+            out,
+            study.direction,
+            nTrials,
+            bestBefore(start),
+            progressInterval,
+          );
         },
         onTrialStart: ({ number }) => {
-          tracker.trialStarted(number);
+          tracker?.trialStarted(number);
         },
         onTrialProgress: (progress) => {
-          tracker.trialProgress(progress);
+          tracker?.trialProgress(progress);
         },
         onTrialEnd: (trial) => {
-          tracker.trialEnded(trial);
+          tracker?.trialEnded(trial);
         },
-      });
-    } finally {
-      interrupt.dispose();
-      tracker.clear();
-    }
+      },
+    );
+  } finally {
+    interrupt.dispose();
+    tracker?.clear();
+  }
 
-    const after = summarizeStudy(study.direction, await storage.getTrials(study.id));
-    const best = after.best;
-    const rate = summary.trials.length / Math.max(summary.seconds, 1e-9);
-    if (out.json)
-      out.record({
-        type: 'summary',
-        study: study.name,
-        storage: storage.url,
-        workers,
-        trialsPerWorker,
-        complete: summary.complete,
-        pruned: summary.pruned,
-        failed: summary.failed,
-        lost: summary.lost,
-        seconds: summary.seconds,
-        trialsPerSecond: rate,
-        interrupted: interrupt.signalName() ?? null,
-        best:
-          best === undefined
-            ? null
-            : { number: best.number, value: best.value, params: best.params },
-        waiting: after.states.waiting,
-      });
-    else {
-      out.line();
-      out.line(
-        `${interrupt.signalName() === undefined ? 'Finished' : 'Interrupted after'} ${plural(summary.trials.length, 'trial')} in ${summary.seconds.toFixed(1)} s (${formatRate(rate, 'trials', 'trial')}): ${summary.complete} complete, ${summary.pruned} pruned, ${summary.failed} failed, ${summary.lost} lost.`,
-      );
-      out.line(
-        best === undefined
-          ? 'Best: none yet (no complete trial).'
-          : `Best: trial ${best.number}, value ${formatNumber(best.value)} (${formatParams(best.params)})`,
-      );
-      const drl = study.systemAttrs.drl as DrlStudySpec | undefined;
-      if (best !== undefined && drl?.version === 1)
-        out.line(`  its budget: ${describeBudget(budgetOf(drl, best))}`);
-      if (after.states.waiting > 0)
-        out.line(
-          `${plural(after.states.waiting, 'trial')} waiting (enqueued or retries of interrupted ones): the next \`tradelab study run ${study.name}\` runs them first.`,
-        );
-      out.line(`Details: tradelab study show ${study.name}`);
-    }
-    const code = interrupt.exitCode();
-    if (code !== undefined) setExitCode(code);
-    else if (summary.complete === 0 && summary.failed + summary.lost > 0)
-      throw new TradelabError(
-        'TRIALS_FAILED',
-        `no trial of this run completed: ${summary.failed + summary.lost} failed${summary.pruned > 0 ? `, ${summary.pruned} pruned` : ''}`,
-        {
-          hint: `each failure's reason is printed above (all of them: tradelab study trials ${shellQuote(study.name)} --json)`,
-          details: { study: study.name, failed: summary.failed, lost: summary.lost },
-        },
-      );
-  });
-}
-
-/**
- * The objective module's absolute path: --objective (a built-in's name, or a file relative to the
- * working directory), else the one the study was created with (a trading study's `drl`).
- */
-function objectivePath(context: CommandContext, stored: unknown): string {
-  const given = context.options.objective;
-  const raw = given ?? (typeof stored === 'string' ? stored : undefined);
-  if (typeof raw !== 'string' || raw === '')
-    throw new TradelabError('USAGE', '--objective is required', {
-      hint: 'pass a .js/.mjs module exporting `objective(trial)` (e.g. --objective ./objective.mjs), or a built-in name (quadratic)',
+  const { study, summary, after } = outcome;
+  const best = after.best;
+  const rate = summary.trials.length / Math.max(summary.seconds, 1e-9);
+  if (out.json)
+    out.record({
+      type: 'summary',
+      study: study.name,
+      storage: outcome.storage,
+      workers: outcome.workers,
+      trialsPerWorker: outcome.trialsPerWorker,
+      complete: summary.complete,
+      pruned: summary.pruned,
+      failed: summary.failed,
+      lost: summary.lost,
+      seconds: summary.seconds,
+      trialsPerSecond: rate,
+      interrupted: interrupt.signalName() ?? null,
+      best:
+        best === undefined ? null : { number: best.number, value: best.value, params: best.params },
+      waiting: after.waiting,
     });
-  const path = resolveObjective(raw, context.cwd);
-  if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true)
-    throw new TradelabError('FILE_NOT_FOUND', `--objective: ${path} is not a file`, {
-      hint: 'pass a .js/.mjs module exporting `objective(trial)`',
-      details: { path },
-    });
-  return path;
+  else {
+    out.line();
+    out.line(
+      `${interrupt.signalName() === undefined ? 'Finished' : 'Interrupted after'} ${plural(summary.trials.length, 'trial')} in ${summary.seconds.toFixed(1)} s (${formatRate(rate, 'trials', 'trial')}): ${summary.complete} complete, ${summary.pruned} pruned, ${summary.failed} failed, ${summary.lost} lost.`,
+    );
+    out.line(
+      best === undefined
+        ? 'Best: none yet (no complete trial).'
+        : `Best: trial ${best.number}, value ${formatNumber(best.value)} (${formatParams(best.params)})`,
+    );
+    const drl = study.systemAttrs.drl as DrlStudySpec | undefined;
+    if (best !== undefined && drl?.version === 1)
+      out.line(`  its budget: ${describeBudget(budgetOf(drl, best))}`);
+    if (after.waiting > 0)
+      out.line(
+        `${plural(after.waiting, 'trial')} waiting (enqueued or retries of interrupted ones): the next \`tradelab study run ${study.name}\` runs them first.`,
+      );
+    out.line(`Details: tradelab study show ${study.name}`);
+  }
+  const code = interrupt.exitCode();
+  if (code !== undefined) setExitCode(code);
+  else if (outcome.failure !== undefined) throw outcome.failure;
 }
 
 /** A positive number of seconds; undefined when not given. */
