@@ -17,7 +17,7 @@ const LAYERS = {
   eval: ['core', 'data', 'env'],
   gpu: ['core'],
   compute: ['core', 'config', 'gpu'],
-  models: ['core', 'compute', 'data', 'gpu'],
+  models: ['core', 'compute', 'data', 'gpu', 'profiles'],
   agents: ['core', 'compute', 'data', 'env', 'eval', 'gpu', 'models', 'report'],
   tune: ['core', 'storage'],
   jobs: ['core', 'storage'],

@@ -30,6 +30,20 @@ describe('TCN size', () => {
     net.dispose();
   });
 
+  it("counts what the network holds, for every shape the model takes (one formula with the planner's)", () => {
+    for (const config of [
+      { inputs: 5, hidden: 8, layers: 3, kernel: 2, norm: 'none' as const },
+      { inputs: 8, hidden: 8, layers: 2, kernel: 3, headHidden: 5, outputs: 3 },
+      { inputs: 12, hidden: 16, layers: 1, kernel: 4, norm: 'weight' as const, outputs: 2 },
+    ]) {
+      const net = new Tcn(config, 'shape');
+      const held = net.variables.reduce((n, v) => n + v.size, 0);
+      net.dispose();
+      expect(tcnSize(config).params, JSON.stringify(config)).toBe(held);
+      expect(tcnParamCount(config), JSON.stringify(config)).toBe(held);
+    }
+  });
+
   it("puts seed 003's TCN-12 with 512 channels at about 18.6 M parameters", () => {
     const size = tcnSize({ inputs: 8, hidden: 512, layers: 12, kernel: 3 });
     expect(size.params).toBeGreaterThan(18.0e6);

@@ -2,6 +2,7 @@ import * as tf from '../compute/tfjs.js';
 import { Rng } from '../core/random.js';
 import { TradelabError } from '../core/index.js';
 import { causalConv1d, receptiveField } from '../compute/index.js';
+import { tcnParamRows } from '../profiles/index.js';
 import { ownVariable } from './mlp.js';
 
 /*
@@ -113,45 +114,30 @@ export function resolveTcnConfig(config: TcnConfig): ResolvedTcnConfig {
 /** The layer table, parameter count, receptive field and activation sizes of a TCN. */
 export function tcnSize(config: TcnConfig): TcnSize {
   const c = resolveTcnConfig(config);
+  // The counts are the planner's (profiles/tcn-size.ts): one formula for the summary and the plan.
   const rows: TcnLayerRow[] = [];
-  const normParams = c.norm === 'weight' ? c.hidden : 0;
-  let width = c.inputs;
-  for (let i = 0; i < c.layers; i++) {
-    const d = 2 ** i;
+  for (const row of tcnParamRows(c)) {
+    if (row.block === 'head' && row.part === 'dense')
+      rows.push({ name: 'encoder', kind: `${c.pooling} step`, output: `[${c.hidden}]`, params: 0 });
     rows.push({
-      name: `block${i}/conv1`,
-      kind: `causal conv k=${c.kernel} d=${d}`,
-      output: `[time, ${c.hidden}]`,
-      params: c.kernel * width * c.hidden + c.hidden + normParams,
+      name: row.block === 'head' ? `head/${row.part}` : `block${row.block}/${row.part}`,
+      kind:
+        row.block === 'head'
+          ? row.part === 'dense'
+            ? 'dense + ReLU'
+            : 'dense'
+          : row.part === 'residual'
+            ? 'conv 1×1'
+            : `causal conv k=${c.kernel} d=${2 ** row.block}`,
+      output:
+        row.block !== 'head'
+          ? `[time, ${c.hidden}]`
+          : row.part === 'dense'
+            ? `[${c.headHidden}]`
+            : `[${c.outputs}]`,
+      params: row.params,
     });
-    rows.push({
-      name: `block${i}/conv2`,
-      kind: `causal conv k=${c.kernel} d=${d}`,
-      output: `[time, ${c.hidden}]`,
-      params: c.kernel * c.hidden * c.hidden + c.hidden + normParams,
-    });
-    if (width !== c.hidden)
-      rows.push({
-        name: `block${i}/residual`,
-        kind: 'conv 1×1',
-        output: `[time, ${c.hidden}]`,
-        params: width * c.hidden + c.hidden,
-      });
-    width = c.hidden;
   }
-  rows.push({ name: 'encoder', kind: `${c.pooling} step`, output: `[${c.hidden}]`, params: 0 });
-  rows.push({
-    name: 'head/dense',
-    kind: 'dense + ReLU',
-    output: `[${c.headHidden}]`,
-    params: c.hidden * c.headHidden + c.headHidden,
-  });
-  rows.push({
-    name: 'head/out',
-    kind: 'dense',
-    output: `[${c.outputs}]`,
-    params: c.headHidden * c.outputs + c.outputs,
-  });
   const dilations = Array.from({ length: c.layers }, (_, i) => [2 ** i, 2 ** i]).flat();
   return {
     layers: rows,

@@ -21,17 +21,55 @@ export interface TcnShape {
   checkpoint: boolean;
 }
 
-/** Parameters: the blocks (weight-normalized convolutions, a 1×1 residual where widths change) and the head. */
-export function tcnParamCount({ inputs, hidden, layers, kernel }: TcnShape): number {
-  const conv = (width: number): number => kernel * width * hidden + 2 * hidden;
-  let params = 0;
+/** What a TCN's parameter count depends on; unset fields are the model's defaults. */
+export interface TcnParamShape {
+  inputs: number;
+  hidden: number;
+  layers: number;
+  kernel: number;
+  /** `weight`: each convolution has a gain per channel beside its weight and bias (default). */
+  norm?: 'weight' | 'none';
+  /** Units of the head's hidden dense layer (default `hidden`). */
+  headHidden?: number;
+  /** Outputs of the head (default 1). */
+  outputs?: number;
+}
+
+/** One layer's parameters: a block's convolutions and 1×1 residual, then the head's two layers. */
+export interface TcnParamRow {
+  /** The block (0 first), or `head`. */
+  block: number | 'head';
+  part: 'conv1' | 'conv2' | 'residual' | 'dense' | 'out';
+  params: number;
+}
+
+/**
+ * The parameters of each layer of a TCN: the one count the model's summary (`tcnSize`) and the
+ * planner (`tcnParamCount`) share. Blocks of two causal convolutions (weight-normalized by
+ * default), a 1×1 residual where the width changes, then a dense head.
+ */
+export function tcnParamRows(shape: TcnParamShape): TcnParamRow[] {
+  const { inputs, hidden, layers, kernel } = shape;
+  const gain = (shape.norm ?? 'weight') === 'weight' ? hidden : 0;
+  const headHidden = shape.headHidden ?? hidden;
+  const outputs = shape.outputs ?? 1;
+  const conv = (width: number): number => kernel * width * hidden + hidden + gain;
+  const rows: TcnParamRow[] = [];
   let width = inputs;
-  for (let i = 0; i < layers; i++) {
-    params += conv(width) + conv(hidden);
-    if (width !== hidden) params += width * hidden + hidden;
+  for (let block = 0; block < layers; block++) {
+    rows.push({ block, part: 'conv1', params: conv(width) });
+    rows.push({ block, part: 'conv2', params: conv(hidden) });
+    if (width !== hidden) rows.push({ block, part: 'residual', params: width * hidden + hidden });
     width = hidden;
   }
-  return params + hidden * hidden + hidden + hidden + 1;
+  rows.push({ block: 'head', part: 'dense', params: hidden * headHidden + headHidden });
+  rows.push({ block: 'head', part: 'out', params: headHidden * outputs + outputs });
+  return rows;
+}
+
+/** Parameters of the whole TCN (tcnParamRows summed). */
+export function tcnParamCount(shape: TcnParamShape): number {
+  return tcnParamRows(shape).reduce((sum, row) => sum + row.params, 0);
 }
 
 /** Float32 elements a training step keeps alive per chunk per bar (see the file header). */
