@@ -41,7 +41,10 @@ export interface PpoConfig {
   initLogStd: number;
   /** Envs stepped together. Default 16. */
   nEnvs: number;
-  /** Env steps collected per update, across all envs (a multiple of nEnvs). Default 2048. */
+  /**
+   * Env steps collected per update, across all envs (a multiple of nEnvs). Default 2,048, rounded
+   * to a multiple of nEnvs.
+   */
   targetStep: number;
   /** Minibatch size. Default 512. */
   batchSize: number;
@@ -254,6 +257,11 @@ export function resolvePpoConfig(partial: Partial<PpoConfig> = {}): PpoConfig {
   // Values may come from untyped JSON or CLI flags: undefined means "the default".
   for (const [key, value] of Object.entries(partial as Record<string, unknown>))
     if (value !== undefined) (config as unknown as Record<string, unknown>)[key] = value;
+  // Envs without a rollout size: the default rollout of about 2,048 env steps, rounded to a
+  // multiple of the envs (every env steps the same number of times).
+  if (partial.targetStep === undefined && Number.isSafeInteger(config.nEnvs) && config.nEnvs > 0)
+    config.targetStep =
+      Math.max(1, Math.round(PPO_DEFAULTS.targetStep / config.nEnvs)) * config.nEnvs;
   for (const field of Object.keys(FIELD_CHECKS) as (keyof PpoConfig)[]) {
     const problem = ppoValueProblem(field, config[field]);
     if (problem !== undefined) throw invalid(field, problem.message, problem.hint);

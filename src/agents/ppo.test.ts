@@ -85,6 +85,10 @@ describe('PPO config', () => {
       /targetStep: 100 is not a multiple of nEnvs 16/,
     );
     expect((error as TradelabError).hint).toBe('use 96');
+    // Envs without a rollout size: 2,048 rounded to a multiple of them, for every caller.
+    expect(resolvePpoConfig({ nEnvs: 3 }).targetStep).toBe(2049);
+    expect(resolvePpoConfig({ nEnvs: 16 }).targetStep).toBe(2048);
+    expect(resolvePpoConfig({ nEnvs: 5000 }).targetStep).toBe(5000);
     expect(() => resolvePpoConfig({ batchSize: 4096, targetStep: 2048 })).toThrow(/batchSize/);
     expect(() => resolvePpoConfig({ gamma: 1.5 })).toThrow(/gamma: must be in \[0, 1\]/);
     expect(() => resolvePpoConfig({ netdim: 3 } as Partial<PpoConfig>)).toThrow(

@@ -35,8 +35,8 @@ import { tradelabVersion } from './version.js';
 
 /*
  * Training one PPO agent on a dataset: the use case `tradelab train ppo`, a service job and the
- * public API share, with its defaults and guards in one place — the 80/20 ranges, the rollout of
- * about 2048 env steps, the threads (all cores; a resumed run its own), the resume rules (a run
+ * public API share, with its defaults and guards in one place — the 80/20 ranges, the threads
+ * (all cores; a resumed run its own), PPO's defaults (resolvePpoConfig's), the resume rules (a run
  * resumes with its own settings; a setting asked otherwise is refused, --steps may extend it),
  * the planner's check that the networks fit, and a checkpoint kept when a write fails.
  */
@@ -230,11 +230,10 @@ export async function trainPpo(
       },
     );
 
+  // A new run's defaults (its rollout of about 2,048 env steps among them) are resolvePpoConfig's;
+  // a resumed run keeps its own.
   if (previous !== undefined)
     refuseChangedSettings(previous, options, ppo, { train, test }, askedEncoder);
-  // A new run's rollout is about 2048 env steps; a resumed run keeps its own.
-  else if (ppo.nEnvs !== undefined && ppo.targetStep === undefined)
-    ppo.targetStep = Math.max(1, Math.round(2048 / ppo.nEnvs)) * ppo.nEnvs;
   if (previous?.status === 'finished' && !extendsRun(previous, options.ppo?.breakStep))
     return { kind: 'nothing-left', dir, manifest: previous };
 
