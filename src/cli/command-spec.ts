@@ -11,6 +11,10 @@ export interface OptionSpec {
   /** Placeholder in help, e.g. `N`. */
   value?: string;
   description: string;
+  /** Its value names a file or directory: a service job's must stay inside the project. */
+  path?: boolean;
+  /** Values that start with this prefix name a directory after it (`--policy tcn:DIR`). */
+  pathAfter?: string;
 }
 
 /** A positional argument. */
@@ -22,6 +26,8 @@ export interface PositionalSpec {
   variadic?: boolean;
   /** The only values it takes, when they are a fixed list (shell completion offers them). */
   choices?: readonly string[];
+  /** It names a file or directory: a service job's must stay inside the project. */
+  path?: boolean;
 }
 
 /** What a command receives. */

@@ -38,9 +38,6 @@ const FILE_EXTENSIONS: Readonly<Record<string, readonly string[]>> = {
   'campaign run': LOCATED_FILE_EXTENSIONS,
 };
 
-/** Placeholders that make an option's value a path. */
-const PATH_VALUES = new Set(['DIR', 'FILE', 'MODULE', 'PATH']);
-
 /** The job commands of the CLI's command table, with their allowed options. */
 export function jobCommandsOf(commands: readonly CommandSpec[]): JobCommand[] {
   return JOB_COMMAND_NAMES.map((name) => {
@@ -53,7 +50,7 @@ export function jobCommandsOf(commands: readonly CommandSpec[]): JobCommand[] {
         name: p.name,
         description: p.description,
         required: p.required,
-        path: PATH_VALUES.has(p.name),
+        path: p.path === true,
         mustExist: p.name === 'FILE',
         ...(p.name === 'FILE' && FILE_EXTENSIONS[name] !== undefined
           ? { extensions: FILE_EXTENSIONS[name] }
@@ -66,7 +63,8 @@ export function jobCommandsOf(commands: readonly CommandSpec[]): JobCommand[] {
           type: o.type,
           ...(o.value === undefined ? {} : { value: o.value }),
           description: o.description,
-          path: o.value !== undefined && PATH_VALUES.has(o.value),
+          path: o.path === true,
+          ...(o.pathAfter === undefined ? {} : { pathAfter: o.pathAfter }),
         })),
       progress: spec.options.some((o) => o.name === 'progress-interval'),
       usesWorkers: spec.options.some((o) => o.name === 'workers'),

@@ -21,6 +21,8 @@ export interface JobOption {
   description: string;
   /** Its value is a path (checked to stay inside the project). */
   path: boolean;
+  /** Values starting with this prefix name a path after it, checked as one (`tcn:DIR`). */
+  pathAfter?: string;
 }
 
 /** A positional a job may pass. */
@@ -183,9 +185,12 @@ export function jobArgv(
     const text = String(value);
     if (spec.path) pathInsideProject(root, text, `option --${name}`);
     // `--policy tcn:DIR` names a pretrained encoder's run directory.
-    if (name === 'policy' && text.startsWith('tcn:')) {
-      pathInsideProject(root, text.slice('tcn:'.length), 'option --policy tcn:DIR');
-    }
+    if (spec.pathAfter !== undefined && text.startsWith(spec.pathAfter))
+      pathInsideProject(
+        root,
+        text.slice(spec.pathAfter.length),
+        `option --${name} ${spec.pathAfter}DIR`,
+      );
     argv.push(`--${name}`, text);
   }
   let slots = 1;

@@ -385,6 +385,7 @@ export const BENCH_COMMANDS: readonly CommandSpec[] = [
         name: 'dir',
         type: 'string',
         value: 'DIR',
+        path: true,
         description: 'keep the data and study.db there (default: a temporary directory, removed)',
       },
     ],

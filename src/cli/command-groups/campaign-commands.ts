@@ -8,7 +8,12 @@ export const CAMPAIGN_COMMANDS: readonly CommandSpec[] = [
     summary:
       'run a campaign file: its studies at once, workers shared by weight; run again to continue',
     positionals: [
-      { name: 'FILE', description: 'the campaign file (YAML or JSON)', required: true },
+      {
+        name: 'FILE',
+        description: 'the campaign file (YAML or JSON)',
+        required: true,
+        path: true,
+      },
     ],
     options: [
       {
@@ -75,6 +80,7 @@ export const CAMPAIGN_COMMANDS: readonly CommandSpec[] = [
         name: 'out',
         type: 'string',
         value: 'FILE',
+        path: true,
         description:
           'write the report to FILE instead of printing it (html: default reports/campaign-NAME.html)',
       },

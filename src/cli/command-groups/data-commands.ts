@@ -11,6 +11,7 @@ export const DATA_COMMANDS: readonly CommandSpec[] = [
         description: 'files, directories or globs (relative to the working directory)',
         required: true,
         variadic: true,
+        path: true,
       },
     ],
     options: [
@@ -108,6 +109,7 @@ export const DATA_COMMANDS: readonly CommandSpec[] = [
         name: 'out',
         type: 'string',
         value: 'FILE',
+        path: true,
         description: 'output file; its extension picks the format (relative to the project root)',
       },
       {
@@ -162,6 +164,7 @@ export const DATA_COMMANDS: readonly CommandSpec[] = [
         name: 'out',
         type: 'string',
         value: 'FILE',
+        path: true,
         description: 'write every row as CSV (relative to the project root)',
       },
     ],
@@ -191,6 +194,7 @@ export const DATA_COMMANDS: readonly CommandSpec[] = [
         name: 'out',
         type: 'string',
         value: 'FILE',
+        path: true,
         description: 'write every day as CSV (relative to the project root)',
       },
     ],

@@ -19,6 +19,7 @@ export const PRETRAIN_COMMANDS: readonly CommandSpec[] = [
         name: 'out',
         type: 'string',
         value: 'DIR',
+        path: true,
         description: 'run directory: run.json, checkpoint/, model/ (best epoch), report.html',
       },
       {

@@ -123,6 +123,7 @@ export const STUDY_COMMANDS: readonly CommandSpec[] = [
         name: 'file',
         type: 'string',
         value: 'FILE',
+        path: true,
         description: 'a study file (YAML/JSON) with any of these settings and parameter overrides',
       },
     ],
@@ -147,6 +148,7 @@ export const STUDY_COMMANDS: readonly CommandSpec[] = [
         name: 'objective',
         type: 'string',
         value: 'MODULE',
+        path: true,
         description:
           "a .js/.mjs file exporting objective(trial) or createObjective(setup), or a registered name (quadratic, drl); default: the study's own (drl for a trading study)",
       },

@@ -19,6 +19,7 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
         name: 'out',
         type: 'string',
         value: 'DIR',
+        path: true,
         description: 'run directory: manifest, checkpoints, model, report (required)',
       },
       {
@@ -51,6 +52,7 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
         name: 'policy',
         type: 'string',
         value: 'NET',
+        pathAfter: 'tcn:',
         description:
           "the actor's network: mlp (default), ft_transformer, or tcn:DIR (an MLP over the features and the frozen encoder of a `pretrain tcn` run)",
       },
@@ -307,6 +309,7 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
         name: 'model',
         type: 'string',
         value: 'DIR',
+        path: true,
         description: 'a `train ppo` run directory, or its model/ (required)',
       },
       {
@@ -339,6 +342,7 @@ export const TRAIN_COMMANDS: readonly CommandSpec[] = [
         name: 'out',
         type: 'string',
         value: 'DIR',
+        path: true,
         description: 'write equity.csv and report.html there',
       },
     ],
