@@ -16,16 +16,18 @@ export {
 // A project: config, GPU profile, backend, the planner's answer for this machine, and the use
 // cases the CLI and the service run on it, with the commands' defaults and guards (`trainPpo`:
 // `tradelab train ppo`; `pretrainTcnRun`: `tradelab pretrain tcn`; `runCampaign`: `campaign run`;
-// `runStudy`: `study run`).
+// `runStudy`: `study run`; `runBacktest`: `backtest`).
 export {
   openProject,
   planHere,
   pretrainTcnRun,
+  runBacktest,
   runCampaign,
   runStudy,
   startBackend,
   tradelabVersion,
   trainPpo,
+  type BacktestOptions,
   type PlanHere,
   type PlanRequest,
   type PretrainTcnOptions,

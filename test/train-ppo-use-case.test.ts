@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RUN_FILES } from '../src/agents/index.js';
-import { openProject, trainPpo } from '../src/index.js';
+import { openProject, runBacktest, trainPpo } from '../src/index.js';
 import { jsonLines, runCli } from './support/run-cli.js';
 import { syntheticProject, tinyRunFlags } from './support/train-fixture.js';
 
@@ -71,6 +71,25 @@ describe('trainPpo, the use case of train ppo', () => {
       readFileSync(join(dir, 'runs', run, RUN_FILES.model, 'weights.bin'));
     expect(weights('api').equals(weights('cli'))).toBe(true);
   }, 120_000);
+
+  it('backtests that run the same from the CLI and from the API', async () => {
+    const cli = await runCli(['backtest', '--model', 'runs/cli', '--fee-bps', '20', '--json'], {
+      cwd: dir,
+      env,
+    });
+    expect(cli.code, cli.stderr).toBe(0);
+    const fromCli = jsonLines(cli.stdout).find((r) => r.type === 'backtest') as {
+      range: number[];
+      metrics: unknown;
+      benchmarkMetrics: unknown;
+    };
+    const project = openProject({ cwd: dir, env: { ...process.env, ...env } });
+    const fromApi = await runBacktest(project, { model: join(dir, 'runs', 'cli'), feeBps: 20 });
+    expect(fromApi.rangeOrigin).toBe('test');
+    expect([...fromApi.range]).toEqual(fromCli.range);
+    expect(fromApi.evaluation.metrics).toEqual(fromCli.metrics);
+    expect(fromApi.evaluation.benchmarkMetrics).toEqual(fromCli.benchmarkMetrics);
+  }, 60_000);
 
   it('keeps the command guards: a resume with other settings is refused, saying which', async () => {
     const project = openProject({ cwd: dir, env: { ...process.env, ...env } });

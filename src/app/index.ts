@@ -69,3 +69,9 @@ export {
   type StudyRunOutcome,
   type StudyRunStart,
 } from './study-run.js';
+export {
+  runBacktest,
+  type BacktestEvents,
+  type BacktestOptions,
+  type BacktestOutcome,
+} from './backtest.js';
