@@ -16,7 +16,7 @@ export {
 // A project: config, GPU profile, backend, the planner's answer for this machine, and the use
 // cases the CLI and the service run on it, with the commands' defaults and guards (`trainPpo`:
 // `tradelab train ppo`; `pretrainTcnRun`: `tradelab pretrain tcn`; `runCampaign`: `campaign run`;
-// `runStudy`: `study run`; `runBacktest`: `backtest`).
+// `runStudy`: `study run`; `runBacktest`: `backtest`; `trainForecastSet`: `train forecast`).
 export {
   openProject,
   planHere,
@@ -26,8 +26,10 @@ export {
   runStudy,
   startBackend,
   tradelabVersion,
+  trainForecastSet,
   trainPpo,
   type BacktestOptions,
+  type ForecastSetOptions,
   type PlanHere,
   type PlanRequest,
   type PretrainTcnOptions,

@@ -334,6 +334,17 @@ describe('tradelab service: the API', () => {
     await post(base, `/api/jobs/${wide.id}/cancel`);
     await waitForJob(base, wide.id, ['succeeded', 'failed', 'cancelled']);
 
+    // A forecasting set of one model holds one slot: auto means the models that fit, at most the set.
+    const one = (
+      await post(base, '/api/jobs', {
+        command: 'train forecast',
+        options: { data: 'SYN0:1h', models: '1', epochs: '1', 'steps-per-epoch': '1' },
+      })
+    ).body as Submitted;
+    expect(one.slots).toBe(1);
+    await post(base, `/api/jobs/${one.id}/cancel`);
+    await waitForJob(base, one.id, ['succeeded', 'failed', 'cancelled']);
+
     // A count past the pool is told the pool; a count that is no count is refused where it is.
     const many = (
       await post(base, '/api/jobs', {

@@ -75,3 +75,10 @@ export {
   type BacktestOptions,
   type BacktestOutcome,
 } from './backtest.js';
+export {
+  planForecastSet,
+  trainForecastSet,
+  type ForecastSetEvents,
+  type ForecastSetOptions,
+  type ForecastSetPlan,
+} from './forecast-set.js';

@@ -3,9 +3,11 @@ import {
   campaignRunWorkers,
   openProjectStorage,
   parseWorkersRequest,
+  planForecastSet,
   studyRunWorkers,
   withCampaignProfile,
 } from '../app/index.js';
+import type { ForecastSetOptions } from '../app/index.js';
 import type { JobRequest } from '../jobs/index.js';
 import type { ServiceContext } from './service-context.js';
 
@@ -20,6 +22,11 @@ export async function plannedJobWorkers(
   request: JobRequest,
 ): Promise<number | undefined> {
   if (parseWorkersRequest(request.options.workers, 'options.workers') !== 'auto') return undefined;
+  if (request.command === 'train forecast') {
+    const { data } = request.options;
+    if (typeof data !== 'string') return undefined;
+    return (await planForecastSet(ctx.project, forecastSizing(data, request.options))).workers;
+  }
   const [first] = request.positionals;
   if (first === undefined) return undefined;
   if (request.command === 'study run') {
@@ -57,4 +64,28 @@ export async function plannedJobWorkers(
     }
   }
   return undefined;
+}
+
+/**
+ * What a `train forecast` job's workers depend on, from its options as written: the model, the
+ * data's timeframe and the sizes the planner counts. A value that is no number is left to the
+ * job's own process to refuse (the planner takes the default for it here).
+ */
+function forecastSizing(data: string, options: JobRequest['options']): ForecastSetOptions {
+  const whole = (name: string): number | undefined => {
+    const value = Number(options[name]);
+    return options[name] === undefined || !Number.isSafeInteger(value) || value < 1
+      ? undefined
+      : value;
+  };
+  const model = options.model;
+  return {
+    data,
+    ...(model === 'tcn' || model === 'mlp' ? { model } : {}),
+    models: whole('models'),
+    chunkLen: whole('chunk-len'),
+    batchSize: whole('batch-size'),
+    hidden: whole('hidden'),
+    layers: whole('layers'),
+  };
 }
