@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { ActiveBackend } from '../compute/index.js';
 import { TradelabError } from '../core/index.js';
 import {
@@ -19,7 +19,7 @@ import type {
 } from '../supervised/index.js';
 import type { Project } from './open-project.js';
 import { machineBudget, type MachineBudget } from './plan-here.js';
-import { refuseChangedResumeFlags } from './resume-changes.js';
+import { refuseChangedResumeFlags, runDataSpec } from './resume-changes.js';
 import { startBackend } from './start-backend.js';
 
 /*
@@ -111,12 +111,7 @@ export async function planPretrain(
 ): Promise<PretrainPlan> {
   const supervised = await import('../supervised/index.js');
   const root = project.config.projectRoot;
-  const dir =
-    options.out === undefined
-      ? undefined
-      : isAbsolute(options.out)
-        ? options.out
-        : resolve(root, options.out);
+  const dir = options.out === undefined ? undefined : resolve(root, options.out);
   const previous =
     options.resume === true && dir !== undefined ? supervised.readPretrainRun(dir) : undefined;
   const budget = await machineBudget(project, 'tcn');
@@ -167,17 +162,7 @@ export async function pretrainTcnRun(
     throw new TradelabError('USAGE', 'pretrain tcn needs --out DIR (where the run is written)', {
       hint: 'e.g. tradelab pretrain tcn --data SPY:5m --out runs/spy-tcn (or --summary for the network alone)',
     });
-  const spec = previous?.data.spec ?? options.data;
-  if (spec === undefined)
-    throw new TradelabError('USAGE', 'pretrain tcn needs --data SYM[,SYM]:TF (intraday bars)', {
-      hint: 'e.g. --data SPY:5m (see `tradelab data list`)',
-    });
-  if (previous !== undefined && options.data !== undefined && options.data !== spec)
-    throw new TradelabError(
-      'INVALID_ARGUMENT',
-      `--data ${options.data} differs from the run's ${spec}`,
-      { hint: 'leave --data out when resuming, or start a new run with another --out' },
-    );
+  const spec = runDataSpec('pretrain tcn', previous?.data.spec, options.data, 'SPY:5m');
 
   // Before anything is loaded: a run there already, or an --out that cannot be made.
   if (previous === undefined) supervised.preparePretrainDirectory(dir);

@@ -51,3 +51,29 @@ export function refuseChangedResumeFlags(flags: readonly ResumeFlag[], extendabl
     },
   );
 }
+
+/**
+ * The data spec of a run: a resumed run's own (`--data` may repeat it, not change it), else the one
+ * asked; `command` and `example` say how to give it when neither is there.
+ */
+export function runDataSpec(
+  command: string,
+  recorded: string | undefined,
+  asked: string | undefined,
+  example: string,
+): string {
+  const spec = recorded ?? asked;
+  if (spec === undefined)
+    throw new TradelabError('USAGE', `${command} needs --data SYM[,SYM]:TF`, {
+      hint: `e.g. --data ${example} (see \`tradelab data list\`)`,
+    });
+  if (recorded !== undefined && asked !== undefined && asked !== recorded)
+    throw new TradelabError(
+      'INVALID_ARGUMENT',
+      `--data ${asked} differs from the run's ${recorded}`,
+      {
+        hint: 'leave --data out when resuming, or start a new run with another --out',
+      },
+    );
+  return spec;
+}

@@ -1,6 +1,6 @@
 import { existsSync, statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type {
   PolicyNetwork,
   PpoConfig,
@@ -30,7 +30,7 @@ import { formatBytes } from '../profiles/index.js';
 import type { Project } from './open-project.js';
 import { machineBudget } from './plan-here.js';
 import { startBackend } from './start-backend.js';
-import { refuseChangedResumeFlags, type ResumeFlag } from './resume-changes.js';
+import { refuseChangedResumeFlags, runDataSpec, type ResumeFlag } from './resume-changes.js';
 import { tradelabVersion } from './version.js';
 
 /*
@@ -165,31 +165,17 @@ export async function trainPpo(
   const { memoryShortfall } = await import('../trading/index.js');
   const { nativeTransformerKernelsActive } = await import('../compute/index.js');
   const root = project.config.projectRoot;
-  const dir = isAbsolute(options.out) ? options.out : resolve(root, options.out);
+  const dir = resolve(root, options.out);
   const resume = options.resume === true;
   const previous = resume ? readRunManifest(dir) : undefined;
-  const spec = previous?.data.spec ?? options.data;
-  if (spec === undefined)
-    throw new TradelabError('USAGE', 'train ppo needs --data SYM[,SYM]:TF', {
-      hint: 'e.g. --data BTCUSDT,ETHUSDT:1h (see `tradelab data list`)',
-    });
-  if (previous !== undefined && options.data !== undefined && options.data !== spec)
-    throw new TradelabError(
-      'INVALID_ARGUMENT',
-      `--data ${options.data} differs from the run's ${spec}`,
-      { hint: 'leave --data out when resuming, or start a new run with another --out' },
-    );
+  const spec = runDataSpec('train ppo', previous?.data.spec, options.data, 'BTCUSDT,ETHUSDT:1h');
 
   const threads = runThreads(options.threads, previous?.backend.threads);
   if (previous?.backend.threads !== undefined && options.threads === undefined)
     events.onNote?.(`resuming with the run's --threads ${threads}`);
   const backend = await startBackend(project, { nativeThreads: threads });
   const askedEncoder =
-    typeof options.policy === 'object'
-      ? isAbsolute(options.policy.tcnRun)
-        ? options.policy.tcnRun
-        : resolve(root, options.policy.tcnRun)
-      : undefined;
+    typeof options.policy === 'object' ? resolve(root, options.policy.tcnRun) : undefined;
   const encoderRun = previous?.data.encoder?.run ?? askedEncoder;
   const loaded = await loadMarketData(
     openDatasetStore(project.config.settings.dataDir),

@@ -35,10 +35,12 @@ export {
   countsOf,
   countStates,
   retriedTrials,
+  studyFigures,
   summarizeStudy,
   TRIAL_STATES,
   trialDurationMs,
   type StateCounts,
+  type StudyFigures,
   type StudySummary,
   type TrialCounts,
 } from './study-summary.js';

@@ -15,12 +15,10 @@ import { bestOf } from './study.js';
 /** Trials in each state, as stored. */
 export type StateCounts = Record<TrialState, number>;
 
-/** A study's trials in numbers. */
-export interface StudySummary {
+/** The counts a summary prints everywhere (CLI JSON, API, dashboard), as one object. */
+export interface TrialCounts {
   /** Every trial record, waiting, running and retried ones included. */
   total: number;
-  /** Records per state, as stored (`fail` includes the retried failures). */
-  states: StateCounts;
   complete: number;
   pruned: number;
   /** Failed and not retried. */
@@ -32,6 +30,12 @@ export interface StudySummary {
   waiting: number;
   /** Trials that count toward a target: complete + pruned + failed. */
   done: number;
+}
+
+/** A study's trials in numbers. */
+export interface StudySummary extends TrialCounts {
+  /** Records per state, as stored (`fail` includes the retried failures). */
+  states: StateCounts;
   /** The best complete trial (the earliest among equals); undefined when none is complete. */
   best: TrialRecord | undefined;
   /** complete / done; null when none is done. */
@@ -82,22 +86,33 @@ export function retriedTrials(trials: readonly TrialRecord[]): Set<number> {
   return retried;
 }
 
-/** The counts a summary prints everywhere (CLI JSON, API, dashboard), as one object. */
-export interface TrialCounts {
-  total: number;
-  done: number;
-  complete: number;
-  pruned: number;
-  failed: number;
-  retried: number;
-  running: number;
-  waiting: number;
-}
-
 /** A summary's counts as one object. */
 export function countsOf(summary: StudySummary): TrialCounts {
   const { total, done, complete, pruned, failed, retried, running, waiting } = summary;
   return { total, done, complete, pruned, failed, retried, running, waiting };
+}
+
+/** The figures a study is shown with, in the CLI's JSON, the API and the dashboard alike. */
+export interface StudyFigures {
+  counts: TrialCounts;
+  best: { number: number; value: number | null } | null;
+  perHour: number | null;
+  meanDurationMs: number | null;
+  completionRate: number | null;
+  pruneRate: number | null;
+}
+
+/** A summary's figures, as `study list --json` and `GET /api/studies` give them. */
+export function studyFigures(summary: StudySummary): StudyFigures {
+  const { best } = summary;
+  return {
+    counts: countsOf(summary),
+    best: best === undefined ? null : { number: best.number, value: best.value },
+    perHour: summary.perHour,
+    meanDurationMs: summary.meanDurationMs,
+    completionRate: summary.completionRate,
+    pruneRate: summary.pruneRate,
+  };
 }
 
 /** The summary of a study with `direction` from its trials. */

@@ -4,7 +4,7 @@ import { count, shortTime } from '../format.js';
 import { readStudyStorage } from '../open-study-storage.js';
 import { renderTable } from '../output.js';
 import {
-  countsOf,
+  studyFigures,
   describeComponents,
   summarizeStudy,
   type StudySummary,
@@ -36,15 +36,7 @@ export async function run(context: CommandContext): Promise<void> {
         out.record({
           name: study.name,
           direction: study.direction,
-          counts: countsOf(summary),
-          best:
-            summary.best === undefined
-              ? null
-              : { number: summary.best.number, value: summary.best.value },
-          perHour: summary.perHour,
-          meanDurationMs: summary.meanDurationMs,
-          completionRate: summary.completionRate,
-          pruneRate: summary.pruneRate,
+          ...studyFigures(summary),
           sampler,
           createdAt: study.createdAt,
         });

@@ -13,8 +13,8 @@ import { rangeVerdict } from '../../eval/index.js';
 import { isoTime, plural } from '../format.js';
 import { readStudyStorage } from '../open-study-storage.js';
 import {
-  countsOf,
   describeComponents,
+  studyFigures,
   summarizeStudy,
   TRIAL_STATES,
   type StudySummary,
@@ -49,12 +49,8 @@ export async function run(context: CommandContext): Promise<void> {
         createdAt: study.createdAt,
         sampler: components.sampler,
         pruner: components.pruner,
-        counts: countsOf(summary),
+        ...studyFigures(summary),
         states: summary.states,
-        perHour: summary.perHour,
-        meanDurationMs: summary.meanDurationMs,
-        completionRate: summary.completionRate,
-        pruneRate: summary.pruneRate,
         firstStart: summary.firstStart,
         lastEnd: summary.lastEnd,
         best:

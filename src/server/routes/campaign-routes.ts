@@ -3,6 +3,7 @@ import { campaignReport } from '../../app/index.js';
 import { membershipOf, renderCampaignHtml } from '../../campaign/index.js';
 import { ErrorBodySchema } from '../api-error.js';
 import type { ServiceContext } from '../service-context.js';
+import { TrialCountsSchema } from './trial-counts-schema.js';
 
 const CampaignSummarySchema = z
   .object({ name: z.string(), studies: z.array(z.string()) })
@@ -10,14 +11,7 @@ const CampaignSummarySchema = z
 
 /** A study's (or the campaign's) trials in numbers: tune/'s StudySummary as JSON. */
 const SummarySchema = z.looseObject({
-  total: z.number().int(),
-  done: z.number().int(),
-  complete: z.number().int(),
-  pruned: z.number().int(),
-  failed: z.number().int(),
-  retried: z.number().int(),
-  running: z.number().int(),
-  waiting: z.number().int(),
+  ...TrialCountsSchema.shape,
   best: z.looseObject({ number: z.number().int(), value: z.number().nullable() }).optional(),
   meanDurationMs: z.number().nullable(),
   perHour: z.number().nullable(),

@@ -1,11 +1,12 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { membershipOf, paramImportance } from '../../campaign/index.js';
-import { countsOf, summarizeStudy } from '../../tune/index.js';
+import { studyFigures, summarizeStudy } from '../../tune/index.js';
 import { TradelabError } from '../../core/index.js';
 import { FINDING_KINDS } from '../../eval/index.js';
 import type { StudyRecord, TrialRecord, TrialState } from '../../storage/index.js';
 import { ErrorBodySchema } from '../api-error.js';
 import type { ServiceContext } from '../service-context.js';
+import { TrialCountsSchema } from './trial-counts-schema.js';
 import { MarketCache, trialEquity } from '../../trading/index.js';
 
 const TRIAL_STATES = ['waiting', 'running', 'complete', 'pruned', 'fail'] as const;
@@ -62,21 +63,7 @@ const StudySchema = z
     createdAt: z.number(),
     campaign: z.string().nullable(),
     kind: z.string().openapi({ description: '`drl` for a trading study, else `custom`' }),
-    counts: z
-      .object({
-        total: z.number().int(),
-        done: z.number().int(),
-        complete: z.number().int(),
-        pruned: z.number().int(),
-        failed: z.number().int(),
-        retried: z.number().int(),
-        running: z.number().int(),
-        waiting: z.number().int(),
-      })
-      .openapi({
-        description:
-          '`done` = complete + pruned + failed; a failure that was enqueued again is `retried`, not `failed` (its retry counts once it ends)',
-      }),
+    counts: TrialCountsSchema,
     best: z.object({ number: z.number().int(), value: z.number().nullable() }).nullable(),
     perHour: z
       .number()
@@ -253,22 +240,13 @@ export function studyJson(
   study: StudyRecord,
   all: readonly TrialRecord[],
 ): z.infer<typeof StudySchema> {
-  const summary = summarizeStudy(study.direction, all);
   return {
     name: study.name,
     direction: study.direction,
     createdAt: study.createdAt,
     campaign: membershipOf(study)?.name ?? null,
     kind: study.systemAttrs.drl === undefined ? 'custom' : 'drl',
-    counts: countsOf(summary),
-    best:
-      summary.best === undefined
-        ? null
-        : { number: summary.best.number, value: summary.best.value },
-    perHour: summary.perHour,
-    meanDurationMs: summary.meanDurationMs,
-    completionRate: summary.completionRate,
-    pruneRate: summary.pruneRate,
+    ...studyFigures(summarizeStudy(study.direction, all)),
     systemAttrs: JSON.parse(JSON.stringify(study.systemAttrs)) as Record<string, unknown>,
   };
 }
